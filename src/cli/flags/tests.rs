@@ -1,0 +1,153 @@
+use super::*;
+use serde_json::json;
+
+struct FakeStdin(Option<String>);
+
+impl StdinSource for FakeStdin {
+    fn read_all(&mut self) -> Result<String> {
+        self.0
+            .take()
+            .ok_or_else(|| Error::usage("standard input ('-') can be used for one value only"))
+    }
+}
+
+fn schema() -> ToolSchema {
+    ToolSchema::from_input_schema(&json!({
+        "type": "object",
+        "properties": {
+            "message": {"type": "string"},
+            "count": {"type": "integer", "minimum": 1},
+            "ratio": {"type": "number"},
+            "dryRun": {"type": "boolean"},
+            "mode": {"enum": ["fast", "slow"]},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "meta": {"type": "object", "properties": {"k": {"type": "string"}}},
+            "max_results": {"type": "integer"}
+        },
+        "required": ["message"]
+    }))
+}
+
+fn parse(words: &[&str]) -> Result<ParsedCall> {
+    let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+    parse_call(
+        "tool",
+        &schema(),
+        &words,
+        &mut FakeStdin(Some("{\"k\":\"from stdin\"}".into())),
+    )
+}
+
+fn args(words: &[&str]) -> Value {
+    Value::Object(parse(words).unwrap().arguments)
+}
+
+fn error(words: &[&str]) -> String {
+    let e = parse(words).unwrap_err();
+    match e.hint {
+        Some(hint) => format!("{} | {hint}", e.message),
+        None => e.message,
+    }
+}
+
+#[test]
+fn every_argument_kind() {
+    assert_eq!(
+        args(&[
+            "--message",
+            "hi",
+            "--count=3",
+            "--ratio",
+            "0.5",
+            "--dry-run",
+            "--mode",
+            "fast",
+            "--tags",
+            "a",
+            "--tags",
+            "b",
+            "--meta",
+            "{\"k\":\"v\"}",
+            "--max-results",
+            "7"
+        ]),
+        json!({"message": "hi", "count": 3, "ratio": 0.5, "dryRun": true, "mode": "fast", "tags": ["a", "b"], "meta": {"k": "v"}, "max_results": 7})
+    );
+    assert_eq!(
+        args(&["hi", "--no-dryRun"]),
+        json!({"message": "hi", "dryRun": false})
+    );
+    assert_eq!(
+        args(&["hi", "--dryRun=false"]),
+        json!({"message": "hi", "dryRun": false})
+    );
+    assert_eq!(
+        args(&["hi", "--dryRun", "false"]),
+        json!({"message": "hi", "dryRun": false})
+    );
+    assert_eq!(
+        args(&["hi", "--tags", "[\"x\",\"y\"]"]),
+        json!({"message": "hi", "tags": ["x", "y"]})
+    );
+    assert_eq!(
+        args(&["hi", "--meta", "-"]),
+        json!({"message": "hi", "meta": {"k": "from stdin"}})
+    );
+    assert_eq!(
+        args(&["--", "--not-a-flag"]),
+        json!({"message": "--not-a-flag"})
+    );
+    assert_eq!(args(&["--message", "a,b"]), json!({"message": "a,b"}));
+}
+
+#[test]
+fn json_object_with_flags_overriding() {
+    assert_eq!(
+        args(&["--json", "{\"message\":\"a\",\"count\":2}", "--count", "5"]),
+        json!({"message": "a", "count": 5})
+    );
+    let call = parse(&["hi", "--json"]).unwrap();
+    assert!(call.options.raw_json);
+    let call = parse(&["hi", "--max-tokens", "100", "--timeout", "2.5"]).unwrap();
+    assert_eq!(call.options.max_tokens, Some(100));
+    assert_eq!(call.options.timeout, Some(2.5));
+}
+
+#[test]
+fn errors_are_one_clear_line() {
+    assert_eq!(
+        error(&["hi", "--mesage", "x"]),
+        "unknown flag --mesage for tool | did you mean --message?"
+    );
+    assert_eq!(
+        error(&["--count", "2"]),
+        "missing required --message (str) for tool | see: tool --help"
+    );
+    assert_eq!(
+        error(&["hi", "--count", "two"]),
+        "--count expects an integer, not \"two\""
+    );
+    assert_eq!(
+        error(&["hi", "--count", "0"]),
+        "--count expects a value >= 1, not \"0\""
+    );
+    assert_eq!(
+        error(&["hi", "--mode", "medium"]),
+        "--mode expects one of fast, slow, not \"medium\""
+    );
+    assert_eq!(
+        error(&["hi", "--meta", "[1]"]),
+        "--meta expects JSON of type {k?:str}, not \"[1]\""
+    );
+    assert_eq!(error(&["hi", "--ratio"]), "--ratio needs a value (num)");
+    assert!(error(&["hi", "there"]).starts_with("unexpected argument \"there\""));
+    assert!(error(&["hi", "--meta", "{bad"]).starts_with("--meta expects JSON ({k?:str}):"));
+}
+
+#[test]
+fn kebab_aliases() {
+    assert_eq!(kebab("dryRun"), "dry-run");
+    assert_eq!(kebab("max_results"), "max-results");
+    assert_eq!(kebab("URL"), "url");
+    assert_eq!(kebab("pageSize2"), "page-size2");
+}

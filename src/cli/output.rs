@@ -1,0 +1,361 @@
+//! Turning a tool result into compact text that never drops content: text blocks as they are,
+//! structured content once, binary content to files with a one-line note, and a token budget
+//! that keeps head and tail and says where the full output is.
+
+use crate::paths;
+use base64::Engine;
+use serde_json::Value;
+use std::fmt::Write;
+use std::path::PathBuf;
+
+/// Where binary content goes and how files are named.
+pub struct OutputContext {
+    pub dir: PathBuf,
+    /// A file-name prefix, such as `everything-get_image`.
+    pub stem: String,
+}
+
+impl OutputContext {
+    pub fn new(server: &str, what: &str) -> OutputContext {
+        let safe = |s: &str| {
+            s.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect::<String>()
+        };
+        OutputContext {
+            dir: paths::output_dir(),
+            stem: format!("{}-{}", safe(server), safe(what)),
+        }
+    }
+
+    /// Writes bytes to a new file and returns its path.
+    fn save(&self, bytes: &[u8], extension: &str) -> Result<PathBuf, String> {
+        paths::ensure_private_dir(&self.dir)
+            .map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
+        let millis = crate::client::cache::now_ms();
+        for n in 0..1000 {
+            let path = self
+                .dir
+                .join(format!("{}-{millis}-{n}.{extension}", self.stem));
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(mut file) => {
+                    use std::io::Write as _;
+                    file.write_all(bytes)
+                        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                    return Ok(path);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(format!("cannot write {}: {e}", path.display())),
+            }
+        }
+        Err("cannot find a free output file name".into())
+    }
+}
+
+/// Renders a `tools/call` result (or a `prompts/get`/`resources/read` result) as text.
+pub fn render_result(result: &Value, ctx: &OutputContext) -> String {
+    let mut out = String::new();
+    let mut texts: Vec<&str> = Vec::new();
+    if let Some(blocks) = result.get("content").and_then(Value::as_array) {
+        for block in blocks {
+            if let Some(text) = block.get("text").and_then(Value::as_str) {
+                if block.get("type").and_then(Value::as_str) == Some("text") {
+                    texts.push(text);
+                }
+            }
+            render_block(block, ctx, &mut out);
+        }
+    }
+    if let Some(structured) = result.get("structuredContent") {
+        let duplicated = texts
+            .iter()
+            .any(|t| serde_json::from_str::<Value>(t).is_ok_and(|v| &v == structured));
+        if !duplicated && !structured.is_null() {
+            separate(&mut out);
+            out.push_str(&compact_json(structured));
+            out.push('\n');
+        }
+    }
+    // prompts/get: messages with one content block each.
+    if let Some(messages) = result.get("messages").and_then(Value::as_array) {
+        for message in messages {
+            let role = message
+                .get("role")
+                .and_then(Value::as_str)
+                .unwrap_or("message");
+            separate(&mut out);
+            let _ = writeln!(out, "[{role}]");
+            match message.get("content") {
+                Some(Value::Array(blocks)) => {
+                    blocks.iter().for_each(|b| render_block(b, ctx, &mut out))
+                }
+                Some(block) => render_block(block, ctx, &mut out),
+                None => {}
+            }
+        }
+    }
+    // resources/read: contents with text or blob.
+    if let Some(contents) = result.get("contents").and_then(Value::as_array) {
+        let several = contents.len() > 1;
+        for content in contents {
+            render_resource(content, ctx, &mut out, several);
+        }
+    }
+    out
+}
+
+fn separate(out: &mut String) {
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+}
+
+fn render_block(block: &Value, ctx: &OutputContext, out: &mut String) {
+    separate(out);
+    let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
+    match kind {
+        "text" => {
+            out.push_str(block.get("text").and_then(Value::as_str).unwrap_or(""));
+        }
+        "image" | "audio" => {
+            let mime = block
+                .get("mimeType")
+                .and_then(Value::as_str)
+                .unwrap_or("application/octet-stream");
+            let data = block.get("data").and_then(Value::as_str).unwrap_or("");
+            out.push_str(&save_base64(data, mime, kind, ctx));
+            out.push('\n');
+        }
+        "resource_link" => {
+            let uri = block.get("uri").and_then(Value::as_str).unwrap_or("");
+            let name = block.get("name").and_then(Value::as_str).unwrap_or("");
+            let _ = write!(out, "[resource link] {name} {uri}");
+            if let Some(mime) = block.get("mimeType").and_then(Value::as_str) {
+                let _ = write!(out, " ({mime})");
+            }
+            if let Some(description) = block.get("description").and_then(Value::as_str) {
+                let _ = write!(
+                    out,
+                    " - {}",
+                    crate::protocol::tools::collapse_whitespace(description)
+                );
+            }
+            out.push('\n');
+        }
+        "resource" => match block.get("resource") {
+            Some(resource) => render_resource(resource, ctx, out, true),
+            None => {
+                out.push_str(&compact_json(block));
+                out.push('\n');
+            }
+        },
+        // A content type ferry does not know yet: pass it through rather than lose it.
+        _ => {
+            out.push_str(&compact_json(block));
+            out.push('\n');
+        }
+    }
+}
+
+fn render_resource(resource: &Value, ctx: &OutputContext, out: &mut String, header: bool) {
+    separate(out);
+    let uri = resource.get("uri").and_then(Value::as_str).unwrap_or("");
+    let mime = resource.get("mimeType").and_then(Value::as_str);
+    if let Some(text) = resource.get("text").and_then(Value::as_str) {
+        if header {
+            let _ = writeln!(
+                out,
+                "[resource {uri}{}]",
+                mime.map(|m| format!(" ({m})")).unwrap_or_default()
+            );
+        }
+        out.push_str(text);
+        separate(out);
+    } else if let Some(blob) = resource.get("blob").and_then(Value::as_str) {
+        let line = save_base64(
+            blob,
+            mime.unwrap_or("application/octet-stream"),
+            "resource",
+            ctx,
+        );
+        let _ = writeln!(out, "{line} {uri}");
+    } else {
+        out.push_str(&compact_json(resource));
+        out.push('\n');
+    }
+}
+
+/// Decodes base64 content to a file: `[image image/png 12.3 KB] /path`.
+fn save_base64(data: &str, mime: &str, kind: &str, ctx: &OutputContext) -> String {
+    let bytes = match base64::engine::general_purpose::STANDARD.decode(data.trim()) {
+        Ok(bytes) => bytes,
+        Err(e) => return format!("[{kind} {mime}: invalid base64 data ({e})]"),
+    };
+    match ctx.save(&bytes, extension_for(mime)) {
+        Ok(path) => format!(
+            "[{kind} {mime} {}] {}",
+            human_size(bytes.len()),
+            path.display()
+        ),
+        Err(why) => format!(
+            "[{kind} {mime} {}: not saved: {why}]",
+            human_size(bytes.len())
+        ),
+    }
+}
+
+fn extension_for(mime: &str) -> &'static str {
+    match mime.split(';').next().unwrap_or("").trim() {
+        "image/png" => "png",
+        "image/jpeg" | "image/jpg" => "jpg",
+        "image/gif" => "gif",
+        "image/webp" => "webp",
+        "image/svg+xml" => "svg",
+        "audio/wav" | "audio/x-wav" | "audio/wave" => "wav",
+        "audio/mpeg" | "audio/mp3" => "mp3",
+        "audio/ogg" => "ogg",
+        "application/pdf" => "pdf",
+        "application/json" => "json",
+        "text/plain" => "txt",
+        "application/zip" => "zip",
+        _ => "bin",
+    }
+}
+
+/// `1.2 KB`, `3.4 MB`.
+pub fn human_size(bytes: usize) -> String {
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if bytes < 1024 * 1024 {
+        format!("{:.1} KB", bytes as f64 / 1024.0)
+    } else {
+        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
+    }
+}
+
+/// JSON without the spaces and escapes of pretty printing.
+pub fn compact_json(value: &Value) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// Keeps `text` within `max_tokens`: head and tail are kept and one marker line says how much
+/// was cut and where the full text is. A token is at least one byte, so keeping at most
+/// `max_tokens` bytes can never exceed the budget; text that short needs no counting at all.
+pub fn apply_budget(text: String, max_tokens: usize, ctx: &OutputContext) -> String {
+    if text.len() <= max_tokens {
+        return text;
+    }
+    let saved = ctx.save(text.as_bytes(), "txt");
+    let place = match &saved {
+        Ok(path) => format!("full output: {}", path.display()),
+        Err(why) => format!("full output not saved: {why}"),
+    };
+    let marker_estimate = 40 + place.len();
+    let keep = max_tokens.saturating_sub(marker_estimate);
+    let head_len = floor_boundary(&text, keep * 2 / 3);
+    let head_len = text[..head_len].rfind('\n').map_or(head_len, |p| p + 1);
+    let tail_start = ceil_boundary(
+        &text,
+        text.len() - (keep - head_len.min(keep)).min(text.len()),
+    );
+    let tail_start = text[tail_start..]
+        .find('\n')
+        .map_or(tail_start, |p| tail_start + p + 1)
+        .max(head_len);
+    let cut = tail_start - head_len;
+    let mut out = String::with_capacity(keep + marker_estimate);
+    out.push_str(&text[..head_len]);
+    separate(&mut out);
+    let _ = writeln!(
+        out,
+        "[ferry: cut {} of {} ({} lines) to fit --max-tokens {max_tokens}; {place}]",
+        human_size(cut),
+        human_size(text.len()),
+        text[head_len..tail_start].lines().count()
+    );
+    out.push_str(&text[tail_start..]);
+    out
+}
+
+fn floor_boundary(text: &str, mut index: usize) -> usize {
+    index = index.min(text.len());
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
+
+fn ceil_boundary(text: &str, mut index: usize) -> usize {
+    index = index.min(text.len());
+    while !text.is_char_boundary(index) {
+        index += 1;
+    }
+    index
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ctx() -> OutputContext {
+        OutputContext {
+            dir: std::env::temp_dir().join(format!("ferry-output-test-{}", std::process::id())),
+            stem: "t".into(),
+        }
+    }
+
+    #[test]
+    fn structured_content_equal_to_a_text_block_is_printed_once() {
+        let result = json!({"content": [{"type": "text", "text": "{\"a\": 1}"}], "structuredContent": {"a": 1}});
+        assert_eq!(render_result(&result, &ctx()), "{\"a\": 1}");
+        let result = json!({"content": [{"type": "text", "text": "sum is 3"}], "structuredContent": {"sum": 3}});
+        assert_eq!(render_result(&result, &ctx()), "sum is 3\n{\"sum\":3}\n");
+    }
+
+    #[test]
+    fn images_go_to_files_and_links_are_one_line() {
+        let result = json!({"content": [
+            {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
+            {"type": "resource_link", "uri": "file:///a.txt", "name": "a.txt", "mimeType": "text/plain"},
+            {"type": "resource", "resource": {"uri": "test://r/1", "mimeType": "text/plain", "text": "hello"}},
+            {"type": "future_kind", "x": 1}
+        ]});
+        let text = render_result(&result, &ctx());
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("[image image/png 8 B] "), "{text}");
+        let path = lines[0].rsplit(' ').next().unwrap();
+        assert_eq!(std::fs::read(path).unwrap(), b"\x89PNG\r\n\x1a\n");
+        assert_eq!(lines[1], "[resource link] a.txt file:///a.txt (text/plain)");
+        assert_eq!(lines[2], "[resource test://r/1 (text/plain)]");
+        assert_eq!(lines[3], "hello");
+        assert_eq!(lines[4], "{\"type\":\"future_kind\",\"x\":1}");
+    }
+
+    #[test]
+    fn budget_keeps_head_and_tail_within_the_limit() {
+        let text: String = (0..10_000).map(|i| format!("line {i}\n")).collect();
+        let out = apply_budget(text.clone(), 1000, &ctx());
+        assert!(out.len() <= 1000, "{}", out.len());
+        assert!(out.starts_with("line 0\n"));
+        assert!(out.ends_with("line 9999\n"));
+        let marker = out.lines().find(|l| l.starts_with("[ferry: cut")).unwrap();
+        let path = marker
+            .rsplit("full output: ")
+            .next()
+            .unwrap()
+            .trim_end_matches(']');
+        assert_eq!(std::fs::read_to_string(path).unwrap(), text);
+        assert_eq!(apply_budget("short".into(), 1000, &ctx()), "short");
+    }
+}

@@ -1,0 +1,130 @@
+//! The tools cache: what a server listed (tools, and which protocol era it speaks), on disk,
+//! keyed by the server's identity so that listing and `--help` never start a server.
+
+use super::config::ServerSpec;
+use super::session::Era;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// What is remembered about one server.
+#[derive(Debug, Clone, Default)]
+pub struct CacheEntry {
+    /// Raw `tools/list` entries, all pages, in server order.
+    pub tools: Vec<Value>,
+    pub era: Option<Era>,
+    pub server_info: Value,
+    pub instructions: Option<String>,
+    pub capabilities: Value,
+    /// When the list was fetched (ms since the epoch).
+    pub fetched_at_ms: u64,
+    /// How long the server said the list stays fresh (`ttlMs`), if it said.
+    pub ttl_ms: Option<u64>,
+}
+
+/// Milliseconds since the epoch.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// FNV-1a: a stable hash that does not change with the Rust version.
+fn fnv1a(text: &str) -> u64 {
+    let mut hash: u64 = 0xcbf29ce484222325;
+    for byte in text.bytes() {
+        hash ^= byte as u64;
+        hash = hash.wrapping_mul(0x100000001b3);
+    }
+    hash
+}
+
+/// The cache file for a server.
+pub fn path_for(spec: &ServerSpec) -> PathBuf {
+    let safe: String = spec
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    crate::paths::cache_dir()
+        .join("tools")
+        .join(format!("{safe}-{:016x}.json", fnv1a(&spec.identity())))
+}
+
+impl CacheEntry {
+    /// Reads the entry for `spec`; a missing or unreadable file is `None`.
+    pub fn load(spec: &ServerSpec) -> Option<CacheEntry> {
+        let bytes = std::fs::read(path_for(spec)).ok()?;
+        let doc: Value = serde_json::from_slice(&bytes).ok()?;
+        Some(CacheEntry {
+            tools: doc
+                .get("tools")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+            era: doc.get("protocol").and_then(Era::from_value),
+            server_info: doc.get("serverInfo").cloned().unwrap_or(Value::Null),
+            instructions: doc
+                .get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            capabilities: doc.get("capabilities").cloned().unwrap_or(Value::Null),
+            fetched_at_ms: doc.get("fetchedAtMs").and_then(Value::as_u64).unwrap_or(0),
+            ttl_ms: doc.get("ttlMs").and_then(Value::as_u64),
+        })
+    }
+
+    /// True when the server's `ttlMs` has run out.
+    pub fn is_expired(&self) -> bool {
+        self.ttl_ms
+            .is_some_and(|ttl| now_ms().saturating_sub(self.fetched_at_ms) > ttl)
+    }
+
+    /// Writes the entry atomically; failure to cache is not an error for the caller.
+    pub fn store(&self, spec: &ServerSpec) {
+        let doc = json!({
+            "server": spec.name,
+            "protocol": self.era.as_ref().map(Era::to_value),
+            "serverInfo": self.server_info,
+            "instructions": self.instructions,
+            "capabilities": self.capabilities,
+            "fetchedAtMs": self.fetched_at_ms,
+            "ttlMs": self.ttl_ms,
+            "tools": self.tools,
+        });
+        let path = path_for(spec);
+        if let Some(dir) = path.parent() {
+            if crate::paths::ensure_private_dir(dir).is_err() {
+                return;
+            }
+        }
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        if let Ok(bytes) = serde_json::to_vec(&doc) {
+            if std::fs::write(&tmp, bytes).is_ok() {
+                let _ = std::fs::rename(&tmp, &path);
+            }
+        }
+    }
+
+    /// Forgets the tools but keeps the protocol era, so the next call still skips the probe.
+    pub fn invalidate(spec: &ServerSpec) {
+        if let Some(mut entry) = CacheEntry::load(spec) {
+            entry.tools.clear();
+            entry.fetched_at_ms = 0;
+            entry.ttl_ms = Some(0);
+            entry.store(spec);
+        }
+    }
+
+    /// True when the entry holds a tools list that may be used.
+    pub fn has_tools(&self) -> bool {
+        self.fetched_at_ms > 0
+    }
+}

@@ -1,0 +1,85 @@
+//! One error type whose `Display` is the user-facing line, and the exit-code contract.
+
+use std::fmt;
+
+/// What went wrong, which decides the exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The tool ran and reported an error (`isError`): exit 1.
+    ToolError,
+    /// Unknown server, tool or flag, or an invalid argument: exit 2.
+    Usage,
+    /// The server could not start, crashed or broke the protocol: exit 3.
+    Server,
+    /// The server did not answer in time: exit 4.
+    Timeout,
+    /// The server needs authentication or refused it: exit 5.
+    Auth,
+}
+
+impl ErrorKind {
+    /// The documented process exit code for this kind of failure.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            ErrorKind::ToolError => 1,
+            ErrorKind::Usage => 2,
+            ErrorKind::Server => 3,
+            ErrorKind::Timeout => 4,
+            ErrorKind::Auth => 5,
+        }
+    }
+}
+
+/// A failure with a one-line message, an optional hint of what to do, and optional detail
+/// (such as the last lines a server wrote to stderr).
+#[derive(Debug, Clone)]
+pub struct Error {
+    pub kind: ErrorKind,
+    pub message: String,
+    pub hint: Option<String>,
+    pub detail: Option<String>,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error {
+            kind,
+            message: message.into(),
+            hint: None,
+            detail: None,
+        }
+    }
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Usage, message)
+    }
+    pub fn server(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Server, message)
+    }
+    pub fn timeout(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Timeout, message)
+    }
+    pub fn auth(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Auth, message)
+    }
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        let detail = detail.into();
+        if !detail.trim().is_empty() {
+            self.detail = Some(detail);
+        }
+        self
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}

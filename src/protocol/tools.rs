@@ -1,0 +1,133 @@
+//! Typed views of list results: only the fields ferry reads, everything else kept raw.
+
+use serde_json::Value;
+
+/// One tool from `tools/list`, with its original JSON kept for `--json` and the cache.
+#[derive(Debug, Clone)]
+pub struct Tool {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+    pub raw: Value,
+}
+
+impl Tool {
+    /// Reads one entry of `tools`; `Err` says why the entry is unusable.
+    pub fn from_value(raw: &Value) -> Result<Tool, String> {
+        let obj = raw.as_object().ok_or("tool entry is not an object")?;
+        let name = match obj.get("name") {
+            Some(Value::String(name)) if !name.is_empty() => name.clone(),
+            _ => return Err("tool entry has no string \"name\"".into()),
+        };
+        let description = obj
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let input_schema = match obj.get("inputSchema") {
+            Some(schema @ Value::Object(_)) => schema.clone(),
+            None | Some(Value::Null) => serde_json::json!({"type": "object"}),
+            Some(_) => {
+                return Err(format!(
+                    "tool {name:?} has an inputSchema that is not an object"
+                ))
+            }
+        };
+        Ok(Tool {
+            name,
+            description,
+            input_schema,
+            raw: raw.clone(),
+        })
+    }
+}
+
+/// Splits raw tool entries into usable tools and one warning per skipped entry.
+pub fn parse_tools(entries: &[Value]) -> (Vec<Tool>, Vec<String>) {
+    let mut tools = Vec::with_capacity(entries.len());
+    let mut warnings = Vec::new();
+    for (index, entry) in entries.iter().enumerate() {
+        match Tool::from_value(entry) {
+            Ok(tool) => tools.push(tool),
+            Err(why) => warnings.push(format!("skipped tool #{}: {why}", index + 1)),
+        }
+    }
+    (tools, warnings)
+}
+
+/// The first sentence of a description, on one line: what a listing shows.
+pub fn first_sentence(text: &str) -> String {
+    let text = text.trim();
+    let mut end = text.len();
+    for (i, c) in text.char_indices() {
+        if c == '\n' {
+            // A blank line or a list ends the summary paragraph.
+            let rest = &text[i + 1..];
+            let next = rest.trim_start_matches([' ', '\t']);
+            if next.starts_with('\n')
+                || next.starts_with('-')
+                || next.starts_with('*')
+                || next.starts_with('#')
+            {
+                end = i;
+                break;
+            }
+        }
+        if c == '.' || c == '!' || c == '?' {
+            let after = &text[i + c.len_utf8()..];
+            if after.is_empty() || after.starts_with(char::is_whitespace) {
+                // "e.g. x" and "v1.2" are not sentence ends.
+                let word_start = text[..i].rfind(char::is_whitespace).map_or(0, |p| p + 1);
+                let word = &text[word_start..i];
+                if !matches!(word, "e.g" | "i.e" | "etc" | "vs" | "Dr" | "Mr" | "Ms") {
+                    end = i + c.len_utf8();
+                    break;
+                }
+            }
+        }
+    }
+    collapse_whitespace(&text[..end])
+}
+
+/// Joins all whitespace runs into single spaces.
+pub fn collapse_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn malformed_entries_are_skipped_with_a_warning() {
+        let entries = vec![
+            json!({"name": "echo", "inputSchema": {"type": "object"}}),
+            json!(42),
+            json!({"name": 7}),
+            json!({"name": "x", "inputSchema": "nope"}),
+            json!({"name": "no_schema"}),
+        ];
+        let (tools, warnings) = parse_tools(&entries);
+        let names: Vec<_> = tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["echo", "no_schema"]);
+        assert_eq!(warnings.len(), 3);
+        assert_eq!(warnings[0], "skipped tool #2: tool entry is not an object");
+    }
+
+    #[test]
+    fn first_sentence_stops_at_the_first_period() {
+        assert_eq!(first_sentence("Read a file. Then more."), "Read a file.");
+        assert_eq!(
+            first_sentence("Use e.g. this one. More"),
+            "Use e.g. this one."
+        );
+        assert_eq!(first_sentence("Version 1.2 is here"), "Version 1.2 is here");
+        assert_eq!(
+            first_sentence("Line one\nline two.\n\nParagraph"),
+            "Line one line two."
+        );
+        assert_eq!(first_sentence("Summary\n\n- item"), "Summary");
+        assert_eq!(first_sentence(""), "");
+    }
+}

@@ -1,0 +1,467 @@
+//! The tool schema model: a tool's `inputSchema` with `$ref`/`$defs`, `allOf`, `anyOf`/`oneOf`
+//! and type arrays resolved into one tree that every rendering (flags, help, listing) reads.
+//!
+//! Building never fails: what the model cannot express becomes `Kind::Any`, so one odd schema
+//! can never take a listing down. Nothing here depends on the rest of ferry.
+
+mod render;
+
+pub use render::{render_type, render_value, signature};
+
+use serde_json::{Map, Value};
+
+/// A tool's parameters: the properties of its root object, in schema order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolSchema {
+    pub props: Vec<Prop>,
+    /// Whether properties beyond `props` are accepted (`additionalProperties` not false).
+    pub open: bool,
+}
+
+/// One named property.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prop {
+    pub name: String,
+    pub required: bool,
+    pub shape: Shape,
+}
+
+/// A resolved schema node.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Shape {
+    pub kind: Kind,
+    pub description: Option<String>,
+    pub default: Option<Value>,
+    /// `null` is also accepted (`type: [T, "null"]`, `anyOf: [T, {type: null}]`).
+    pub nullable: bool,
+    /// Constraints worth telling a caller, as `(keyword, value)`: minimum, maxLength, pattern, format...
+    pub constraints: Vec<(String, Value)>,
+}
+
+/// What kind of value a node accepts.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Kind {
+    #[default]
+    Any,
+    Null,
+    Bool,
+    Int,
+    Num,
+    Str,
+    /// One of these values.
+    Enum(Vec<Value>),
+    /// Exactly this value.
+    Const(Value),
+    Array(Box<Shape>),
+    Object {
+        props: Vec<Prop>,
+        /// The shape of extra keys (`additionalProperties` as a schema), if any.
+        extra: Option<Box<Shape>>,
+    },
+    Union(Vec<Shape>),
+    /// A recursive reference, shown by its definition name.
+    Ref(String),
+}
+
+const CONSTRAINT_KEYS: [&str; 13] = [
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+];
+
+/// How deep nesting is followed before the rest is shown as `any` (guards hostile schemas).
+const MAX_DEPTH: usize = 24;
+
+impl ToolSchema {
+    /// Builds the model from a tool's `inputSchema`.
+    pub fn from_input_schema(schema: &Value) -> ToolSchema {
+        let shape = Resolver {
+            root: schema,
+            stack: Vec::new(),
+        }
+        .shape(schema, 0);
+        match shape.kind {
+            Kind::Object { props, extra } => {
+                let open = extra.is_some()
+                    || schema.get("additionalProperties") != Some(&Value::Bool(false));
+                ToolSchema { props, open }
+            }
+            // A root union of objects: offer every variant's properties, required only when
+            // all variants require them.
+            Kind::Union(variants) => {
+                let mut props: Vec<Prop> = Vec::new();
+                let objects: Vec<&Vec<Prop>> = variants
+                    .iter()
+                    .filter_map(|v| match &v.kind {
+                        Kind::Object { props, .. } => Some(props),
+                        _ => None,
+                    })
+                    .collect();
+                for variant in &objects {
+                    for prop in variant.iter() {
+                        if props.iter().any(|p| p.name == prop.name) {
+                            continue;
+                        }
+                        let required = objects
+                            .iter()
+                            .all(|o| o.iter().any(|p| p.name == prop.name && p.required));
+                        props.push(Prop {
+                            required,
+                            ..prop.clone()
+                        });
+                    }
+                }
+                ToolSchema { props, open: true }
+            }
+            _ => ToolSchema {
+                props: Vec::new(),
+                open: true,
+            },
+        }
+    }
+
+    /// The property called exactly `name`.
+    pub fn prop(&self, name: &str) -> Option<&Prop> {
+        self.props.iter().find(|p| p.name == name)
+    }
+
+    /// The required properties.
+    pub fn required(&self) -> impl Iterator<Item = &Prop> {
+        self.props.iter().filter(|p| p.required)
+    }
+}
+
+impl Shape {
+    fn of(kind: Kind) -> Shape {
+        Shape {
+            kind,
+            ..Shape::default()
+        }
+    }
+
+    /// True for kinds given as one plain command-line word (string, number, boolean, enum).
+    pub fn is_scalar(&self) -> bool {
+        match &self.kind {
+            Kind::Str | Kind::Int | Kind::Num | Kind::Bool | Kind::Enum(_) | Kind::Const(_) => true,
+            Kind::Union(variants) => variants.iter().all(Shape::is_scalar),
+            _ => false,
+        }
+    }
+}
+
+struct Resolver<'a> {
+    root: &'a Value,
+    /// `$ref`s being expanded, to stop at recursion.
+    stack: Vec<String>,
+}
+
+impl Resolver<'_> {
+    fn shape(&mut self, node: &Value, depth: usize) -> Shape {
+        let obj = match node {
+            Value::Object(obj) if depth <= MAX_DEPTH => obj,
+            _ => return Shape::default(),
+        };
+        let mut shape = if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+            self.reference(reference, depth)
+        } else {
+            Shape::default()
+        };
+        // Keywords beside `$ref` refine it (2020-12), so the node's own parts merge in.
+        let own = self.own_kind(obj, depth);
+        if obj.contains_key("$ref") {
+            if own.kind != Kind::Any {
+                shape = merge(shape, own);
+            }
+        } else {
+            shape = own;
+        }
+        if let Some(all) = obj.get("allOf").and_then(Value::as_array) {
+            for part in all {
+                let part = self.shape(part, depth + 1);
+                shape = merge(shape, part);
+            }
+        }
+        if let Some(description) = obj.get("description").and_then(Value::as_str) {
+            shape.description = Some(description.to_string());
+        } else if shape.description.is_none() {
+            shape.description = obj.get("title").and_then(Value::as_str).map(str::to_string);
+        }
+        if let Some(default) = obj.get("default") {
+            shape.default = Some(default.clone());
+        }
+        for key in CONSTRAINT_KEYS {
+            if let Some(value) = obj.get(key) {
+                if !shape.constraints.iter().any(|(k, _)| k == key) {
+                    shape.constraints.push((key.to_string(), value.clone()));
+                }
+            }
+        }
+        shape
+    }
+
+    fn reference(&mut self, reference: &str, depth: usize) -> Shape {
+        let name = reference
+            .rsplit('/')
+            .next()
+            .unwrap_or(reference)
+            .to_string();
+        if self.stack.iter().any(|r| r == reference) {
+            return Shape::of(Kind::Ref(name));
+        }
+        let target = reference.strip_prefix('#').and_then(|pointer| {
+            let pointer = percent_decode(pointer);
+            self.root.pointer(&pointer)
+        });
+        let Some(target) = target else {
+            return Shape::of(Kind::Ref(name));
+        };
+        self.stack.push(reference.to_string());
+        let shape = self.shape(target, depth + 1);
+        self.stack.pop();
+        shape
+    }
+
+    /// The node's own kind from `type`, `enum`, `const`, `properties`, `items`, `anyOf`/`oneOf`.
+    fn own_kind(&mut self, obj: &Map<String, Value>, depth: usize) -> Shape {
+        if let Some(value) = obj.get("const") {
+            return Shape::of(Kind::Const(value.clone()));
+        }
+        if let Some(values) = obj.get("enum").and_then(Value::as_array) {
+            let nullable = values.iter().any(Value::is_null);
+            let values: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
+            return Shape {
+                nullable,
+                ..Shape::of(Kind::Enum(values))
+            };
+        }
+        let variants = obj
+            .get("anyOf")
+            .or_else(|| obj.get("oneOf"))
+            .and_then(Value::as_array);
+        if let Some(variants) = variants {
+            let mut base = self.typed_kind(obj, depth);
+            let union = self.union(variants, depth);
+            if base.kind == Kind::Any {
+                return union;
+            }
+            // `{type: object, properties..., anyOf: [{required: [a]}, {required: [b]}]}`:
+            // the variants only constrain; the typed part carries the shape.
+            base.nullable |= union.nullable;
+            return base;
+        }
+        self.typed_kind(obj, depth)
+    }
+
+    fn typed_kind(&mut self, obj: &Map<String, Value>, depth: usize) -> Shape {
+        match obj.get("type") {
+            Some(Value::String(name)) => self.kind_named(name, obj, depth),
+            Some(Value::Array(names)) => {
+                let names: Vec<&str> = names.iter().filter_map(Value::as_str).collect();
+                let nullable = names.contains(&"null");
+                let kinds: Vec<Shape> = names
+                    .iter()
+                    .filter(|n| **n != "null")
+                    .map(|n| self.kind_named(n, obj, depth))
+                    .collect();
+                let mut shape = match kinds.len() {
+                    0 if nullable => Shape::of(Kind::Null),
+                    0 => Shape::default(),
+                    1 => kinds.into_iter().next().unwrap_or_default(),
+                    _ => Shape::of(Kind::Union(kinds)),
+                };
+                shape.nullable |= nullable && shape.kind != Kind::Null;
+                shape
+            }
+            _ if obj.contains_key("properties") => self.kind_named("object", obj, depth),
+            _ if obj.contains_key("items") || obj.contains_key("prefixItems") => {
+                self.kind_named("array", obj, depth)
+            }
+            _ => Shape::default(),
+        }
+    }
+
+    fn kind_named(&mut self, name: &str, obj: &Map<String, Value>, depth: usize) -> Shape {
+        let kind = match name {
+            "string" => Kind::Str,
+            "integer" => Kind::Int,
+            "number" => Kind::Num,
+            "boolean" => Kind::Bool,
+            "null" => Kind::Null,
+            "array" => {
+                let items = match obj.get("items") {
+                    Some(items @ Value::Object(_)) => self.shape(items, depth + 1),
+                    // Old-draft tuple form: show the first item type.
+                    Some(Value::Array(items)) => items
+                        .first()
+                        .map(|i| self.shape(i, depth + 1))
+                        .unwrap_or_default(),
+                    _ => match obj
+                        .get("prefixItems")
+                        .and_then(Value::as_array)
+                        .and_then(|p| p.first())
+                    {
+                        Some(first) => self.shape(first, depth + 1),
+                        None => Shape::default(),
+                    },
+                };
+                Kind::Array(Box::new(items))
+            }
+            "object" => {
+                let required: Vec<&str> = obj
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                let props = obj
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .map(|props| {
+                        props
+                            .iter()
+                            .map(|(name, node)| Prop {
+                                name: name.clone(),
+                                required: required.contains(&name.as_str()),
+                                shape: self.shape(node, depth + 1),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let extra = match obj.get("additionalProperties") {
+                    Some(node @ Value::Object(_)) => Some(Box::new(self.shape(node, depth + 1))),
+                    _ => None,
+                };
+                Kind::Object { props, extra }
+            }
+            _ => Kind::Any,
+        };
+        Shape::of(kind)
+    }
+
+    fn union(&mut self, variants: &[Value], depth: usize) -> Shape {
+        let mut nullable = false;
+        let mut shapes = Vec::new();
+        for variant in variants {
+            let shape = self.shape(variant, depth + 1);
+            if shape.kind == Kind::Null {
+                nullable = true;
+            } else {
+                nullable |= shape.nullable;
+                shapes.push(shape);
+            }
+        }
+        // A union of constants is an enum.
+        if !shapes.is_empty()
+            && shapes
+                .iter()
+                .all(|s| matches!(s.kind, Kind::Const(_) | Kind::Enum(_)))
+        {
+            let mut values = Vec::new();
+            for shape in &shapes {
+                match &shape.kind {
+                    Kind::Const(v) => values.push(v.clone()),
+                    Kind::Enum(vs) => values.extend(vs.iter().cloned()),
+                    _ => {}
+                }
+            }
+            return Shape {
+                nullable,
+                ..Shape::of(Kind::Enum(values))
+            };
+        }
+        let mut shape = match shapes.len() {
+            0 if nullable => return Shape::of(Kind::Null),
+            0 => Shape::default(),
+            1 => shapes.pop().unwrap_or_default(),
+            _ => Shape::of(Kind::Union(shapes)),
+        };
+        shape.nullable |= nullable;
+        shape
+    }
+}
+
+/// Merges two shapes that both constrain one value (`allOf`, `$ref` siblings).
+fn merge(a: Shape, b: Shape) -> Shape {
+    // An unconstrained side accepts null too, so only the other side decides.
+    let nullable = match (&a.kind, &b.kind) {
+        (Kind::Any, Kind::Any) => a.nullable || b.nullable,
+        (Kind::Any, _) => b.nullable,
+        (_, Kind::Any) => a.nullable,
+        _ => a.nullable && b.nullable,
+    };
+    let kind = match (a.kind, b.kind) {
+        (Kind::Any, kind) | (kind, Kind::Any) => kind,
+        (
+            Kind::Object {
+                props: mut left,
+                extra: le,
+            },
+            Kind::Object {
+                props: right,
+                extra: re,
+            },
+        ) => {
+            for prop in right {
+                match left.iter_mut().find(|p| p.name == prop.name) {
+                    Some(existing) => {
+                        existing.required |= prop.required;
+                        let shape = std::mem::take(&mut existing.shape);
+                        existing.shape = merge(shape, prop.shape);
+                    }
+                    None => left.push(prop),
+                }
+            }
+            Kind::Object {
+                props: left,
+                extra: le.or(re),
+            }
+        }
+        (left, _) => left,
+    };
+    let mut constraints = a.constraints;
+    for c in b.constraints {
+        if !constraints.iter().any(|(k, _)| *k == c.0) {
+            constraints.push(c);
+        }
+    }
+    Shape {
+        kind,
+        description: b.description.or(a.description),
+        default: b.default.or(a.default),
+        nullable,
+        constraints,
+    }
+}
+
+/// Decodes the `%xx` escapes a `$ref` URI fragment may hold (JSON-pointer `~` escapes are
+/// left to `Value::pointer`).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("");
+            if let Ok(byte) = u8::from_str_radix(hex, 16) {
+                out.push(byte);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests;

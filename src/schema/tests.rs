@@ -1,0 +1,95 @@
+use super::*;
+use serde_json::json;
+
+fn schema(value: Value) -> ToolSchema {
+    ToolSchema::from_input_schema(&value)
+}
+
+#[test]
+fn scalar_properties_keep_order_and_required_marks() {
+    let s = schema(json!({
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "head": {"type": "integer", "default": 10}},
+        "required": ["path"]
+    }));
+    assert_eq!(signature(&s), "path:str, head?:int");
+    assert_eq!(s.props[1].shape.default, Some(json!(10)));
+}
+
+#[test]
+fn refs_and_defs_are_resolved_and_recursion_stops() {
+    let s = schema(json!({
+        "type": "object",
+        "$defs": {
+            "Edit": {"type": "object", "properties": {"oldText": {"type": "string"}, "newText": {"type": "string"}}, "required": ["oldText", "newText"]},
+            "Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}
+        },
+        "properties": {
+            "edits": {"type": "array", "items": {"$ref": "#/$defs/Edit"}, "description": "the edits"},
+            "tree": {"$ref": "#/$defs/Node"}
+        },
+        "required": ["edits"]
+    }));
+    assert_eq!(
+        render_type(&s.props[0].shape),
+        "{oldText:str, newText:str}[]"
+    );
+    assert_eq!(s.props[0].shape.description.as_deref(), Some("the edits"));
+    assert_eq!(render_type(&s.props[1].shape), "{children?:Node[]}");
+}
+
+#[test]
+fn unions_nullables_and_enums() {
+    let s = schema(json!({
+        "properties": {
+            "a": {"type": ["string", "null"]},
+            "b": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": null},
+            "c": {"enum": ["x", "y z", 3]},
+            "d": {"oneOf": [{"const": "on"}, {"const": "off"}]},
+            "e": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
+        }
+    }));
+    let types: Vec<String> = s.props.iter().map(|p| render_type(&p.shape)).collect();
+    assert_eq!(
+        types,
+        ["str|null", "int|null", "x|\"y z\"|3", "on|off", "str|str[]"]
+    );
+}
+
+#[test]
+fn all_of_merges_object_parts() {
+    let s = schema(json!({
+        "allOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+            {"properties": {"b": {"type": "boolean"}}}
+        ]
+    }));
+    assert_eq!(signature(&s), "a:str, b?:bool");
+}
+
+#[test]
+fn hostile_schemas_do_not_panic() {
+    for value in [
+        json!(null),
+        json!("string"),
+        json!({"properties": 5}),
+        json!({"properties": {"x": {"$ref": "#/nowhere"}}}),
+        json!({"properties": {"x": {"$ref": "#"}}}),
+        json!({"type": 7, "required": "x"}),
+        json!({"properties": {"x": {"type": "array", "items": []}}}),
+        json!({"properties": {"x": {"$ref": "#/properties/x"}}}),
+    ] {
+        let s = schema(value);
+        let _ = signature(&s);
+    }
+}
+
+#[test]
+fn deep_nesting_is_cut_not_overflowed() {
+    let mut node = json!({"type": "string"});
+    for _ in 0..500 {
+        node = json!({"type": "object", "properties": {"n": node}});
+    }
+    let s = schema(json!({"type": "object", "properties": {"deep": node}}));
+    assert!(render_type(&s.props[0].shape).contains("any"));
+}
