@@ -138,6 +138,11 @@ fn run(args: Vec<String>) -> Result<i32> {
                         })?,
                 );
             }
+            // With --cmd, the server's own options (--resources...) may follow directly.
+            _ if globals.cmd.is_some() => {
+                i -= 1;
+                break;
+            }
             _ => {
                 return Err(
                     Error::usage(format!("unknown option {word}")).with_hint("see: ferry --help")
@@ -327,12 +332,15 @@ async fn open_session(
 /// Lists the tools anew through `session` and stores them in the cache.
 async fn refresh_tools(spec: &ServerSpec, session: &mut Session) -> Result<CacheEntry> {
     let (tools, ttl_ms) = session.list_all("tools/list", "tools").await?;
+    // A stateless session that skipped discovery knows nothing new about the server itself.
+    let known = CacheEntry::load(spec).unwrap_or_default();
+    let or_known = |fresh: &Value, old: Value| if fresh.is_null() { old } else { fresh.clone() };
     let entry = CacheEntry {
         tools,
         era: Some(session.era.clone()),
-        server_info: session.server_info.clone(),
-        instructions: session.instructions.clone(),
-        capabilities: session.capabilities.clone(),
+        server_info: or_known(&session.server_info, known.server_info),
+        instructions: session.instructions.clone().or(known.instructions),
+        capabilities: or_known(&session.capabilities, known.capabilities),
         fetched_at_ms: crate::client::cache::now_ms(),
         ttl_ms,
     };
@@ -592,9 +600,9 @@ async fn call_tool(
 ) -> Result<i32> {
     let cached = CacheEntry::load(&spec);
     let mut session: Option<Session> = None;
-    let fresh = cached
-        .as_ref()
-        .filter(|e| e.has_tools() && !e.is_expired() && !globals.refresh);
+    // The call path trusts the cached schema whatever its age: the server validates again,
+    // and a stale list costs no extra request.
+    let fresh = cached.as_ref().filter(|e| e.has_tools() && !globals.refresh);
     let mut tool = fresh.and_then(|entry| {
         usable_tools(&spec, entry)
             .into_iter()

@@ -81,10 +81,13 @@ impl CacheEntry {
         })
     }
 
-    /// True when the server's `ttlMs` has run out.
+    /// True when the server gave the list a positive `ttlMs` and it has run out. `ttlMs: 0`
+    /// (what SDKs send when a server sets nothing) would make every listing start the server,
+    /// so it counts as "no lifetime given": the list stays until --refresh, a missing tool, or
+    /// `notifications/tools/list_changed`.
     pub fn is_expired(&self) -> bool {
         self.ttl_ms
-            .is_some_and(|ttl| now_ms().saturating_sub(self.fetched_at_ms) > ttl)
+            .is_some_and(|ttl| ttl > 0 && now_ms().saturating_sub(self.fetched_at_ms) > ttl)
     }
 
     /// Writes the entry atomically; failure to cache is not an error for the caller.
