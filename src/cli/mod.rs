@@ -602,7 +602,9 @@ async fn call_tool(
     let mut session: Option<Session> = None;
     // The call path trusts the cached schema whatever its age: the server validates again,
     // and a stale list costs no extra request.
-    let fresh = cached.as_ref().filter(|e| e.has_tools() && !globals.refresh);
+    let fresh = cached
+        .as_ref()
+        .filter(|e| e.has_tools() && !globals.refresh);
     let mut tool = fresh.and_then(|entry| {
         usable_tools(&spec, entry)
             .into_iter()

@@ -77,10 +77,7 @@ pub fn render_result(result: &Value, ctx: &OutputContext) -> String {
         }
     }
     if let Some(structured) = result.get("structuredContent") {
-        let duplicated = texts
-            .iter()
-            .any(|t| serde_json::from_str::<Value>(t).is_ok_and(|v| &v == structured));
-        if !duplicated && !structured.is_null() {
+        if !structured.is_null() && !text_carries(&texts, structured) {
             separate(&mut out);
             out.push_str(&compact_json(structured));
             out.push('\n');
@@ -112,6 +109,26 @@ pub fn render_result(result: &Value, ctx: &OutputContext) -> String {
         }
     }
     out
+}
+
+/// True when the text blocks already carry the structured data: one of them is the same JSON,
+/// or every leaf of it is a string found verbatim in the text (`{"content": "<the text>"}`).
+fn text_carries(texts: &[&str], structured: &Value) -> bool {
+    if texts
+        .iter()
+        .any(|t| serde_json::from_str::<Value>(t).is_ok_and(|v| &v == structured))
+    {
+        return true;
+    }
+    fn leaves_in(value: &Value, texts: &[&str]) -> bool {
+        match value {
+            Value::String(s) => texts.iter().any(|t| t.contains(s.as_str())),
+            Value::Array(items) => items.iter().all(|v| leaves_in(v, texts)),
+            Value::Object(map) => !map.is_empty() && map.values().all(|v| leaves_in(v, texts)),
+            _ => false,
+        }
+    }
+    !texts.is_empty() && leaves_in(structured, texts)
 }
 
 fn separate(out: &mut String) {
@@ -260,7 +277,9 @@ pub fn apply_budget(text: String, max_tokens: usize, ctx: &OutputContext) -> Str
         Ok(path) => format!("full output: {}", path.display()),
         Err(why) => format!("full output not saved: {why}"),
     };
-    let marker_estimate = 40 + place.len();
+    // The marker is sized for the worst case, so the whole stays within the budget.
+    let widest = marker(text.len(), text.len(), text.len(), max_tokens, &place);
+    let marker_estimate = widest.len() + 8;
     let keep = max_tokens.saturating_sub(marker_estimate);
     let head_len = floor_boundary(&text, keep * 2 / 3);
     let head_len = text[..head_len].rfind('\n').map_or(head_len, |p| p + 1);
@@ -276,15 +295,18 @@ pub fn apply_budget(text: String, max_tokens: usize, ctx: &OutputContext) -> Str
     let mut out = String::with_capacity(keep + marker_estimate);
     out.push_str(&text[..head_len]);
     separate(&mut out);
-    let _ = writeln!(
-        out,
-        "[ferry: cut {} of {} ({} lines) to fit --max-tokens {max_tokens}; {place}]",
-        human_size(cut),
-        human_size(text.len()),
-        text[head_len..tail_start].lines().count()
-    );
+    let lines = text[head_len..tail_start].lines().count();
+    out.push_str(&marker(cut, text.len(), lines, max_tokens, &place));
     out.push_str(&text[tail_start..]);
     out
+}
+
+fn marker(cut: usize, total: usize, lines: usize, max_tokens: usize, place: &str) -> String {
+    format!(
+        "[ferry: cut {} of {} ({lines} lines) to fit --max-tokens {max_tokens}; {place}]\n",
+        human_size(cut),
+        human_size(total)
+    )
 }
 
 fn floor_boundary(text: &str, mut index: usize) -> usize {
@@ -321,6 +343,8 @@ mod tests {
         assert_eq!(render_result(&result, &ctx()), "{\"a\": 1}");
         let result = json!({"content": [{"type": "text", "text": "sum is 3"}], "structuredContent": {"sum": 3}});
         assert_eq!(render_result(&result, &ctx()), "sum is 3\n{\"sum\":3}\n");
+        let result = json!({"content": [{"type": "text", "text": "a\nb"}], "structuredContent": {"content": "a\nb"}});
+        assert_eq!(render_result(&result, &ctx()), "a\nb");
     }
 
     #[test]

@@ -150,12 +150,14 @@ impl Session {
             protocol::with_stateless_meta(None, STATELESS_VERSION, &self.client_capabilities);
         let message = protocol::request(id, "server/discover", Some(params));
         self.transport.set_protocol_version(STATELESS_VERSION);
-        if let Err(e) = self.transport.send(&message).await {
-            if e.kind == ErrorKind::Auth || e.kind == ErrorKind::Usage {
+        if let Err(e) = self.send(&message).await {
+            if e.kind == ErrorKind::Auth
+                || e.kind == ErrorKind::Usage
+                || matches!(self.transport, Transport::Stdio(_))
+            {
                 return Err(e);
             }
             // An HTTP server of the handshake era may reject the request outright.
-            self.transport = connect(&self.spec)?;
             return self.handshake(None).await;
         }
         let deadline = Instant::now() + PROBE_WAIT.min(self.timeout);
@@ -233,8 +235,7 @@ impl Session {
             "clientInfo": protocol::client_info(),
         });
         self.transport.set_protocol_version(HANDSHAKE_VERSION);
-        self.transport
-            .send(&protocol::request(id, "initialize", Some(params)))
+        self.send(&protocol::request(id, "initialize", Some(params)))
             .await?;
         let deadline = Instant::now() + self.timeout;
         let ids: Vec<i64> = std::iter::once(id).chain(pending_probe).collect();
@@ -275,8 +276,7 @@ impl Session {
                 .map(str::to_string);
             self.transport.set_protocol_version(&version);
             self.era = Era::Handshake(version);
-            self.transport
-                .send(&protocol::notification("notifications/initialized", None))
+            self.send(&protocol::notification("notifications/initialized", None))
                 .await?;
             return Ok(());
         }
@@ -296,8 +296,7 @@ impl Session {
                 ),
                 Era::Handshake(_) => params.clone(),
             };
-            self.transport
-                .send(&protocol::request(id, method, Some(wire_params)))
+            self.send(&protocol::request(id, method, Some(wire_params)))
                 .await?;
             let deadline = Instant::now() + self.timeout;
             let result = match self.wait_for(&[id], deadline).await {
@@ -307,7 +306,6 @@ impl Session {
                     // Tell the server to stop working on it before the process goes away.
                     let note = json!({"requestId": id, "reason": "timeout"});
                     let _ = self
-                        .transport
                         .send(&protocol::notification(
                             "notifications/cancelled",
                             Some(note),
@@ -427,7 +425,7 @@ impl Session {
                             Err(e) => protocol::error_response(id, e.code, &e.message),
                         },
                     };
-                    if self.transport.send(&reply).await.is_err() {
+                    if self.send(&reply).await.is_err() {
                         return Err(WaitFailure::Closed("the server went away".into()));
                     }
                 }
@@ -438,6 +436,18 @@ impl Session {
                 }
                 Incoming::Invalid => {}
             }
+        }
+    }
+
+    /// Sends one message; a stdio server that stopped reading is reported with how it ended.
+    async fn send(&mut self, message: &Value) -> Result<()> {
+        match self.transport.send(message).await {
+            Err(e)
+                if matches!(self.transport, Transport::Stdio(_)) && e.kind == ErrorKind::Server =>
+            {
+                Err(self.closed_error("it stopped reading its input").await)
+            }
+            outcome => outcome,
         }
     }
 

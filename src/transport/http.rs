@@ -112,8 +112,9 @@ impl HttpConnection {
         if status == reqwest::StatusCode::ACCEPTED || status == reqwest::StatusCode::NO_CONTENT {
             return Ok(());
         }
+        let request_id = message.get("method").and(message.get("id")).cloned();
         if content_type.starts_with("text/event-stream") && status.is_success() {
-            tokio::spawn(read_event_stream(response, self.sender.clone()));
+            tokio::spawn(read_event_stream(response, self.sender.clone(), request_id));
             return Ok(());
         }
         let bytes = response
@@ -128,7 +129,14 @@ impl HttpConnection {
                 }
                 Ok(())
             }
-            Ok(message @ Value::Object(_)) => {
+            Ok(mut message @ Value::Object(_)) => {
+                // An error for a request that the server could not even read (HTTP 400 with
+                // `"id": null`) is still the answer to that request.
+                if message.get("id").is_none_or(Value::is_null) && message.get("error").is_some() {
+                    if let Some(id) = request_id {
+                        message["id"] = id;
+                    }
+                }
                 let _ = self.sender.send(Event::Message(message));
                 Ok(())
             }
@@ -169,7 +177,7 @@ impl HttpConnection {
         if let Ok(response) = request.send().await {
             if response.status().is_success() {
                 self.event_stream_open = true;
-                tokio::spawn(read_event_stream(response, self.sender.clone()));
+                tokio::spawn(read_event_stream(response, self.sender.clone(), None));
             }
         }
     }
@@ -221,28 +229,37 @@ fn header_safe(value: &str) -> String {
     }
 }
 
-/// Reads an SSE body, forwarding each `message` event's data as a JSON-RPC message.
-async fn read_event_stream(mut response: reqwest::Response, sender: EventSender) {
+/// Reads an SSE body, forwarding each `message` event's data as a JSON-RPC message. A stream
+/// that carries a request's answer and ends without it closes the wait for that answer; other
+/// streams end quietly (each POST has its own, so one ending says nothing of the rest).
+async fn read_event_stream(
+    mut response: reqwest::Response,
+    sender: EventSender,
+    awaiting: Option<Value>,
+) {
     let mut parser = SseParser::default();
-    loop {
+    let mut answered = awaiting.is_none();
+    let why = loop {
         match response.chunk().await {
             Ok(Some(chunk)) => {
                 for data in parser.feed(&chunk) {
                     if let Ok(message) = serde_json::from_str::<Value>(&data) {
+                        let is_answer = message.get("method").is_none()
+                            && message.get("id") == awaiting.as_ref();
+                        answered |= is_answer;
                         if sender.send(Event::Message(message)).is_err() {
                             return;
                         }
                     }
                 }
             }
-            Ok(None) => break,
-            Err(e) => {
-                let _ = sender.send(Event::Closed(format!("the event stream broke: {e}")));
-                return;
-            }
+            Ok(None) => break "the server ended the response stream without answering".to_string(),
+            Err(e) => break format!("the response stream broke: {e}"),
         }
+    };
+    if !answered {
+        let _ = sender.send(Event::Closed(why));
     }
-    let _ = sender.send(Event::Closed("the server closed the event stream".into()));
 }
 
 /// Incremental `text/event-stream` parser: yields the data of each complete `message` event.

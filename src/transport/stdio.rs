@@ -39,6 +39,8 @@ pub struct StdioChild {
     pgid: Option<i32>,
     pub(super) incoming: mpsc::UnboundedReceiver<Event>,
     tail: Arc<Mutex<VecDeque<u8>>>,
+    /// Fires when stderr reaches its end, so a failure report has the server's last words.
+    stderr_done: Option<tokio::sync::oneshot::Receiver<()>>,
     pub(super) log_path: PathBuf,
     stopped: bool,
 }
@@ -72,9 +74,14 @@ impl StdioChild {
         if let Some(stdout) = child.stdout.take() {
             tokio::spawn(read_messages(stdout, sender, tail.clone()));
         }
+        let (stderr_sent, stderr_done) = tokio::sync::oneshot::channel();
         if let Some(stderr) = child.stderr.take() {
             let log = open_log(log_path);
-            tokio::spawn(drain_stderr(stderr, log, tail.clone()));
+            let tail = tail.clone();
+            tokio::spawn(async move {
+                drain_stderr(stderr, log, tail).await;
+                let _ = stderr_sent.send(());
+            });
         }
         Ok(StdioChild {
             stdin: child.stdin.take(),
@@ -82,6 +89,7 @@ impl StdioChild {
             pgid,
             incoming,
             tail,
+            stderr_done: Some(stderr_done),
             log_path: log_path.to_path_buf(),
             stopped: false,
         })
@@ -100,7 +108,7 @@ impl StdioChild {
         };
         written
             .await
-            .map_err(|_| self.exit_error("the server stopped reading its input"))
+            .map_err(|_| Error::server("the server stopped reading its input"))
     }
 
     /// The last lines of stderr.
@@ -122,21 +130,18 @@ impl StdioChild {
         lines[lines.len().saturating_sub(10)..].join("\n")
     }
 
-    fn exit_error(&mut self, message: &str) -> Error {
-        let status = self.child.try_wait().ok().flatten();
-        let message = match status {
-            Some(status) => format!("{message} ({})", describe_status(status)),
-            None => message.to_string(),
-        };
-        Error::server(message).with_detail(self.stderr_tail())
-    }
-
-    /// Waits briefly for the process to exit and describes how it ended.
+    /// Waits briefly for the process to exit, and for its last stderr to be read, and
+    /// describes how it ended.
     pub async fn exit_description(&mut self) -> Option<String> {
-        match tokio::time::timeout(Duration::from_millis(300), self.child.wait()).await {
+        let status = match tokio::time::timeout(Duration::from_millis(300), self.child.wait()).await
+        {
             Ok(Ok(status)) => Some(describe_status(status)),
             _ => None,
+        };
+        if let Some(done) = self.stderr_done.take() {
+            let _ = tokio::time::timeout(Duration::from_millis(200), done).await;
         }
+        status
     }
 
     /// Closes stdin, then stops the process group: SIGTERM after a short grace, SIGKILL after another.

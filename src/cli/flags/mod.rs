@@ -430,8 +430,8 @@ fn check_range(prop: &Prop, shape: &Shape, value: &Value, text: &str) -> Result<
     let Some(n) = value.as_f64() else {
         return Ok(());
     };
-    for (key, bound) in &shape.constraints {
-        let Some(bound) = bound.as_f64() else {
+    for (key, bound_value) in &shape.constraints {
+        let Some(bound) = bound_value.as_f64() else {
             continue;
         };
         let ok = match key.as_str() {
@@ -451,7 +451,7 @@ fn check_range(prop: &Prop, shape: &Shape, value: &Value, text: &str) -> Result<
             return Err(invalid(
                 prop,
                 text,
-                &format!("a value {relation} {}", render_value(&Value::from(bound))),
+                &format!("a value {relation} {}", render_value(bound_value)),
             ));
         }
     }

@@ -1,0 +1,302 @@
+#!/usr/bin/env bash
+# ferry benchmarks: whole-process wall-clock times, median of many runs, printed as a table.
+#
+# No timed assertions: this prints figures only. Every ratio is computed within the same run
+# against a minimal raw client (examples/raw_client.rs), so machine speed cancels out.
+#
+# usage: benches/run.sh [--no-build] [--quick]
+#   --no-build  use the release binaries already in target/release
+#   --quick     a tenth of the runs (a smoke test of the script, not a measurement)
+# environment:
+#   BENCH_TIMER=python  use the Python timer even when hyperfine is installed
+#
+# Needs the fixtures installed by tests/fixtures/setup.sh, node and python3.
+# Timing uses hyperfine (--shell=none) when installed, else a Python timer defined below.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+BUILD=1
+SCALE_DIV=1
+for arg in "$@"; do
+    case "$arg" in
+        --no-build) BUILD=0 ;;
+        --quick) SCALE_DIV=10 ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "unknown option: $arg (see --help)" >&2; exit 2 ;;
+    esac
+done
+runs() { local n=$(( $1 / SCALE_DIV )); (( n < 3 )) && n=3; echo "$n"; }
+
+FIXTURES=$ROOT/tests/fixtures
+NODE_SERVER=$FIXTURES/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+TIME_SERVER=$FIXTURES/.venv/bin/mcp-server-time
+if [[ ! -f $NODE_SERVER || ! -x $TIME_SERVER ]]; then
+    echo "run tests/fixtures/setup.sh first" >&2
+    exit 1
+fi
+for tool in node python3; do
+    command -v "$tool" >/dev/null || { echo "benches/run.sh needs $tool on PATH" >&2; exit 1; }
+done
+
+if (( BUILD )); then
+    echo "== cargo build --release --examples --bins" >&2
+    cargo build --release --examples --bins >&2
+fi
+FERRY=$ROOT/target/release/ferry
+RAW=$ROOT/target/release/examples/raw_client
+for bin in "$FERRY" "$RAW"; do
+    [[ -x $bin ]] || { echo "missing $bin (build without --no-build)" >&2; exit 1; }
+done
+
+# ferry's state lives in a scratch directory, so neither the user's cache nor config is read.
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ferry-bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+export FERRY_CACHE_DIR=$WORK/cache
+export FERRY_CONFIG_DIR=$WORK/config
+mkdir -p "$FERRY_CONFIG_DIR"
+RESULTS=$WORK/results.jsonl
+: > "$RESULTS"
+# No project .mcp.json can be picked up from here.
+cd "$WORK"
+
+q() { printf '%q' "$1"; }   # quoting for a --cmd string / a command line
+NODE_CMD="node $(q "$NODE_SERVER") stdio"
+TIME_CMD=$(q "$TIME_SERVER")
+
+# ---------------------------------------------------------------------------------------------
+# Timing. Both timers run each command directly (no shell in between), stdin/stdout/stderr on
+# /dev/null, and append one JSON line per command to $RESULTS.
+
+cat > "$WORK/timer.py" <<'PY'
+"""python3 timer.py RESULTS KEY RUNS WARMUP LABEL PREPARE CMD [LABEL PREPARE CMD ...]
+
+Runs the commands round-robin (interleaved, so drift hits every command alike): WARMUP
+rounds untimed, then RUNS timed rounds. Wall time from posix_spawn to waitpid. PREPARE
+(untimed, may be "") runs before each run of its command."""
+import json, os, shlex, statistics, sys, time
+
+def percentile(sorted_ms, p):
+    k = (len(sorted_ms) - 1) * p
+    lo = int(k)
+    hi = min(lo + 1, len(sorted_ms) - 1)
+    return sorted_ms[lo] + (sorted_ms[hi] - sorted_ms[lo]) * (k - lo)
+
+def summary(ms):
+    ms = sorted(ms)
+    return {"runs": len(ms), "median_ms": statistics.median(ms), "p90_ms": percentile(ms, 0.9),
+            "mean_ms": statistics.fmean(ms), "min_ms": ms[0], "max_ms": ms[-1]}
+
+def main():
+    results, key, runs, warmup = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    pairs = sys.argv[5:]
+    cmds = [(pairs[i], shlex.split(pairs[i + 1]), shlex.split(pairs[i + 2]))
+            for i in range(0, len(pairs), 3)]
+    devnull = os.open(os.devnull, os.O_RDWR)
+    actions = [(os.POSIX_SPAWN_DUP2, devnull, fd) for fd in (0, 1, 2)]
+    def run(label, argv):
+        pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions)
+        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        if code != 0:
+            sys.exit(f"timer: {label}: exit status {code}: {shlex.join(argv)}")
+
+    times = {label: [] for label, _, _ in cmds}
+    for round_ in range(warmup + runs):
+        for label, prepare, argv in cmds:
+            if prepare:
+                run(label + " (prepare)", prepare)
+            start = time.perf_counter_ns()
+            pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions)
+            _, status = os.waitpid(pid, 0)
+            elapsed = (time.perf_counter_ns() - start) / 1e6
+            code = os.waitstatus_to_exitcode(status)
+            if code != 0:
+                sys.exit(f"timer: {label}: exit status {code}: {shlex.join(argv)}")
+            if round_ >= warmup:
+                times[label].append(elapsed)
+    with open(results, "a") as out:
+        for label, _, argv in cmds:
+            row = {"key": key, "label": label, "command": shlex.join(argv), "timer": "python"}
+            row.update(summary(times[label]))
+            out.write(json.dumps(row) + "\n")
+
+main()
+PY
+
+cat > "$WORK/from_hyperfine.py" <<'PY'
+"""python3 from_hyperfine.py RESULTS KEY EXPORT.json LABEL [LABEL ...]"""
+import json, statistics, sys
+results, key, export, labels = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+def percentile(s, p):
+    k = (len(s) - 1) * p; lo = int(k); hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (k - lo)
+with open(export) as f, open(results, "a") as out:
+    for label, r in zip(labels, json.load(f)["results"]):
+        ms = sorted(t * 1000 for t in r["times"])
+        out.write(json.dumps({"key": key, "label": label, "command": r["command"],
+            "timer": "hyperfine", "runs": len(ms), "median_ms": statistics.median(ms),
+            "p90_ms": percentile(ms, 0.9), "mean_ms": statistics.fmean(ms),
+            "min_ms": ms[0], "max_ms": ms[-1]}) + "\n")
+PY
+
+if [[ ${BENCH_TIMER:-} != python ]] && command -v hyperfine >/dev/null; then
+    TIMER="hyperfine $(hyperfine --version | awk '{print $2}') (--shell=none)"
+else
+    TIMER="python3 posix_spawn timer (interleaved rounds)"
+fi
+
+# bench KEY RUNS LABEL PREPARE CMD [LABEL PREPARE CMD ...]: CMD and PREPARE are shell-quoted
+# command lines; PREPARE ("" for none) runs untimed before every run of CMD.
+bench() {
+    local key=$1 n=$2; shift 2
+    echo "== [$key] $n runs:" >&2
+    local i
+    for (( i = 1; i <= $#; i += 3 )); do echo "   ${!i}" >&2; done
+    if [[ $TIMER == hyperfine* ]]; then
+        local labels=() cmds=() prepares=()
+        while (( $# )); do
+            labels+=("$1"); prepares+=(--prepare "${2:-true}"); cmds+=("$3"); shift 3
+        done
+        hyperfine --shell=none --runs "$n" --warmup 3 --style basic "${prepares[@]}" \
+            --export-json "$WORK/$key.json" "${cmds[@]}" >&2
+        python3 "$WORK/from_hyperfine.py" "$RESULTS" "$key" "$WORK/$key.json" "${labels[@]}"
+    else
+        python3 "$WORK/timer.py" "$RESULTS" "$key" "$n" 3 "$@"
+    fi
+}
+
+# check LABEL CMD...: runs once, must succeed, shows the first line of output.
+check() {
+    local label=$1; shift
+    local out
+    if ! out=$("$@" </dev/null 2>"$WORK/check.err"); then
+        echo "check failed: $label: $*" >&2
+        cat "$WORK/check.err" >&2
+        exit 1
+    fi
+    printf '   check %-22s -> %s\n' "$label" "$(head -n1 <<<"$out" | cut -c1-70)" >&2
+}
+
+# log_mtimes: the server logs' modification times (ferry truncates a server's log when it starts one).
+log_mtimes() { find "$FERRY_CACHE_DIR/logs" -type f -printf '%T@ %p\n' 2>/dev/null | sort; }
+
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# --- warm the caches (each first contact probes the server and lists its tools) ---------------
+check "warm node cache" "$FERRY" --cmd "$NODE_CMD"
+check "warm time cache" "$FERRY" --cmd "$TIME_CMD"
+check "ferry echo" "$FERRY" --cmd "$NODE_CMD" echo --message hi
+check "raw echo" "$RAW" -- node "$NODE_SERVER" stdio
+check "ferry time" "$FERRY" --cmd "$TIME_CMD" get_current_time --timezone UTC
+check "raw time (stateless)" "$RAW" --stateless --tool get_current_time --args '{"timezone":"UTC"}' -- "$TIME_SERVER"
+
+# --- a. startup -----------------------------------------------------------------------------------
+bench a "$(runs 200)" "process floor: /bin/true" "" "true" \
+                      "ferry --version" "" "$(q "$FERRY") --version"
+
+# --- b. listing and help from the cache (no server may start) ------------------------------------
+# A call can leave the tools cache invalidated (server-everything announces tools/list_changed
+# at start-up), so list once more right before measuring.
+"$FERRY" --cmd "$NODE_CMD" </dev/null >/dev/null
+before=$(log_mtimes)
+bench b "$(runs 100)" "ferry --cmd node (listing)" "" "$(q "$FERRY") --cmd $(q "$NODE_CMD")" \
+                      "ferry --cmd node echo --help" "" "$(q "$FERRY") --cmd $(q "$NODE_CMD") echo --help"
+after=$(log_mtimes)
+if [[ -n $before && $before == "$after" ]]; then
+    NO_SPAWN="yes (server logs untouched)"
+else
+    NO_SPAWN="NO: a server log changed during the cached runs"
+fi
+
+# --- c. cold call, handshake-era server (node server-everything) ----------------------------------
+# "ferry echo" is what repeated calls cost; "(cache listed)" re-lists untimed before each run,
+# which isolates the call from the cache invalidation described in the report.
+FERRY_ECHO="$(q "$FERRY") --cmd $(q "$NODE_CMD") echo --message hi"
+bench c "$(runs 30)" "ferry echo (node)" "" "$FERRY_ECHO" \
+                     "raw_client echo (node)" "" "$(q "$RAW") -- node $(q "$NODE_SERVER") stdio" \
+                     "ferry echo (node, cache listed)" "$(q "$FERRY") --cmd $(q "$NODE_CMD")" "$FERRY_ECHO"
+
+# --- d. cold call, stateless server (mcp-server-time) ---------------------------------------------
+bench d "$(runs 20)" "ferry get_current_time" "" "$(q "$FERRY") --cmd $(q "$TIME_CMD") get_current_time --timezone UTC" \
+                     "raw_client --stateless" "" "$(q "$RAW") --stateless --tool get_current_time --args $(q '{"timezone":"UTC"}') -- $(q "$TIME_SERVER")"
+
+# --- e. what ferry sends on a cold call (cache warm) ---------------------------------------------
+# A shim logs the server's stdin; its --cmd differs from the ones above, so it gets its own cache.
+SHIM=$ROOT/benches/tee_stdin.py
+count_requests() {  # LOGFILE -> "N|methods of requests|notifications"
+    python3 - "$1" <<'PY'
+import json, sys
+requests, notes = [], []
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        continue
+    if isinstance(msg, dict) and "method" in msg:
+        (requests if "id" in msg else notes).append(msg["method"])
+print(f"{len(requests)}|{', '.join(requests) or '-'}|{', '.join(notes) or '-'}")
+PY
+}
+: > "$WORK/sent.txt"
+TIME_LOG=$WORK/time-stdin.log
+TIME_SHIM="python3 $(q "$SHIM") $(q "$TIME_LOG") -- $TIME_CMD"
+: > "$TIME_LOG"; "$FERRY" --cmd "$TIME_SHIM" </dev/null >/dev/null
+echo "stateless (time): first contact, listing|$(count_requests "$TIME_LOG")" >> "$WORK/sent.txt"
+: > "$TIME_LOG"; check "ferry time via shim" "$FERRY" --cmd "$TIME_SHIM" get_current_time --timezone UTC
+echo "stateless (time): call, cache warm|$(count_requests "$TIME_LOG")" >> "$WORK/sent.txt"
+STATELESS_CALL=$(count_requests "$TIME_LOG" | cut -d'|' -f1)
+NODE_LOG=$WORK/node-stdin.log
+NODE_SHIM="python3 $(q "$SHIM") $(q "$NODE_LOG") -- $NODE_CMD"
+: > "$NODE_LOG"; "$FERRY" --cmd "$NODE_SHIM" </dev/null >/dev/null
+echo "handshake (node): first contact, listing|$(count_requests "$NODE_LOG")" >> "$WORK/sent.txt"
+: > "$NODE_LOG"; check "ferry echo via shim" "$FERRY" --cmd "$NODE_SHIM" echo --message hi
+echo "handshake (node): call, cache listed|$(count_requests "$NODE_LOG")" >> "$WORK/sent.txt"
+: > "$NODE_LOG"; "$FERRY" --cmd "$NODE_SHIM" echo --message hi </dev/null >/dev/null
+echo "handshake (node): call right after a call|$(count_requests "$NODE_LOG")" >> "$WORK/sent.txt"
+
+LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# --- report ----------------------------------------------------------------------------------------
+echo
+echo "ferry benchmarks ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+echo "  machine : $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || uname -m), Linux $(uname -r)"
+echo "  load avg: $LOAD_BEFORE (start), $LOAD_AFTER (end)"
+echo "  ferry   : $("$FERRY" --version) ($FERRY)"
+echo "  node    : $(node --version); python3: $(python3 --version | cut -d' ' -f2)"
+echo "  timer   : $TIMER; whole processes, wall clock"
+echo
+python3 - "$RESULTS" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+targets = {("a", "ferry --version"): "< 2 ms",
+           ("b", "ferry --cmd node (listing)"): "< 5 ms",
+           ("b", "ferry --cmd node echo --help"): "< 5 ms"}
+ratio_targets = {"c": "<= 1.1", "d": "<= 1.1"}
+print(f"  {'':3}{'measurement':32} {'runs':>5} {'median ms':>10} {'p90 ms':>9} {'min ms':>8}  {'ratio':>6}  target")
+print("  " + "-" * 92)
+by_key = {}
+for r in rows:
+    by_key.setdefault(r["key"], []).append(r)
+for key, group in by_key.items():
+    for i, r in enumerate(group):
+        ratio, target = "", targets.get((key, r["label"]), "")
+        if key in ratio_targets and i != 1 and len(group) >= 2:
+            ratio = f"{r['median_ms'] / group[1]['median_ms']:.2f}"
+            target = f"ferry/raw {ratio_targets[key]}"
+        print(f"  {key + '.':3}{r['label']:32} {r['runs']:>5} {r['median_ms']:>10.2f} "
+              f"{r['p90_ms']:>9.2f} {r['min_ms']:>8.2f}  {ratio:>6}  {target}")
+PY
+echo
+echo "  b. cached listing started no server: $NO_SPAWN"
+echo
+echo "  e. JSON-RPC messages ferry wrote to the server's stdin (logged by benches/tee_stdin.py):"
+printf '     %-42s %8s  %-40s %s\n' "case" "requests" "request methods" "notifications"
+while IFS='|' read -r case n methods notes; do
+    printf '     %-42s %8s  %-40s %s\n' "$case" "$n" "$methods" "$notes"
+done < "$WORK/sent.txt"
+if [[ $STATELESS_CALL == 1 ]]; then
+    echo "     stateless cold call: exactly 1 request (expected 1)"
+else
+    echo "     stateless cold call: $STATELESS_CALL requests (expected exactly 1: tools/call)"
+fi

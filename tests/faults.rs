@@ -1,0 +1,199 @@
+//! Faults no real server produces, from our own fault server (examples/fault_server.rs).
+
+mod support;
+
+use support::*;
+
+#[test]
+fn crash_mid_call_is_exit_3_with_the_stderr_tail() {
+    let env = Env::new();
+    let run = env.run(&["--cmd", &fault("crash"), "echo", "--text", "hi"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with(
+            "error: fault_server stopped: the server closed its output (exit status 1)\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("  fatal: simulated crash\n") && run.stderr.contains("  line 5\n"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("hint: its stderr is in "),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_server_that_never_answers_times_out_with_exit_4_and_is_killed() {
+    let env = Env::new();
+    let marker = format!("hang-marker-{}", std::process::id());
+    let run = env.run(&[
+        "--timeout",
+        "1",
+        "--cmd",
+        &format!("{} {marker}", fault("hang")),
+        "echo",
+        "--text",
+        "hi",
+    ]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("error: fault_server did not answer tools/call within 1s\n"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("hint: raise the limit with --timeout SECONDS"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        processes_matching(&marker),
+        Vec::<String>::new(),
+        "the hung server must be stopped"
+    );
+}
+
+#[test]
+fn garbage_on_stdout_is_skipped() {
+    let env = Env::new();
+    let run = env.run(&["--cmd", &fault("garbage"), "echo", "--text", "still works"]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "still works\n"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_20_mb_result_arrives_whole_and_a_budget_keeps_head_and_tail() {
+    let env = Env::new();
+    let run = env.run(&["--cmd", &fault("huge"), "huge"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.len(), 20 * 1024 * 1024);
+    assert!(run.stdout.starts_with("line 00000000") && run.stdout.ends_with("END\n"));
+
+    let cut = env.run(&["--cmd", &fault("huge"), "huge", "--max-tokens", "2000"]);
+    assert_eq!(cut.code, 0);
+    assert!(cut.stdout.len() <= 2000, "{} bytes", cut.stdout.len());
+    assert!(cut.stdout.starts_with("line 00000000") && cut.stdout.ends_with("END\n"));
+    let marker = cut
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("[ferry: cut "))
+        .expect("marker line");
+    let path = marker
+        .rsplit("full output: ")
+        .next()
+        .unwrap()
+        .trim_end_matches(']');
+    assert_eq!(std::fs::metadata(path).unwrap().len(), 20 * 1024 * 1024);
+}
+
+#[test]
+fn a_50_mb_stderr_flood_neither_blocks_nor_reaches_the_screen() {
+    let env = Env::new();
+    let run = env.run(&[
+        "--cmd",
+        &fault("stderr-flood"),
+        "echo",
+        "--text",
+        "answered",
+    ]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "answered\n"),
+        "{}",
+        &run.stderr[..run.stderr.len().min(500)]
+    );
+    assert_eq!(run.stderr, "");
+    let log = env.path("cache/logs/fault_server.log");
+    let size = std::fs::metadata(&log).unwrap().len();
+    assert!(
+        size > 1024 * 1024 && size < 9 * 1024 * 1024,
+        "the log is kept but capped: {size}"
+    );
+}
+
+#[test]
+fn a_slow_start_is_waited_for() {
+    let env = Env::new();
+    let run = env.run(&["--cmd", &fault("slow-start"), "echo", "--text", "late"]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "late\n"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_malformed_tool_is_skipped_and_the_rest_listed() {
+    let env = Env::new();
+    let run = env.run(&["--cmd", &fault("malformed-tool")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let names: Vec<&str> = run
+        .stdout
+        .lines()
+        .map(|l| l.split('(').next().unwrap())
+        .collect();
+    assert_eq!(names, ["echo", "fail"]);
+    assert_eq!(
+        run.stderr,
+        "warning: fault_server: skipped tool #2: tool entry is not an object\nwarning: fault_server: skipped tool #3: tool entry has no string \"name\"\n"
+    );
+}
+
+#[test]
+fn pagination_is_followed() {
+    let env = Env::new();
+    let run = env.run(&["--cmd", &fault("paginate")]);
+    let names: Vec<&str> = run
+        .stdout
+        .lines()
+        .map(|l| l.split('(').next().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["tool_1", "tool_2", "tool_3", "tool_4", "tool_5", "tool_6"],
+        "{}",
+        run.stderr
+    );
+    let call = env.run(&["--cmd", &fault("paginate"), "tool_6", "--text", "x"]);
+    assert_eq!(call.stdout, "tool_6\n");
+}
+
+#[test]
+fn a_server_that_cannot_start_is_exit_3_with_its_reason() {
+    let env = Env::new();
+    let run = env.run(&["--cmd", &fault("exit-early")]);
+    assert_eq!(run.code, 3);
+    assert!(
+        run.stderr.contains("(exit status 3)")
+            && run.stderr.contains("  cannot start: missing config\n"),
+        "{}",
+        run.stderr
+    );
+
+    let missing = env.run(&["--cmd", "/nonexistent/server --flag"]);
+    assert_eq!(missing.code, 3);
+    assert_eq!(
+        missing.stderr,
+        "error: could not start the server: command \"/nonexistent/server\" not found\nhint: check the server's \"command\" in its configuration\n"
+    );
+}
+
+#[test]
+fn a_tool_error_is_exit_1_with_its_text() {
+    let env = Env::new();
+    let run = env.run(&["--cmd", &fault("normal"), "fail"]);
+    assert_eq!((run.code, run.stdout.as_str()), (1, "it failed\n"));
+}

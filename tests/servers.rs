@@ -1,0 +1,473 @@
+//! ferry against real MCP servers from npm and PyPI (pinned in tests/fixtures).
+
+mod support;
+
+use support::*;
+
+#[test]
+fn lists_everything_one_line_per_tool_then_from_cache_without_spawning() {
+    let env = Env::new();
+    let (server, counter) = env.counted(&everything());
+    let first = env.run(&["--cmd", &server]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let lines: Vec<&str> = first.stdout.lines().collect();
+    assert!(
+        lines.contains(&"echo(message:str) - Echoes back the input string"),
+        "{}",
+        first.stdout
+    );
+    assert!(lines.contains(&"get-sum(a:num, b:num) - Returns the sum of two numbers"));
+    assert!(lines.contains(&"get-tiny-image() - Returns a tiny MCP logo image."));
+    assert_eq!(
+        lines[0], "echo(message:str) - Echoes back the input string",
+        "server order is kept"
+    );
+    assert_eq!(spawns(&counter), 1);
+
+    let second = env.run(&["--cmd", &server]);
+    assert_eq!(second.stdout, first.stdout);
+    let help = env.run(&["--cmd", &server, "get-sum", "--help"]);
+    assert_eq!(
+        help.stdout,
+        "usage: ferry sh get-sum --a <num> --b <num>\nReturns the sum of two numbers\n  --a num (required): First number\n  --b num (required): Second number\n"
+    );
+    assert_eq!(
+        spawns(&counter),
+        1,
+        "listing and help from the cache must not start the server"
+    );
+
+    let refreshed = env.run(&["--cmd", &server, "--refresh"]);
+    assert_eq!(refreshed.stdout, first.stdout);
+    assert_eq!(spawns(&counter), 2);
+}
+
+#[test]
+fn local_validation_errors_exit_2_without_starting_the_server() {
+    let env = Env::new();
+    let (server, counter) = env.counted(&everything());
+    assert_eq!(env.run(&["--cmd", &server]).code, 0);
+    let cases: [(&[&str], &str); 5] = [
+        (&["echo", "--mesage", "hi"], "error: unknown flag --mesage for echo\nhint: did you mean --message?\n"),
+        (&["echo"], "error: missing required --message (str) for echo\nhint: see: echo --help\n"),
+        (&["get-sum", "--a", "1", "--b", "two"], "error: --b expects a number, not \"two\"\n"),
+        (
+            &["get-annotated-message", "--messageType", "loud"],
+            "error: --messageType expects one of error, success, debug, not \"loud\"\n",
+        ),
+        (&["get-sum", "--a", "1", "--b", "2", "extra"], "error: unexpected argument \"extra\"\nhint: give arguments as --flags; see: ferry ... get-sum --help\n"),
+    ];
+    for (args, expected) in cases {
+        let mut all = vec!["--cmd", server.as_str()];
+        all.extend_from_slice(args);
+        let run = env.run(&all);
+        assert_eq!((run.code, run.stderr.as_str()), (2, expected), "{args:?}");
+        assert_eq!(run.stdout, "");
+    }
+    assert_eq!(
+        spawns(&counter),
+        1,
+        "no server may be started for a usage error"
+    );
+
+    // An unknown tool refreshes the list once, then is an error.
+    let unknown = env.run(&["--cmd", &server, "ech", "--message", "x"]);
+    assert_eq!(unknown.code, 2);
+    assert_eq!(
+        unknown.stderr,
+        "error: unknown tool \"ech\" on sh\nhint: did you mean echo? `ferry sh` lists its tools\n"
+    );
+    assert_eq!(spawns(&counter), 2);
+}
+
+#[test]
+fn calls_with_strings_numbers_booleans_enums_and_json() {
+    let env = Env::new();
+    let server = everything();
+    let echo = env.run(&["--cmd", &server, "echo", "--message", "héllo, wörld ✓"]);
+    assert_eq!(
+        (echo.code, echo.stdout.as_str()),
+        (0, "Echo: héllo, wörld ✓\n"),
+        "{}",
+        echo.stderr
+    );
+
+    let positional = env.run(&["--cmd", &server, "echo", "just one word"]);
+    assert_eq!(positional.stdout, "Echo: just one word\n");
+
+    let sum = env.run(&["--cmd", &server, "get-sum", "--a", "2.5", "--b=-4"]);
+    assert_eq!(
+        sum.stdout, "The sum of 2.5 and -4 is -1.5.\n",
+        "{}",
+        sum.stderr
+    );
+
+    let json = env.run(&[
+        "--cmd",
+        &server,
+        "get-sum",
+        "--json",
+        "{\"a\": 1, \"b\": 2}",
+        "--b",
+        "40",
+    ]);
+    assert_eq!(
+        json.stdout, "The sum of 1 and 40 is 41.\n",
+        "flags override --json keys"
+    );
+
+    let stdin = env.run_with_stdin(
+        &["--cmd", &server, "get-sum", "--json", "-"],
+        "{\"a\": 3, \"b\": 4}",
+    );
+    assert_eq!(stdin.stdout, "The sum of 3 and 4 is 7.\n");
+
+    // Enum plus boolean true and false: the image block appears only with --includeImage.
+    let with_image = env.run(&[
+        "--cmd",
+        &server,
+        "get-annotated-message",
+        "--messageType",
+        "success",
+        "--includeImage",
+    ]);
+    assert_eq!(with_image.code, 0, "{}", with_image.stderr);
+    assert!(
+        with_image.stdout.contains("[image image/png"),
+        "{}",
+        with_image.stdout
+    );
+    let without = env.run(&[
+        "--cmd",
+        &server,
+        "get-annotated-message",
+        "--messageType",
+        "success",
+        "--no-includeImage",
+    ]);
+    assert!(!without.stdout.contains("[image"), "{}", without.stdout);
+    let explicit_false = env.run(&[
+        "--cmd",
+        &server,
+        "get-annotated-message",
+        "--messageType=debug",
+        "--includeImage=false",
+    ]);
+    assert!(!explicit_false.stdout.contains("[image"));
+    assert!(
+        explicit_false.stdout.contains("Debug"),
+        "{}",
+        explicit_false.stdout
+    );
+}
+
+#[test]
+fn content_kinds_images_links_embedded_resources_and_structured_content() {
+    let env = Env::new();
+    let server = everything();
+    let image = env.run(&["--cmd", &server, "get-tiny-image"]);
+    assert_eq!(image.code, 0, "{}", image.stderr);
+    let line = image
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("[image image/png "))
+        .expect("image line");
+    let path = line.rsplit(' ').next().unwrap();
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    assert!(path.starts_with(env.path("cache").to_str().unwrap()));
+
+    let links = env.run(&["--cmd", &server, "get-resource-links", "--count", "2"]);
+    let link_lines: Vec<&str> = links
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("[resource link] "))
+        .collect();
+    assert_eq!(link_lines.len(), 2, "{}", links.stdout);
+    assert!(
+        link_lines[0].contains("demo://resource/"),
+        "{}",
+        link_lines[0]
+    );
+
+    let embedded = env.run(&[
+        "--cmd",
+        &server,
+        "get-resource-reference",
+        "--resourceType",
+        "Text",
+        "--resourceId",
+        "2",
+    ]);
+    assert!(
+        embedded
+            .stdout
+            .contains("[resource demo://resource/dynamic/text/2 (text/plain)]\nResource 2: "),
+        "{}",
+        embedded.stdout
+    );
+
+    let structured = env.run(&[
+        "--cmd",
+        &server,
+        "get-structured-content",
+        "--location",
+        "Chicago",
+    ]);
+    assert_eq!(structured.code, 0);
+    assert_eq!(
+        structured.stdout.lines().count(),
+        1,
+        "structuredContent equal to the text is printed once: {}",
+        structured.stdout
+    );
+    assert!(structured.stdout.contains("\"temperature\""));
+
+    let envelope = env.run(&[
+        "--cmd",
+        &server,
+        "get-structured-content",
+        "--location",
+        "Chicago",
+        "--json",
+    ]);
+    let value: serde_json::Value = serde_json::from_str(&envelope.stdout).unwrap();
+    assert!(
+        value["structuredContent"].is_object() && value["content"].is_array(),
+        "{}",
+        envelope.stdout
+    );
+}
+
+#[test]
+fn resources_and_prompts() {
+    let env = Env::new();
+    let server = everything();
+    let resources = env.run(&["--cmd", &server, "--resources"]);
+    assert_eq!(resources.code, 0, "{}", resources.stderr);
+    assert!(
+        resources.stdout.lines().count() >= 2,
+        "{}",
+        resources.stdout
+    );
+    let uri = resources
+        .stdout
+        .lines()
+        .next()
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .to_string();
+    let read = env.run(&["--cmd", &server, "--read", &uri]);
+    assert_eq!(read.code, 0, "{}", read.stderr);
+    assert!(!read.stdout.is_empty());
+
+    let prompts = env.run(&["--cmd", &server, "--prompts"]);
+    assert!(
+        prompts
+            .stdout
+            .lines()
+            .any(|l| l.starts_with("simple-prompt(")),
+        "{}",
+        prompts.stdout
+    );
+    let prompt = env.run(&["--cmd", &server, "--prompt", "simple-prompt"]);
+    assert_eq!(prompt.code, 0, "{}", prompt.stderr);
+    assert!(prompt.stdout.starts_with("[user]\n"), "{}", prompt.stdout);
+}
+
+#[test]
+fn filesystem_help_arrays_objects_stdin_and_tool_errors() {
+    let env = Env::new();
+    let dir = env.path("work");
+    std::fs::write(dir.join("a.txt"), "alpha\nbeta\n").unwrap();
+    std::fs::write(dir.join("b.txt"), "bravo\n").unwrap();
+    let server = filesystem(&std::fs::canonicalize(&dir).unwrap());
+
+    let help = env.run(&["--cmd", &server, "edit_file", "--help"]);
+    assert_eq!(
+        help.stdout,
+        "usage: ferry index-js edit_file --path <str> --edits <json> [--dryRun]\n\
+         Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.\n  \
+         --path str (required)\n  \
+         --edits {oldText:str, newText:str}[] (required)\n    \
+         oldText: Text to search for - must match exactly\n    \
+         newText: Text to replace with\n  \
+         --dryRun bool = false: Preview changes using git-style diff format\n"
+    );
+
+    let a = dir.join("a.txt").display().to_string();
+    let b = dir.join("b.txt").display().to_string();
+    let multiple = env.run(&[
+        "--cmd",
+        &server,
+        "read_multiple_files",
+        "--paths",
+        &a,
+        "--paths",
+        &b,
+    ]);
+    assert_eq!(multiple.code, 0, "{}", multiple.stderr);
+    assert!(
+        multiple.stdout.contains("alpha\nbeta") && multiple.stdout.contains("bravo"),
+        "{}",
+        multiple.stdout
+    );
+
+    let positional = env.run(&["--cmd", &server, "read_text_file", &a]);
+    assert_eq!(positional.stdout, "alpha\nbeta\n");
+
+    let edits = r#"[{"oldText": "beta", "newText": "gamma"}]"#;
+    let edit = env.run_with_stdin(
+        &["--cmd", &server, "edit_file", "--path", &a, "--edits", "-"],
+        edits,
+    );
+    assert_eq!(edit.code, 0, "{}", edit.stderr);
+    assert!(edit.stdout.contains("+gamma"), "{}", edit.stdout);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("a.txt")).unwrap(),
+        "alpha\ngamma\n"
+    );
+
+    let outside = env.run(&["--cmd", &server, "read_text_file", "/etc/hostname"]);
+    assert_eq!(
+        outside.code, 1,
+        "a tool error is exit 1: {} {}",
+        outside.stdout, outside.stderr
+    );
+    assert!(
+        outside.stdout.to_lowercase().contains("access denied"),
+        "{}",
+        outside.stdout
+    );
+}
+
+#[test]
+fn stateless_server_is_probed_once_then_called_in_one_request() {
+    let env = Env::new();
+    let log = env.path("requests.log");
+    let server = format!("sh -c 'tee -a {} | {}'", log.display(), time_server());
+    let first = env.run(&["--cmd", &server, "get_current_time", "--timezone", "UTC"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(
+        first.stdout.contains("\"timezone\": \"UTC\""),
+        "{}",
+        first.stdout
+    );
+    let methods = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter_map(|v| v["method"].as_str().map(str::to_string))
+            .collect()
+    };
+    let sent = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        methods(&sent),
+        ["server/discover", "tools/list", "tools/call"],
+        "{sent}"
+    );
+    assert!(sent.contains("\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\""));
+
+    std::fs::remove_file(&log).unwrap();
+    let second = env.run(&["--cmd", &server, "get_current_time", "UTC"]);
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    let sent = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        methods(&sent),
+        ["tools/call"],
+        "a known stateless server needs exactly one request: {sent}"
+    );
+}
+
+#[test]
+fn handshake_server_gets_initialize_after_the_probe_then_only_initialize() {
+    let env = Env::new();
+    let log = env.path("requests.log");
+    let server = format!("sh -c 'tee -a {} | {}'", log.display(), everything());
+    assert_eq!(env.run(&["--cmd", &server]).code, 0);
+    let sent = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        sent.contains("server/discover") && sent.contains("\"initialize\""),
+        "{sent}"
+    );
+    std::fs::remove_file(&log).unwrap();
+    assert_eq!(
+        env.run(&["--cmd", &server, "echo", "hi"]).stdout,
+        "Echo: hi\n"
+    );
+    let sent = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        !sent.contains("server/discover"),
+        "the era is remembered: {sent}"
+    );
+}
+
+#[test]
+fn streamable_http_transport() {
+    let env = Env::new();
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let mut server = std::process::Command::new("node")
+        .args([
+            "-r",
+            &loopback_preload(),
+            &everything_script(),
+            "streamableHttp",
+        ])
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "the HTTP server did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let listing = env.run(&[&url]);
+    let echo = env.run(&[&url, "echo", "--message", "over http"]);
+    let image = env.run(&[&url, "get-tiny-image"]);
+    let missing = env.run(&[&format!("http://127.0.0.1:{port}/nope"), "echo", "x"]);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert_eq!(listing.code, 0, "{}", listing.stderr);
+    assert!(
+        listing
+            .stdout
+            .starts_with("echo(message:str) - Echoes back the input string\n"),
+        "{}",
+        listing.stdout
+    );
+    assert_eq!(
+        (echo.code, echo.stdout.as_str()),
+        (0, "Echo: over http\n"),
+        "{}",
+        echo.stderr
+    );
+    assert!(
+        image.stdout.contains("[image image/png"),
+        "{}",
+        image.stdout
+    );
+    assert_eq!(missing.code, 3, "{}", missing.stderr);
+    let refused = env.run(&[&url, "echo", "x"]);
+    assert_eq!(
+        refused.code, 3,
+        "a server that is gone is a server failure: {}",
+        refused.stderr
+    );
+    assert!(
+        refused
+            .stderr
+            .starts_with("error: could not reach http://127.0.0.1:"),
+        "{}",
+        refused.stderr
+    );
+}
