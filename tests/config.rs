@@ -10,16 +10,44 @@ fn add_list_call_and_remove_a_stdio_server() {
     let added = env.run(&["add", "tour", "--", support::FERRY, "demo", "--server"]);
     assert_eq!(added.code, 0, "{}", added.stderr);
     assert!(added.stdout.starts_with("added tour to "));
-    let config: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(env.path("config/servers.json")).unwrap()).unwrap();
-    assert_eq!(config["mcpServers"]["tour"]["args"], serde_json::json!(["demo", "--server"]));
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.path("config/servers.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        config["mcpServers"]["tour"]["args"],
+        serde_json::json!(["demo", "--server"])
+    );
 
     let before = env.run(&[]);
-    assert!(before.stdout.starts_with("tour  stdio    ? tools  cold  "), "{}", before.stdout);
+    assert!(
+        before.stdout.starts_with("tour  stdio    ? tools  cold  "),
+        "{}",
+        before.stdout
+    );
     let listing = env.run(&["tour"]);
-    assert!(listing.stdout.starts_with("word_count(text:str, unique?:bool) - Count the words"), "{}", listing.stdout);
+    assert!(
+        listing
+            .stdout
+            .starts_with("word_count(text:str, unique?:bool) - Count the words"),
+        "{}",
+        listing.stdout
+    );
     let after = env.run(&[]);
-    assert!(after.stdout.starts_with("tour  stdio    3 tools  cold  "), "{}", after.stdout);
-    let call = env.run(&["tour", "convert_temperature", "--value", "100", "--from", "C", "--to", "F"]);
+    assert!(
+        after.stdout.starts_with("tour  stdio    3 tools  cold  "),
+        "{}",
+        after.stdout
+    );
+    let call = env.run(&[
+        "tour",
+        "convert_temperature",
+        "--value",
+        "100",
+        "--from",
+        "C",
+        "--to",
+        "F",
+    ]);
     assert_eq!(call.stdout, "{\"value\":212.0,\"unit\":\"F\"}\n");
 
     let again = env.run(&["add", "tour", "--", "true"]);
@@ -27,7 +55,11 @@ fn add_list_call_and_remove_a_stdio_server() {
     assert_eq!(env.run(&["remove", "tour"]).code, 0);
     let gone = env.run(&["tour"]);
     assert_eq!(gone.code, 2);
-    assert!(gone.stderr.starts_with("error: unknown server \"tour\"\n"), "{}", gone.stderr);
+    assert!(
+        gone.stderr.starts_with("error: unknown server \"tour\"\n"),
+        "{}",
+        gone.stderr
+    );
 }
 
 #[test]
@@ -35,11 +67,24 @@ fn reserved_names_and_bad_input_are_refused() {
     let env = Env::new();
     let reserved = env.run(&["add", "tokens", "--", "x"]);
     assert_eq!((reserved.code, reserved.stderr.as_str()), (2, "error: \"tokens\" is a ferry command and cannot name a server\nhint: pick another name\n"));
-    let url = env.run(&["add", "remote", "https://example.invalid/mcp", "--header", "Authorization: Bearer ${TOKEN}"]);
+    let url = env.run(&[
+        "add",
+        "remote",
+        "https://example.invalid/mcp",
+        "--header",
+        "Authorization: Bearer ${TOKEN}",
+    ]);
     assert_eq!(url.code, 0, "{}", url.stderr);
     let config = std::fs::read_to_string(env.path("config/servers.json")).unwrap();
-    assert!(config.contains("\"Authorization\": \"Bearer ${TOKEN}\""), "variables are stored unexpanded: {config}");
-    let unset = env.command(&["remote", "anything"]).env_remove("TOKEN").output().unwrap();
+    assert!(
+        config.contains("\"Authorization\": \"Bearer ${TOKEN}\""),
+        "variables are stored unexpanded: {config}"
+    );
+    let unset = env
+        .command(&["remote", "anything"])
+        .env_remove("TOKEN")
+        .output()
+        .unwrap();
     assert_eq!(unset.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&unset.stderr),
@@ -48,23 +93,47 @@ fn reserved_names_and_bad_input_are_refused() {
     env.write("config/servers.json", "{ not json");
     let broken = env.run(&[]);
     assert_eq!(broken.code, 2);
-    assert!(broken.stderr.contains("servers.json is not valid JSON"), "{}", broken.stderr);
+    assert!(
+        broken.stderr.contains("servers.json is not valid JSON"),
+        "{}",
+        broken.stderr
+    );
     let typo = env.run(&["--nope"]);
-    assert_eq!((typo.code, typo.stderr.as_str()), (2, "error: unknown option --nope\nhint: see: ferry --help\n"));
+    assert_eq!(
+        (typo.code, typo.stderr.as_str()),
+        (2, "error: unknown option --nope\nhint: see: ferry --help\n")
+    );
 }
 
 #[test]
 fn project_files_are_read_and_the_user_file_wins() {
     let env = Env::new();
     let demo = serde_json::json!({"command": support::FERRY, "args": ["demo", "--server"]});
-    env.write("work/.mcp.json", &serde_json::json!({"mcpServers": {"proj": demo, "shared": {"command": "false"}}}).to_string());
+    env.write(
+        "work/.mcp.json",
+        &serde_json::json!({"mcpServers": {"proj": demo, "shared": {"command": "false"}}})
+            .to_string(),
+    );
     env.write("work/.vscode/mcp.json", &serde_json::json!({"servers": {"vs": {"type": "stdio", "command": support::FERRY, "args": ["demo", "--server"]}}}).to_string());
-    env.write("config/servers.json", &serde_json::json!({"mcpServers": {"shared": demo}}).to_string());
+    env.write(
+        "config/servers.json",
+        &serde_json::json!({"mcpServers": {"shared": demo}}).to_string(),
+    );
     let list = env.run(&[]);
-    let names: Vec<&str> = list.stdout.lines().map(|l| l.split(' ').next().unwrap()).collect();
+    let names: Vec<&str> = list
+        .stdout
+        .lines()
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
     assert_eq!(names, ["shared", "proj", "vs"], "{}", list.stdout);
-    assert_eq!(env.run(&["shared", "word_count", "a b"]).stdout, "2 words, 1 lines, 3 characters\n");
-    assert_eq!(env.run(&["vs", "word_count", "a"]).stdout, "1 words, 1 lines, 1 characters\n");
+    assert_eq!(
+        env.run(&["shared", "word_count", "a b"]).stdout,
+        "2 words, 1 lines, 3 characters\n"
+    );
+    assert_eq!(
+        env.run(&["vs", "word_count", "a"]).stdout,
+        "1 words, 1 lines, 1 characters\n"
+    );
 }
 
 #[test]
@@ -80,8 +149,15 @@ fn import_from_claude_desktop() {
     );
     let run = env.run(&["import", "claude"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(run.stderr, "skipped add: \"add\" is a ferry command and cannot name a server\n");
-    assert!(run.stdout.starts_with("imported 1 server(s) into "), "{}", run.stdout);
+    assert_eq!(
+        run.stderr,
+        "skipped add: \"add\" is a ferry command and cannot name a server\n"
+    );
+    assert!(
+        run.stdout.starts_with("imported 1 server(s) into "),
+        "{}",
+        run.stdout
+    );
     let list = env.run(&[]);
     assert!(list.stdout.starts_with("fs  stdio"), "{}", list.stdout);
     let missing = env.run(&["import", "cursor"]);

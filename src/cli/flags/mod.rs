@@ -373,7 +373,7 @@ fn parse_scalar(prop: &Prop, shape: &Shape, text: &str) -> Result<Value> {
         Kind::Enum(values) => {
             let found = values.iter().find(|v| match v {
                 Value::String(s) => s == text,
-                other => other.to_string() == text,
+                other => same_word(other, text),
             });
             match found {
                 Some(value) => value.clone(),
@@ -390,7 +390,7 @@ fn parse_scalar(prop: &Prop, shape: &Shape, text: &str) -> Result<Value> {
         Kind::Const(value) => {
             let matches = match value {
                 Value::String(s) => s == text,
-                other => other.to_string() == text,
+                other => same_word(other, text),
             };
             if !matches {
                 return Err(invalid(prop, text, &render_value(value)));
@@ -414,6 +414,12 @@ fn parse_scalar(prop: &Prop, shape: &Shape, text: &str) -> Result<Value> {
     }
     check_range(prop, shape, &value, text)?;
     Ok(value)
+}
+
+/// Whether a non-string JSON value is written as `text` (`3`, `true`).
+fn same_word(value: &Value, text: &str) -> bool {
+    let written = value.to_string();
+    written == text
 }
 
 fn parse_number(text: &str) -> Option<Value> {
