@@ -20,11 +20,11 @@ pub fn tool_help(server: &str, tool: &Tool) -> String {
     let schema = ToolSchema::from_input_schema(&tool.input_schema);
     let mut out = String::new();
     let _ = write!(out, "usage: ferry {server} {}", tool.name);
-    let required: Vec<&Prop> = schema.required().collect();
-    let positional = required.len() == 1;
+    let must_give: Vec<&Prop> = schema.must_give().collect();
+    let positional = must_give.len() == 1;
     for prop in &schema.props {
         let value = usage_value(&prop.shape);
-        let word = if positional && prop.required {
+        let word = if positional && prop.required && prop.shape.default.is_none() {
             format!("<{}>", prop.name)
         } else if prop.shape.kind == Kind::Bool {
             format!("--{}", prop.name)
@@ -98,7 +98,18 @@ fn write_facts(out: &mut String, shape: &Shape, required: bool) {
 fn write_nested(out: &mut String, shape: &Shape, indent: usize) {
     let props = match &shape.kind {
         Kind::Object { props, .. } => props,
-        Kind::Array(items) => return write_nested(out, items, indent),
+        Kind::Array(items) => {
+            // What each item is, when the schema says more than its type.
+            let has_facts = items.description.is_some()
+                || items.default.is_some()
+                || !items.constraints.is_empty();
+            if has_facts {
+                let _ = write!(out, "{:indent$}[]", "");
+                write_facts(out, items, false);
+                out.push('\n');
+            }
+            return write_nested(out, items, indent);
+        }
         Kind::Union(variants) => {
             for variant in variants {
                 write_nested(out, variant, indent);

@@ -78,7 +78,7 @@ pub fn first_sentence(text: &str) -> String {
             if after.is_empty() || after.starts_with(char::is_whitespace) {
                 // "e.g. x" and "v1.2" are not sentence ends.
                 let word_start = text[..i].rfind(char::is_whitespace).map_or(0, |p| p + 1);
-                let word = &text[word_start..i];
+                let word = text[word_start..i].trim_start_matches(['(', '"', '[', '\'']);
                 if !matches!(word, "e.g" | "i.e" | "etc" | "vs" | "Dr" | "Mr" | "Ms") {
                     end = i + c.len_utf8();
                     break;

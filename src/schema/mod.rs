@@ -139,6 +139,14 @@ impl ToolSchema {
     pub fn required(&self) -> impl Iterator<Item = &Prop> {
         self.props.iter().filter(|p| p.required)
     }
+
+    /// The properties a caller must give: required and without a default. Schema generators
+    /// (zod) mark defaulted properties required; the server fills those in itself.
+    pub fn must_give(&self) -> impl Iterator<Item = &Prop> {
+        self.props
+            .iter()
+            .filter(|p| p.required && p.shape.default.is_none())
+    }
 }
 
 impl Shape {

@@ -283,7 +283,7 @@ pub fn parse_call(
         return Ok(call);
     }
     if !positionals.is_empty() {
-        let required: Vec<&Prop> = schema.required().collect();
+        let required: Vec<&Prop> = schema.must_give().collect();
         match (required.as_slice(), positionals.as_slice()) {
             ([prop], [word]) if !call.arguments.contains_key(&prop.name) => {
                 let value = match &prop.shape.kind {
@@ -319,7 +319,7 @@ pub fn parse_call(
         }
         call.arguments = base;
     }
-    for prop in schema.required() {
+    for prop in schema.must_give() {
         if !call.arguments.contains_key(&prop.name) {
             return Err(Error::usage(format!(
                 "missing required --{} ({}) for {tool}",
