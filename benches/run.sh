@@ -70,11 +70,13 @@ TIME_CMD=$(q "$TIME_SERVER")
 # /dev/null, and append one JSON line per command to $RESULTS.
 
 cat > "$WORK/timer.py" <<'PY'
-"""python3 timer.py RESULTS KEY RUNS WARMUP LABEL PREPARE CMD [LABEL PREPARE CMD ...]
+"""python3 timer.py RESULTS KEY RUNS WARMUP MODE LABEL PREPARE CMD [LABEL PREPARE CMD ...]
 
 Runs the commands round-robin (interleaved, so drift hits every command alike): WARMUP
-rounds untimed, then RUNS timed rounds. Wall time from posix_spawn to waitpid. PREPARE
-(untimed, may be "") runs before each run of its command."""
+rounds untimed, then RUNS timed rounds. PREPARE (untimed, may be "") runs before each run of
+its command. MODE "exit": wall time from posix_spawn to waitpid, output to /dev/null.
+MODE "first-output": wall time from posix_spawn to the first byte on the command's stdout
+(read through a pipe); the rest is drained and the process reaped untimed."""
 import json, os, shlex, statistics, sys, time
 
 def percentile(sorted_ms, p):
@@ -89,35 +91,54 @@ def summary(ms):
             "mean_ms": statistics.fmean(ms), "min_ms": ms[0], "max_ms": ms[-1]}
 
 def main():
-    results, key, runs, warmup = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    pairs = sys.argv[5:]
-    cmds = [(pairs[i], shlex.split(pairs[i + 1]), shlex.split(pairs[i + 2]))
-            for i in range(0, len(pairs), 3)]
+    results, key, runs, warmup, mode = sys.argv[1:6]
+    runs, warmup = int(runs), int(warmup)
+    rest = sys.argv[6:]
+    cmds = [(rest[i], shlex.split(rest[i + 1]), shlex.split(rest[i + 2]))
+            for i in range(0, len(rest), 3)]
     devnull = os.open(os.devnull, os.O_RDWR)
-    actions = [(os.POSIX_SPAWN_DUP2, devnull, fd) for fd in (0, 1, 2)]
-    def run(label, argv):
-        pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions)
+    quiet = [(os.POSIX_SPAWN_DUP2, devnull, fd) for fd in (0, 1, 2)]
+
+    def reap(label, argv, pid):
         code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
         if code != 0:
             sys.exit(f"timer: {label}: exit status {code}: {shlex.join(argv)}")
+
+    def timed(label, argv):
+        if mode == "exit":
+            start = time.perf_counter_ns()
+            pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=quiet)
+            reap(label, argv, pid)
+            return (time.perf_counter_ns() - start) / 1e6
+        r, w = os.pipe()
+        actions = [(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, w, 1),
+                   (os.POSIX_SPAWN_DUP2, devnull, 2), (os.POSIX_SPAWN_CLOSE, r)]
+        start = time.perf_counter_ns()
+        pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions)
+        os.close(w)
+        first = os.read(r, 65536)
+        elapsed = (time.perf_counter_ns() - start) / 1e6
+        while first and os.read(r, 65536):
+            pass
+        os.close(r)
+        reap(label, argv, pid)
+        if not first:
+            sys.exit(f"timer: {label}: no output: {shlex.join(argv)}")
+        return elapsed
 
     times = {label: [] for label, _, _ in cmds}
     for round_ in range(warmup + runs):
         for label, prepare, argv in cmds:
             if prepare:
-                run(label + " (prepare)", prepare)
-            start = time.perf_counter_ns()
-            pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions)
-            _, status = os.waitpid(pid, 0)
-            elapsed = (time.perf_counter_ns() - start) / 1e6
-            code = os.waitstatus_to_exitcode(status)
-            if code != 0:
-                sys.exit(f"timer: {label}: exit status {code}: {shlex.join(argv)}")
+                pid = os.posix_spawnp(prepare[0], prepare, os.environ, file_actions=quiet)
+                reap(label + " (prepare)", prepare, pid)
+            elapsed = timed(label, argv)
             if round_ >= warmup:
                 times[label].append(elapsed)
     with open(results, "a") as out:
         for label, _, argv in cmds:
-            row = {"key": key, "label": label, "command": shlex.join(argv), "timer": "python"}
+            row = {"key": key, "label": label, "command": shlex.join(argv), "timer": "python",
+                   "mode": mode}
             row.update(summary(times[label]))
             out.write(json.dumps(row) + "\n")
 
@@ -162,7 +183,7 @@ bench() {
             --export-json "$WORK/$key.json" "${cmds[@]}" >&2
         python3 "$WORK/from_hyperfine.py" "$RESULTS" "$key" "$WORK/$key.json" "${labels[@]}"
     else
-        python3 "$WORK/timer.py" "$RESULTS" "$key" "$n" 3 "$@"
+        python3 "$WORK/timer.py" "$RESULTS" "$key" "$n" 3 exit "$@"
     fi
 }
 
@@ -213,13 +234,30 @@ fi
 # "ferry echo" is what repeated calls cost; "(cache listed)" re-lists untimed before each run,
 # which isolates the call from the cache invalidation described in the report.
 FERRY_ECHO="$(q "$FERRY") --cmd $(q "$NODE_CMD") echo --message hi"
+RAW_ECHO="$(q "$RAW") -- node $(q "$NODE_SERVER") stdio"
+RELIST_NODE="$(q "$FERRY") --cmd $(q "$NODE_CMD")"
 bench c "$(runs 30)" "ferry echo (node)" "" "$FERRY_ECHO" \
-                     "raw_client echo (node)" "" "$(q "$RAW") -- node $(q "$NODE_SERVER") stdio" \
-                     "ferry echo (node, cache listed)" "$(q "$FERRY") --cmd $(q "$NODE_CMD")" "$FERRY_ECHO"
+                     "raw_client echo (node)" "" "$RAW_ECHO" \
+                     "ferry echo (node, cache listed)" "$RELIST_NODE" "$FERRY_ECHO"
 
 # --- d. cold call, stateless server (mcp-server-time) ---------------------------------------------
-bench d "$(runs 20)" "ferry get_current_time" "" "$(q "$FERRY") --cmd $(q "$TIME_CMD") get_current_time --timezone UTC" \
-                     "raw_client --stateless" "" "$(q "$RAW") --stateless --tool get_current_time --args $(q '{"timezone":"UTC"}') -- $(q "$TIME_SERVER")"
+FERRY_TIME="$(q "$FERRY") --cmd $(q "$TIME_CMD") get_current_time --timezone UTC"
+RAW_TIME="$(q "$RAW") --stateless --tool get_current_time --args $(q '{"timezone":"UTC"}') -- $(q "$TIME_SERVER")"
+bench d "$(runs 20)" "ferry get_current_time" "" "$FERRY_TIME" \
+                     "raw_client --stateless" "" "$RAW_TIME"
+
+# --- c', d'. the same calls, timed to the first byte of output instead of process exit ------------
+# (always the Python timer: hyperfine cannot stop the clock at the first output byte)
+first_output() {
+    local key=$1 n=$2; shift 2
+    echo "== [$key] $n runs, to first output byte" >&2
+    python3 "$WORK/timer.py" "$RESULTS" "$key" "$n" 3 first-output "$@"
+}
+first_output "c'" "$(runs 30)" "ferry echo (node)" "" "$FERRY_ECHO" \
+                               "raw_client echo (node)" "" "$RAW_ECHO" \
+                               "ferry echo (node, cache listed)" "$RELIST_NODE" "$FERRY_ECHO"
+first_output "d'" "$(runs 20)" "ferry get_current_time" "" "$FERRY_TIME" \
+                               "raw_client --stateless" "" "$RAW_TIME"
 
 # --- e. what ferry sends on a cold call (cache warm) ---------------------------------------------
 # A shim logs the server's stdin; its --cmd differs from the ones above, so it gets its own cache.
@@ -272,19 +310,25 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 targets = {("a", "ferry --version"): "< 2 ms",
            ("b", "ferry --cmd node (listing)"): "< 5 ms",
            ("b", "ferry --cmd node echo --help"): "< 5 ms"}
-ratio_targets = {"c": "<= 1.1", "d": "<= 1.1"}
-print(f"  {'':3}{'measurement':32} {'runs':>5} {'median ms':>10} {'p90 ms':>9} {'min ms':>8}  {'ratio':>6}  target")
+headings = {"a": "a. start-up (to exit)", "b": "b. from the cache, no server (to exit)",
+            "c": "c. cold call, handshake server: node server-everything (to exit)",
+            "d": "d. cold call, stateless server: mcp-server-time (to exit)",
+            "c'": "c'. as c, to the first byte of output",
+            "d'": "d'. as d, to the first byte of output"}
+print(f"  {'measurement':36} {'runs':>5} {'median ms':>10} {'p90 ms':>9} {'min ms':>8}  {'ratio':>6}  target")
 print("  " + "-" * 92)
 by_key = {}
 for r in rows:
     by_key.setdefault(r["key"], []).append(r)
 for key, group in by_key.items():
-    for i, r in enumerate(group):
+    print(f"  {headings.get(key, key)}")
+    raw = next((r for r in group if r["label"].startswith("raw_client")), None)
+    for r in group:
         ratio, target = "", targets.get((key, r["label"]), "")
-        if key in ratio_targets and i != 1 and len(group) >= 2:
-            ratio = f"{r['median_ms'] / group[1]['median_ms']:.2f}"
-            target = f"ferry/raw {ratio_targets[key]}"
-        print(f"  {key + '.':3}{r['label']:32} {r['runs']:>5} {r['median_ms']:>10.2f} "
+        if raw is not None and r is not raw:
+            ratio = f"{r['median_ms'] / raw['median_ms']:.2f}"
+            target = "ferry/raw <= 1.1" if key in ("c", "d") else "(ferry/raw)"
+        print(f"    {r['label']:34} {r['runs']:>5} {r['median_ms']:>10.2f} "
               f"{r['p90_ms']:>9.2f} {r['min_ms']:>8.2f}  {ratio:>6}  {target}")
 PY
 echo

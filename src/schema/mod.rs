@@ -84,6 +84,16 @@ const MAX_DEPTH: usize = 24;
 
 impl ToolSchema {
     /// Builds the model from a tool's `inputSchema`.
+    ///
+    /// ```
+    /// use ferry::schema::{signature, ToolSchema};
+    /// let schema = ToolSchema::from_input_schema(&serde_json::json!({
+    ///     "type": "object",
+    ///     "properties": {"path": {"type": "string"}, "head": {"type": "integer"}},
+    ///     "required": ["path"]
+    /// }));
+    /// assert_eq!(signature(&schema), "path:str, head?:int");
+    /// ```
     pub fn from_input_schema(schema: &Value) -> ToolSchema {
         let shape = Resolver {
             root: schema,
