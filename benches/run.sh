@@ -196,7 +196,7 @@ check() {
         cat "$WORK/check.err" >&2
         exit 1
     fi
-    printf '   check %-22s -> %s\n' "$label" "$(head -n1 <<<"$out" | cut -c1-70)" >&2
+    printf '   check %-22s -> %s\n' "$label" "$(tr -s '\n ' ' ' <<<"$out" | cut -c1-70)" >&2
 }
 
 # log_mtimes: the server logs' modification times (ferry truncates a server's log when it starts one).

@@ -331,7 +331,13 @@ async fn open_session(
 
 /// Lists the tools anew through `session` and stores them in the cache.
 async fn refresh_tools(spec: &ServerSpec, session: &mut Session) -> Result<CacheEntry> {
-    let (tools, ttl_ms) = session.list_all("tools/list", "tools").await?;
+    session.tools_changed = false;
+    let (mut tools, mut ttl_ms) = session.list_all("tools/list", "tools").await?;
+    // Some servers add tools right after the handshake and say so: list once more then.
+    if session.tools_changed {
+        session.tools_changed = false;
+        (tools, ttl_ms) = session.list_all("tools/list", "tools").await?;
+    }
     // A stateless session that skipped discovery knows nothing new about the server itself.
     let known = CacheEntry::load(spec).unwrap_or_default();
     let or_known = |fresh: &Value, old: Value| if fresh.is_null() { old } else { fresh.clone() };
@@ -675,7 +681,8 @@ async fn call_tool(
         )
         .await;
     let code = finish(&spec, name, result, &options);
-    if session.tools_changed {
+    // The output is out; bring the cache up to date while the server is still running.
+    if session.tools_changed && refresh_tools(&spec, &mut session).await.is_err() {
         CacheEntry::invalidate(&spec);
     }
     session.close().await;

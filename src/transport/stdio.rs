@@ -15,7 +15,9 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
 /// How long a server may take to exit after its stdin closes, before SIGTERM.
-const STDIN_GRACE: Duration = Duration::from_millis(30);
+/// Real servers take 170-370 ms to exit on EOF; a caller waiting for ferry to exit should not
+/// pay that, so only a server that is already on its way out gets to finish on its own.
+const STDIN_GRACE: Duration = Duration::from_millis(5);
 /// How long after SIGTERM before SIGKILL.
 const TERM_GRACE: Duration = Duration::from_millis(500);
 /// The server log is cut at this size (the stderr tail is still kept in memory).
