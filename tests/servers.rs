@@ -40,6 +40,12 @@ fn lists_everything_one_line_per_tool_then_from_cache_without_spawning() {
     let refreshed = env.run(&["--cmd", &server, "--refresh"]);
     assert_eq!(refreshed.stdout, first.stdout);
     assert_eq!(spawns(&counter), 2);
+
+    // server-everything announces tools/list_changed on every handshake: the cache must
+    // survive a call and keep serving listings.
+    assert_eq!(env.run(&["--cmd", &server, "echo", "hi"]).stdout, "Echo: hi\n");
+    assert_eq!(env.run(&["--cmd", &server]).stdout, first.stdout);
+    assert_eq!(spawns(&counter), 3);
 }
 
 #[test]
