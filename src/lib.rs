@@ -10,7 +10,9 @@ pub mod demo;
 pub mod error;
 pub mod paths;
 pub mod protocol;
+pub mod render;
 pub mod schema;
+pub mod tokens;
 pub mod transport;
 
 pub use error::{Error, ErrorKind, Result};

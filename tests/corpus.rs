@@ -7,8 +7,8 @@
 //! Every tool runs under `catch_unwind` and all problems are collected, so one run reports
 //! every failing tool of every snapshot.
 
-use ferry::cli::help::{listing_line, tool_help};
 use ferry::protocol::tools::{parse_tools, Tool};
+use ferry::render::{listing_line, tool_help};
 use ferry::schema::{render_type, render_value, Kind, Shape, ToolSchema};
 use serde_json::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -5,8 +5,9 @@
 //! arguments, which the tool's schema parses (`flags`). Listing and help come from the tools
 //! cache; only calls, refreshes and cache misses start a server.
 
+mod economy;
 pub mod flags;
-pub mod help;
+
 pub mod output;
 
 use crate::client::config::{self, check_server_name, Registry, ServerSpec};
@@ -172,6 +173,9 @@ fn run(args: Vec<String>) -> Result<i32> {
         "remove" => remove(rest),
         "import" => import(rest),
         "demo" => demo(rest),
+        "tokens" => economy::tokens(rest),
+        "find" => economy::find(rest),
+        "skill" => economy::skill(rest),
         "list" => list_servers(),
         word if config::RESERVED_NAMES.contains(&word) => Err(Error::usage(format!(
             "`ferry {word}` is not part of this build yet"
@@ -188,7 +192,7 @@ fn run(args: Vec<String>) -> Result<i32> {
     }
 }
 
-fn load_registry() -> Result<Registry> {
+pub(crate) fn load_registry() -> Result<Registry> {
     let cwd = std::env::current_dir()
         .map_err(|e| Error::usage(format!("cannot read the current directory: {e}")))?;
     let registry = Registry::load(&cwd)?;
@@ -283,7 +287,7 @@ fn run_server(spec: ServerSpec, words: &[String], mut globals: Globals) -> Resul
     })
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -313,7 +317,7 @@ fn timeout_for(spec: &ServerSpec, options: &CallOptions) -> Duration {
         .unwrap_or(DEFAULT_TIMEOUT)
 }
 
-async fn open_session(
+pub(crate) async fn open_session(
     spec: &ServerSpec,
     options: &CallOptions,
     cached: Option<&CacheEntry>,
@@ -330,7 +334,7 @@ async fn open_session(
 }
 
 /// Lists the tools anew through `session` and stores them in the cache.
-async fn refresh_tools(spec: &ServerSpec, session: &mut Session) -> Result<CacheEntry> {
+pub(crate) async fn refresh_tools(spec: &ServerSpec, session: &mut Session) -> Result<CacheEntry> {
     session.tools_changed = false;
     let (mut tools, mut ttl_ms) = session.list_all("tools/list", "tools").await?;
     // Some servers add tools right after the handshake and say so: list once more then.
@@ -355,7 +359,7 @@ async fn refresh_tools(spec: &ServerSpec, session: &mut Session) -> Result<Cache
 }
 
 /// The server's tools, filtered by its config, warning once per malformed entry.
-fn usable_tools(spec: &ServerSpec, entry: &CacheEntry) -> Vec<Tool> {
+pub(crate) fn usable_tools(spec: &ServerSpec, entry: &CacheEntry) -> Vec<Tool> {
     let (tools, warnings) = parse_tools(&entry.tools);
     for warning in warnings {
         eprintln!("warning: {}: {warning}", spec.name);
@@ -369,7 +373,7 @@ fn usable_tools(spec: &ServerSpec, entry: &CacheEntry) -> Vec<Tool> {
 fn print_listing(spec: &ServerSpec, entry: &CacheEntry) {
     let mut out = String::new();
     for tool in usable_tools(spec, entry) {
-        out.push_str(&help::listing_line(&tool));
+        out.push_str(&crate::render::listing_line(&tool));
         out.push('\n');
     }
     if out.is_empty() {
@@ -379,7 +383,7 @@ fn print_listing(spec: &ServerSpec, entry: &CacheEntry) {
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is a quiet end, not an error.
-fn emit(text: &str) {
+pub(crate) fn emit(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
     if !text.is_empty() && !text.ends_with('\n') {
@@ -570,7 +574,7 @@ async fn get_prompt(
     let schema = crate::schema::ToolSchema::from_input_schema(&as_tool.input_schema);
     let parsed = flags::parse_call(name, &schema, words, &mut ProcessStdin::new())?;
     if parsed.options.help {
-        emit(&help::tool_help(
+        emit(&crate::render::tool_help(
             &format!("{} --prompt", spec.name),
             &as_tool,
         ));
@@ -659,7 +663,7 @@ async fn call_tool(
         if let Some(s) = session {
             s.close().await;
         }
-        emit(&help::tool_help(&spec.name, &tool));
+        emit(&crate::render::tool_help(&spec.name, &tool));
         return Ok(0);
     }
     let mut options = globals.call.clone();

@@ -3,6 +3,7 @@
 //! that keeps head and tail and says where the full output is.
 
 use crate::paths;
+use crate::tokens::{Encoding, Tokenizer};
 use base64::Engine;
 use serde_json::Value;
 use std::fmt::Write;
@@ -265,47 +266,129 @@ pub fn compact_json(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-/// Keeps `text` within `max_tokens`: head and tail are kept and one marker line says how much
-/// was cut and where the full text is. A token is at least one byte, so keeping at most
-/// `max_tokens` bytes can never exceed the budget; text that short needs no counting at all.
+/// Keeps `text` within `max_tokens` (o200k_base): head and tail are kept, and one marker line
+/// says how many tokens were cut and where the full text is. A token is at least one byte, so
+/// text with no more bytes than the budget is printed without counting (or building the
+/// tokenizer) at all.
 pub fn apply_budget(text: String, max_tokens: usize, ctx: &OutputContext) -> String {
     if text.len() <= max_tokens {
         return text;
     }
-    let saved = ctx.save(text.as_bytes(), "txt");
-    let place = match &saved {
+    match Tokenizer::get(Encoding::O200kBase) {
+        Ok(tokenizer) => fit(text, max_tokens, ctx, &|s| tokenizer.count(s), "tokens"),
+        // Bytes bound tokens from above, so the budget still holds without a tokenizer.
+        Err(_) => fit(text, max_tokens, ctx, &|s| s.len(), "bytes"),
+    }
+}
+
+/// The longest bytes a token of o200k_base or cl100k_base is likely to span; it only bounds
+/// the searches below, which count what they keep.
+const SEARCH_BYTES_PER_TOKEN: usize = 32;
+
+fn fit(
+    text: String,
+    max: usize,
+    ctx: &OutputContext,
+    count: &dyn Fn(&str) -> usize,
+    unit: &str,
+) -> String {
+    let total = count(&text);
+    if total <= max {
+        return text;
+    }
+    let place = match ctx.save(text.as_bytes(), "txt") {
         Ok(path) => format!("full output: {}", path.display()),
         Err(why) => format!("full output not saved: {why}"),
     };
-    // The marker is sized for the worst case, so the whole stays within the budget.
-    let widest = marker(text.len(), text.len(), text.len(), max_tokens, &place);
-    let marker_estimate = widest.len() + 8;
-    let keep = max_tokens.saturating_sub(marker_estimate);
-    let head_len = floor_boundary(&text, keep * 2 / 3);
-    let head_len = text[..head_len].rfind('\n').map_or(head_len, |p| p + 1);
-    let tail_start = ceil_boundary(
-        &text,
-        text.len() - (keep - head_len.min(keep)).min(text.len()),
-    );
-    let tail_start = text[tail_start..]
-        .find('\n')
-        .map_or(tail_start, |p| tail_start + p + 1)
-        .max(head_len);
-    let cut = tail_start - head_len;
-    let mut out = String::with_capacity(keep + marker_estimate);
-    out.push_str(&text[..head_len]);
-    separate(&mut out);
-    let lines = text[head_len..tail_start].lines().count();
-    out.push_str(&marker(cut, text.len(), lines, max_tokens, &place));
-    out.push_str(&text[tail_start..]);
-    out
+    let lines = text.lines().count();
+    let widest = marker(total, unit, text.len(), lines, max, &place);
+    let budget = max.saturating_sub(count(&widest) + 2);
+    let head_end = longest_prefix(&text, budget * 2 / 3, count);
+    let mut tail_goal = budget.saturating_sub(count(&text[..head_end]));
+    loop {
+        let tail_start = head_end + shortest_suffix(&text[head_end..], tail_goal, count);
+        let mut out = String::with_capacity(tail_goal * 4 + head_end + widest.len());
+        out.push_str(&text[..head_end]);
+        separate(&mut out);
+        let cut = &text[head_end..tail_start];
+        out.push_str(&marker(
+            count(cut),
+            unit,
+            cut.len(),
+            cut.lines().count(),
+            max,
+            &place,
+        ));
+        out.push_str(&text[tail_start..]);
+        // Tokens can merge across the joins; shrink the tail until the whole fits.
+        if count(&out) <= max || tail_goal == 0 {
+            return out;
+        }
+        tail_goal = tail_goal * 9 / 10;
+    }
 }
 
-fn marker(cut: usize, total: usize, lines: usize, max_tokens: usize, place: &str) -> String {
+/// The end of the longest prefix within `goal`, at a line end when one is near.
+fn longest_prefix(text: &str, goal: usize, count: &dyn Fn(&str) -> usize) -> usize {
+    let (mut low, mut high) = (
+        0,
+        floor_boundary(text, goal.saturating_mul(SEARCH_BYTES_PER_TOKEN) + 64),
+    );
+    while low < high {
+        let mid = ceil_boundary(text, low + (high - low).div_ceil(2));
+        if mid > high {
+            high = floor_boundary(text, high - 1).max(low);
+            continue;
+        }
+        if count(&text[..mid]) <= goal {
+            low = mid;
+        } else {
+            high = floor_boundary(text, mid - 1);
+        }
+    }
+    match text[..low].rfind('\n') {
+        Some(newline) if newline + 1 >= low / 2 => newline + 1,
+        _ => low,
+    }
+}
+
+/// The start of the longest suffix within `goal`, at a line start when one is near.
+fn shortest_suffix(text: &str, goal: usize, count: &dyn Fn(&str) -> usize) -> usize {
+    let reach = goal.saturating_mul(SEARCH_BYTES_PER_TOKEN) + 64;
+    let (mut low, mut high) = (
+        ceil_boundary(text, text.len().saturating_sub(reach)),
+        text.len(),
+    );
+    while low < high {
+        let mid = floor_boundary(text, low + (high - low) / 2);
+        if mid < low {
+            low = ceil_boundary(text, low + 1).min(high);
+            continue;
+        }
+        if count(&text[mid..]) <= goal {
+            high = mid;
+        } else {
+            low = ceil_boundary(text, mid + 1);
+        }
+    }
+    let kept = text.len() - high;
+    match text[high..].find('\n') {
+        Some(newline) if newline + 1 <= kept / 2 => high + newline + 1,
+        _ => high,
+    }
+}
+
+fn marker(
+    cut: usize,
+    unit: &str,
+    bytes: usize,
+    lines: usize,
+    max_tokens: usize,
+    place: &str,
+) -> String {
     format!(
-        "[ferry: cut {} of {} ({lines} lines) to fit --max-tokens {max_tokens}; {place}]\n",
-        human_size(cut),
-        human_size(total)
+        "[ferry: cut {cut} {unit} ({}, {lines} lines) to fit --max-tokens {max_tokens}; {place}]\n",
+        human_size(bytes)
     )
 }
 
@@ -370,10 +453,22 @@ mod tests {
     fn budget_keeps_head_and_tail_within_the_limit() {
         let text: String = (0..10_000).map(|i| format!("line {i}\n")).collect();
         let out = apply_budget(text.clone(), 1000, &ctx());
-        assert!(out.len() <= 1000, "{}", out.len());
+        let tokens = Tokenizer::get(Encoding::O200kBase).unwrap();
+        assert!(tokens.count(&out) <= 1000, "{}", tokens.count(&out));
+        assert!(
+            out.len() > 1500,
+            "the budget is used, not just its bytes: {}",
+            out.len()
+        );
         assert!(out.starts_with("line 0\n"));
         assert!(out.ends_with("line 9999\n"));
         let marker = out.lines().find(|l| l.starts_with("[ferry: cut")).unwrap();
+        let cut: usize = marker.split(' ').nth(2).unwrap().parse().unwrap();
+        assert_eq!(
+            cut + tokens.count(&out.replace(&format!("{marker}\n"), "")),
+            tokens.count(&text),
+            "{marker}"
+        );
         let path = marker
             .rsplit("full output: ")
             .next()

@@ -31,7 +31,7 @@ pub fn now_ms() -> u64 {
 }
 
 /// FNV-1a: a stable hash that does not change with the Rust version.
-fn fnv1a(text: &str) -> u64 {
+pub fn fnv1a(text: &str) -> u64 {
     let mut hash: u64 = 0xcbf29ce484222325;
     for byte in text.bytes() {
         hash ^= byte as u64;

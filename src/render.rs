@@ -1,0 +1,272 @@
+//! Renderings of a tool for people and models: the listing line and the `--help` text, both
+//! from the schema model, shared by the CLI, the token meter and the skill writer.
+
+use crate::protocol::tools::{collapse_whitespace, first_sentence, Tool};
+use crate::schema::{render_type, render_value, Kind, Shape, ToolSchema};
+use std::fmt::Write;
+
+/// Required argument names longer than this (joined) are left to `--help`, so that a listing
+/// line stays near a dozen tokens.
+const LISTED_ARGS_MAX: usize = 20;
+
+/// `name(required args) - summary`: one short line per tool. `name()` takes no arguments;
+/// `name - summary` has arguments too many to list (see its `--help`).
+pub fn listing_line(tool: &Tool) -> String {
+    let schema = ToolSchema::from_input_schema(&tool.input_schema);
+    let required: Vec<&str> = schema.required().map(|p| p.name.as_str()).collect();
+    let args = required.join(", ");
+    let mut line = tool.name.clone();
+    if schema.props.is_empty() {
+        line.push_str("()");
+    } else if !required.is_empty() && args.len() <= LISTED_ARGS_MAX {
+        let _ = write!(line, "({args})");
+    }
+    let summary = summary(&tool.description);
+    if !summary.is_empty() {
+        let _ = write!(line, " - {summary}");
+    }
+    line
+}
+
+/// The gist of a description: its first clause, without articles or the final period.
+pub fn summary(description: &str) -> String {
+    let sentence = first_sentence(description);
+    let mut words: Vec<&str> = Vec::new();
+    let all: Vec<&str> = sentence.split_whitespace().collect();
+    for (i, word) in all.iter().enumerate() {
+        if matches!(word.to_ascii_lowercase().as_str(), "a" | "an" | "the") && i + 1 < all.len() {
+            continue;
+        }
+        // A clause ends at a colon, semicolon, dash or parenthesis once it has three words, and
+        // at a comma once it has six (a shorter one is usually a list: "Celsius, Fahrenheit").
+        let ends = match word.chars().last() {
+            Some(';' | ':') => words.len() >= 2,
+            Some(',') => words.len() >= 5,
+            _ => false,
+        };
+        if ends {
+            words.push(&word[..word.len() - 1]);
+            break;
+        }
+        words.push(word);
+        if words.len() >= 3
+            && matches!(all.get(i + 1), Some(next) if *next == "-" || next.starts_with('('))
+        {
+            break;
+        }
+    }
+    let text = words.join(" ");
+    text.trim_end_matches('.').to_string()
+}
+
+/// The whole usage text for one tool: what it does, then every property, one line each:
+/// `--name type required =default [constraints]: description`, nested fields indented.
+pub fn tool_help(_server: &str, tool: &Tool) -> String {
+    let schema = ToolSchema::from_input_schema(&tool.input_schema);
+    let mut out = String::new();
+    let description = tool.description.trim();
+    if !description.is_empty() {
+        out.push_str(description);
+        out.push('\n');
+    }
+    if schema.props.is_empty() {
+        out.push_str("(no arguments)\n");
+    }
+    for prop in &schema.props {
+        let _ = write!(out, "--{} {}", prop.name, line_type(&prop.shape));
+        write_facts(&mut out, &prop.shape, prop.required);
+        out.push('\n');
+        write_nested(&mut out, &prop.shape, 2);
+    }
+    out
+}
+
+/// ` (required) = default [min 1]: description` after the type.
+fn write_facts(out: &mut String, shape: &Shape, required: bool) {
+    if required {
+        out.push_str(" required");
+    }
+    if let Some(default) = &shape.default {
+        let _ = write!(out, " ={}", render_value(default));
+    }
+    let facts: Vec<String> = shape
+        .constraints
+        .iter()
+        .filter(|(_, v)| !is_number_type_limit(v))
+        .map(|(k, v)| format!("{k} {}", render_value(v)))
+        .collect();
+    if !facts.is_empty() {
+        let _ = write!(out, " [{}]", facts.join(", "));
+    }
+    if let Some(description) = &shape.description {
+        let description = collapse_whitespace(description);
+        if !description.is_empty() {
+            let _ = write!(out, ": {description}");
+        }
+    }
+}
+
+/// JavaScript's safe-integer bounds, which zod writes on every integer: they say nothing.
+fn is_number_type_limit(value: &serde_json::Value) -> bool {
+    value
+        .as_f64()
+        .is_some_and(|v| v.abs() == 9_007_199_254_740_991.0)
+}
+
+/// True when a shape has named fields, which help lists on lines of their own.
+fn has_fields(shape: &Shape) -> bool {
+    match &shape.kind {
+        Kind::Object { props, .. } => !props.is_empty(),
+        Kind::Array(items) => has_fields(items),
+        Kind::Union(variants) => variants.iter().any(has_fields),
+        _ => false,
+    }
+}
+
+/// The type on a property's own line: the full inline type, except that objects whose fields
+/// get lines of their own are written `obj`, so no field is spelled twice.
+pub fn line_type(shape: &Shape) -> String {
+    if !has_fields(shape) {
+        return render_type(shape);
+    }
+    let mut text = match &shape.kind {
+        Kind::Object { .. } => "obj".to_string(),
+        Kind::Array(items) => {
+            let inner = line_type(items);
+            if inner.contains('|') {
+                format!("({inner})[]")
+            } else {
+                format!("{inner}[]")
+            }
+        }
+        Kind::Union(variants) => variants.iter().map(line_type).collect::<Vec<_>>().join("|"),
+        _ => render_type(shape),
+    };
+    if shape.nullable && !text.ends_with("|null") {
+        text.push_str("|null");
+    }
+    text
+}
+
+/// The fields of objects inside `shape`, one line each, indented under their property.
+fn write_nested(out: &mut String, shape: &Shape, indent: usize) {
+    match &shape.kind {
+        Kind::Object { props, .. } => {
+            for prop in props {
+                let _ = write!(
+                    out,
+                    "{:indent$}{} {}",
+                    "",
+                    prop.name,
+                    line_type(&prop.shape)
+                );
+                write_facts(out, &prop.shape, prop.required);
+                out.push('\n');
+                write_nested(out, &prop.shape, indent + 2);
+            }
+        }
+        Kind::Array(items) => {
+            // What each item is, when the schema says more than its type.
+            let has_facts = items.description.is_some()
+                || items.default.is_some()
+                || !items.constraints.is_empty();
+            if has_facts {
+                let _ = write!(out, "{:indent$}[]", "");
+                write_facts(out, items, false);
+                out.push('\n');
+            }
+            write_nested(out, items, indent);
+        }
+        Kind::Union(variants) => {
+            let with_fields: Vec<&Shape> = variants.iter().filter(|v| has_fields(v)).collect();
+            if let [only] = with_fields.as_slice() {
+                return write_nested(out, only, indent);
+            }
+            for (i, variant) in with_fields.iter().enumerate() {
+                let _ = writeln!(out, "{:indent$}variant {}:", "", i + 1);
+                write_nested(out, variant, indent + 2);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(value: serde_json::Value) -> Tool {
+        Tool::from_value(&value).unwrap()
+    }
+
+    #[test]
+    fn listing_line_is_compact() {
+        let t = tool(
+            json!({"name": "read_file", "description": "Read a file as text. Handles utf-8.",
+            "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}, "head": {"type": "integer"}}, "required": ["path"]}}),
+        );
+        assert_eq!(listing_line(&t), "read_file(path) - Read file as text");
+        let none = tool(
+            json!({"name": "now", "description": "The time.", "inputSchema": {"type": "object"}}),
+        );
+        assert_eq!(listing_line(&none), "now() - time");
+        let many = tool(
+            json!({"name": "mr", "description": "Create a merge request in the given project, with options.",
+            "inputSchema": {"type": "object", "properties": {"project_id": {"type": "string"}, "source_branch": {"type": "string"}},
+            "required": ["project_id", "source_branch"]}}),
+        );
+        assert_eq!(
+            listing_line(&many),
+            "mr - Create merge request in given project"
+        );
+    }
+
+    #[test]
+    fn summaries_keep_the_first_clause() {
+        assert_eq!(
+            summary("Searches the web for pages (via Bing)."),
+            "Searches web for pages"
+        );
+        assert_eq!(
+            summary("Search (via Bing) for pages."),
+            "Search (via Bing) for pages"
+        );
+        assert_eq!(
+            summary("Get the current time in a timezone"),
+            "Get current time in timezone"
+        );
+        assert_eq!(summary("List open issues: all of them"), "List open issues");
+        assert_eq!(
+            summary("Convert between Celsius, Fahrenheit and Kelvin."),
+            "Convert between Celsius, Fahrenheit and Kelvin"
+        );
+        assert_eq!(summary("A"), "A");
+        assert_eq!(summary(""), "");
+    }
+
+    #[test]
+    fn help_shows_every_fact() {
+        let t = tool(json!({"name": "edit_file", "description": "Edit a file.",
+            "inputSchema": {"type": "object", "properties": {
+                "path": {"type": "string"},
+                "edits": {"type": "array", "items": {"type": "object", "properties": {
+                    "oldText": {"type": "string", "description": "Text to search for"},
+                    "newText": {"type": "string", "description": "Text to replace with"}}, "required": ["oldText", "newText"]}},
+                "dryRun": {"type": "boolean", "default": false, "description": "Preview changes"},
+                "mode": {"type": "string", "enum": ["a", "b"], "default": "a"},
+                "count": {"type": "integer", "minimum": 1, "maximum": 9007199254740991_i64}},
+            "required": ["path", "edits"]}}));
+        assert_eq!(
+            tool_help("fs", &t),
+            "Edit a file.\n\
+             --path str required\n\
+             --edits obj[] required\n  \
+             oldText str required: Text to search for\n  \
+             newText str required: Text to replace with\n\
+             --dryRun bool =false: Preview changes\n\
+             --mode a|b =a\n\
+             --count int [minimum 1]\n"
+        );
+    }
+}

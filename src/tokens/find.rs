@@ -1,0 +1,163 @@
+//! `ferry find`: rank the cached tools of every server against a few plain words (BM25 over
+//! names, descriptions and property names), so an agent facing hundreds of tools reads five
+//! lines instead of every listing.
+
+use crate::protocol::tools::Tool;
+use crate::schema::ToolSchema;
+use std::collections::HashMap;
+
+/// Words that say nothing about which tool is meant.
+const STOPWORDS: [&str; 36] = [
+    "a", "an", "the", "to", "of", "for", "in", "on", "with", "and", "or", "by", "from", "my", "me",
+    "i", "it", "this", "that", "is", "be", "please", "into", "at", "as", "can", "you", "your",
+    "use", "using", "new", "some", "all", "any", "do", "how",
+];
+
+/// Field weights: a word in the tool's name says most about it.
+const NAME_WEIGHT: f64 = 3.0;
+const DESCRIPTION_WEIGHT: f64 = 1.0;
+const PROPERTY_WEIGHT: f64 = 0.5;
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// Lower-case word stems of `text`, split at punctuation and camelCase humps.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut prev_lower = false;
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            if c.is_uppercase() && prev_lower && !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            prev_lower = c.is_lowercase() || c.is_ascii_digit();
+            current.extend(c.to_lowercase());
+        } else {
+            prev_lower = false;
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+        }
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+        .into_iter()
+        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .map(|w| stem(&w))
+        .collect()
+}
+
+/// A light suffix stemmer: enough to meet "files" with "file" and "listing" with "list".
+fn stem(word: &str) -> String {
+    let n = word.chars().count();
+    for (suffix, min, replacement) in [
+        ("ies", 5, "y"),
+        ("sses", 5, "ss"),
+        ("ing", 6, ""),
+        ("ed", 5, ""),
+        ("es", 5, "e"),
+        ("s", 4, ""),
+    ] {
+        if n >= min && word.ends_with(suffix) && !word.ends_with("ss") {
+            let stem = &word[..word.len() - suffix.len()];
+            let stem = format!("{stem}{replacement}");
+            // "creates" -> "create", not "creat".
+            return if suffix == "es" && !stem.ends_with('e') {
+                format!("{stem}e")
+            } else {
+                stem
+            };
+        }
+    }
+    word.to_string()
+}
+
+/// One searchable tool.
+pub struct Document {
+    pub server: String,
+    pub tool: Tool,
+    weights: HashMap<String, f64>,
+    length: f64,
+}
+
+impl Document {
+    pub fn new(server: &str, tool: Tool) -> Document {
+        let mut weights: HashMap<String, f64> = HashMap::new();
+        let mut add = |text: &str, weight: f64| {
+            for term in terms(text) {
+                *weights.entry(term).or_default() += weight;
+            }
+        };
+        add(&tool.name, NAME_WEIGHT);
+        add(&tool.description, DESCRIPTION_WEIGHT);
+        for prop in ToolSchema::from_input_schema(&tool.input_schema).props {
+            add(&prop.name, PROPERTY_WEIGHT);
+        }
+        let length = weights.values().sum();
+        Document {
+            server: server.to_string(),
+            tool,
+            weights,
+            length,
+        }
+    }
+}
+
+/// The documents ranked for `query`, best first, with their scores (zero scores left out).
+pub fn rank<'a>(query: &str, documents: &'a [Document]) -> Vec<(&'a Document, f64)> {
+    let query_terms = terms(query);
+    if documents.is_empty() || query_terms.is_empty() {
+        return Vec::new();
+    }
+    let n = documents.len() as f64;
+    let average = documents.iter().map(|d| d.length).sum::<f64>() / n;
+    let idf: Vec<f64> = query_terms
+        .iter()
+        .map(|term| {
+            let df = documents
+                .iter()
+                .filter(|d| d.weights.contains_key(term))
+                .count() as f64;
+            ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
+        })
+        .collect();
+    let mut scored: Vec<(&Document, f64)> = documents
+        .iter()
+        .map(|doc| {
+            let score = query_terms
+                .iter()
+                .zip(&idf)
+                .map(|(term, idf)| {
+                    let tf = doc.weights.get(term).copied().unwrap_or(0.0);
+                    idf * tf * (K1 + 1.0)
+                        / (tf + K1 * (1.0 - B + B * doc.length / average.max(1.0)))
+                })
+                .sum::<f64>();
+            (doc, score)
+        })
+        .filter(|(_, score)| *score > 0.0)
+        .collect();
+    // Stable: equal scores keep server and tool order.
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    scored
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_split_and_stem() {
+        assert_eq!(terms("createMergeRequest"), ["create", "merge", "request"]);
+        assert_eq!(terms("read_multiple_files"), ["read", "multiple", "file"]);
+        assert_eq!(
+            terms("Take a screenshot of the page"),
+            ["take", "screenshot", "page"]
+        );
+        assert_eq!(terms("listing issues"), ["list", "issue"]);
+        assert_eq!(terms("creates"), ["create"]);
+        assert_eq!(terms("access"), ["access"]);
+    }
+}

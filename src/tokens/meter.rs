@@ -1,0 +1,336 @@
+//! The meter: what a server's tools cost in context tokens on three paths, side by side.
+//!
+//! - **MCP eager**: every tool definition, in the format a host injects it (name, description,
+//!   input schema; `outputSchema`, annotations and `_meta` never reach the model), loaded up
+//!   front, plus the server's instructions.
+//! - **MCP host-deferred** (Claude Code's tool search): tool names and server instructions up
+//!   front; per tool used, a search call and the tool's definition.
+//! - **ferry**: one skill header up front, whatever the number of servers and tools; per tool
+//!   used, a `ferry find` (or the listing) and the tool's `--help`.
+//!
+//! The meter takes plain `Tool`s, so anything that can describe tools (a live server, a saved
+//! `tools/list`, a serve manifest) can be measured.
+
+use super::tokenizer::Tokenizer;
+use crate::protocol::tools::Tool;
+use crate::render::{listing_line, tool_help};
+use serde_json::{json, Value};
+
+/// The wire format a host sends tool definitions in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Host {
+    /// Anthropic Messages API: `{name, description, input_schema}`.
+    Anthropic,
+    /// OpenAI function tools: `{type: function, function: {name, description, parameters}}`.
+    OpenAi,
+}
+
+impl Host {
+    pub fn parse(name: &str) -> crate::Result<Host> {
+        match name {
+            "anthropic" | "claude" => Ok(Host::Anthropic),
+            "openai" => Ok(Host::OpenAi),
+            other => Err(
+                crate::Error::usage(format!("unknown host format {other:?}"))
+                    .with_hint("use anthropic or openai"),
+            ),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Host::Anthropic => "anthropic",
+            Host::OpenAi => "openai",
+        }
+    }
+}
+
+/// A tool's definition as the host sends it to the model.
+pub fn host_definition(tool: &Tool, host: Host) -> String {
+    let value = match host {
+        Host::Anthropic => {
+            json!({"name": tool.name, "description": tool.description, "input_schema": tool.input_schema})
+        }
+        Host::OpenAi => json!({"type": "function", "function": {
+            "name": tool.name, "description": tool.description, "parameters": tool.input_schema}}),
+    };
+    serde_json::to_string(&value).unwrap_or_default()
+}
+
+/// The always-loaded header of ferry's own skill, counted as ferry's up-front cost.
+pub const FERRY_SKILL: &str = include_str!("../../skills/ferry/SKILL.md");
+
+/// The YAML frontmatter of a SKILL.md: what a host keeps loaded before the skill is used.
+pub fn skill_header(skill: &str) -> &str {
+    let Some(rest) = skill.strip_prefix("---\n") else {
+        return "";
+    };
+    match rest.find("\n---") {
+        Some(end) => &skill[..4 + end + 4],
+        None => "",
+    }
+}
+
+/// What one tool costs on each path.
+#[derive(Debug, Clone)]
+pub struct ToolCost {
+    pub name: String,
+    /// The host-format definition (eager: up front; deferred: per use).
+    pub definition: usize,
+    /// Its line in `ferry <server>` and `ferry find`.
+    pub listing_line: usize,
+    /// `ferry <server> <tool> --help`, command included.
+    pub help: usize,
+    /// Deferred path, per use: the search call plus the definition it returns.
+    pub deferred_use: usize,
+    /// ferry path, per use: a `ferry find` (command and five result lines) plus the help.
+    pub ferry_use: usize,
+}
+
+/// What one server costs.
+#[derive(Debug, Clone)]
+pub struct ServerCost {
+    pub server: String,
+    pub tools: Vec<ToolCost>,
+    pub instructions: usize,
+    /// Eager up front: all definitions and the instructions.
+    pub eager: usize,
+    /// Deferred up front: the tool names and the instructions.
+    pub deferred: usize,
+    /// The whole `ferry <server>` listing.
+    pub listing: usize,
+}
+
+impl ServerCost {
+    fn mean(&self, f: impl Fn(&ToolCost) -> usize) -> f64 {
+        if self.tools.is_empty() {
+            0.0
+        } else {
+            self.tools.iter().map(f).sum::<usize>() as f64 / self.tools.len() as f64
+        }
+    }
+    /// Mean per-use cost on the deferred path.
+    pub fn deferred_per_use(&self) -> f64 {
+        self.mean(|t| t.deferred_use)
+    }
+    /// Mean per-use cost on ferry's path.
+    pub fn ferry_per_use(&self) -> f64 {
+        self.mean(|t| t.ferry_use)
+    }
+    pub fn definitions(&self) -> usize {
+        self.tools.iter().map(|t| t.definition).sum()
+    }
+    pub fn helps(&self) -> usize {
+        self.tools.iter().map(|t| t.help).sum()
+    }
+    pub fn listing_lines(&self) -> usize {
+        self.tools.iter().map(|t| t.listing_line).sum()
+    }
+}
+
+/// Counts with one tokenizer in one host format.
+pub struct Meter {
+    pub tokenizer: Tokenizer,
+    pub host: Host,
+}
+
+impl Meter {
+    /// Measures one server's tools.
+    pub fn measure(&self, server: &str, tools: &[Tool], instructions: Option<&str>) -> ServerCost {
+        let count = |text: &str| self.tokenizer.count(text);
+        let instructions = instructions.map_or(0, count);
+        let lines: Vec<usize> = tools.iter().map(|t| count(&listing_line(t)) + 1).collect();
+        let mean_line = if lines.is_empty() {
+            0
+        } else {
+            lines.iter().sum::<usize>() / lines.len()
+        };
+        let mut costs = Vec::with_capacity(tools.len());
+        let mut names = 0;
+        for (tool, line) in tools.iter().zip(&lines) {
+            let definition = count(&host_definition(tool, self.host));
+            // Claude Code lists deferred tools by their prefixed names, one per line.
+            names += count(&format!("mcp__{server}__{}\n", tool.name));
+            let search = count(&format!(
+                r#"{{"name":"ToolSearch","input":{{"query":"select:mcp__{server}__{}"}}}}"#,
+                tool.name
+            ));
+            let help = count(&format!("ferry {server} {} --help\n", tool.name))
+                + count(&tool_help(server, tool));
+            // A search prints the tool's own line among four others of about average length.
+            let find = count(&format!(
+                "ferry find {}\n",
+                tool.name.replace(['_', '-'], " ")
+            )) + line
+                + 4 * mean_line;
+            costs.push(ToolCost {
+                name: tool.name.clone(),
+                definition,
+                listing_line: *line,
+                help,
+                deferred_use: search + definition,
+                ferry_use: find + help,
+            });
+        }
+        let eager = costs.iter().map(|c| c.definition).sum::<usize>() + instructions;
+        ServerCost {
+            server: server.to_string(),
+            listing: lines.iter().sum(),
+            tools: costs,
+            instructions,
+            eager,
+            deferred: names + instructions,
+        }
+    }
+
+    /// ferry's up-front cost: its skill header, paid once whatever is configured.
+    pub fn ferry_upfront(&self) -> usize {
+        self.tokenizer.count(skill_header(FERRY_SKILL))
+    }
+}
+
+/// A session to price: how many distinct tools get used over how many turns, and whether the
+/// host caches the prompt prefix.
+#[derive(Debug, Clone, Copy)]
+pub struct Session {
+    pub tools_used: usize,
+    pub turns: usize,
+    pub prompt_cache: bool,
+}
+
+/// Input tokens billed over a session, in full-price token equivalents.
+///
+/// Every turn resends the whole context. Up-front text is in it from the first turn; each
+/// tool's per-use cost joins it at the turn the tool is first used (uses spread evenly over the
+/// turns) and stays. With prompt caching, text already sent is read from the cache at 0.1x and
+/// new text is written at 1.25x (Anthropic's published multipliers).
+pub fn session_cost(upfront: f64, per_use: f64, session: Session) -> f64 {
+    let turns = session.turns.max(1);
+    let mut context = 0.0;
+    let mut total = 0.0;
+    let mut used = 0;
+    for turn in 1..=turns {
+        let used_now = (session.tools_used * turn).div_ceil(turns);
+        let mut new = per_use * (used_now - used) as f64;
+        if turn == 1 {
+            new += upfront;
+        }
+        used = used_now;
+        total += if session.prompt_cache {
+            0.1 * context + 1.25 * new
+        } else {
+            context + new
+        };
+        context += new;
+    }
+    total
+}
+
+/// The number of tools used at which ferry's total passes a path that costs more up front and
+/// less per use; `None` when ferry is cheaper at any number.
+pub fn break_even(
+    other_upfront: f64,
+    other_per_use: f64,
+    ferry_upfront: f64,
+    ferry_per_use: f64,
+) -> Option<f64> {
+    if ferry_per_use <= other_per_use {
+        return None;
+    }
+    Some(((other_upfront - ferry_upfront) / (ferry_per_use - other_per_use)).max(0.0))
+}
+
+/// Reads a saved `tools/list` result: `{"tools": [...]}`, a bare array, or a JSON-RPC envelope.
+pub fn tools_from_json(doc: &Value) -> Option<&Vec<Value>> {
+    doc.get("tools")
+        .or_else(|| doc.get("result").and_then(|r| r.get("tools")))
+        .and_then(Value::as_array)
+        .or_else(|| doc.as_array())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokens::Encoding;
+
+    #[test]
+    fn host_format_drops_what_the_model_never_sees() {
+        let tool = Tool::from_value(&json!({"name": "t", "description": "d", "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}, "_meta": {"x": 1}}))
+        .unwrap();
+        assert_eq!(
+            host_definition(&tool, Host::Anthropic),
+            r#"{"name":"t","description":"d","input_schema":{"type":"object"}}"#
+        );
+        assert_eq!(
+            host_definition(&tool, Host::OpenAi),
+            r#"{"type":"function","function":{"name":"t","description":"d","parameters":{"type":"object"}}}"#
+        );
+    }
+
+    #[test]
+    fn skill_header_is_the_frontmatter() {
+        assert_eq!(skill_header("---\nname: x\n---\nbody"), "---\nname: x\n---");
+        assert_eq!(skill_header("no frontmatter"), "");
+        assert!(skill_header(FERRY_SKILL).starts_with("---\nname: ferry\n"));
+    }
+
+    #[test]
+    fn ferry_header_stays_under_100_tokens() {
+        let meter = Meter {
+            tokenizer: Tokenizer::get(Encoding::O200kBase).unwrap(),
+            host: Host::Anthropic,
+        };
+        let upfront = meter.ferry_upfront();
+        assert!(upfront > 10 && upfront < 100, "{upfront}");
+    }
+
+    #[test]
+    fn session_model() {
+        // No caching: the up-front text is paid on each of 3 turns.
+        assert_eq!(
+            session_cost(
+                100.0,
+                0.0,
+                Session {
+                    tools_used: 0,
+                    turns: 3,
+                    prompt_cache: false
+                }
+            ),
+            300.0
+        );
+        // One tool used in a 2-turn session: it joins at turn 1 (ceil) and is paid twice.
+        assert_eq!(
+            session_cost(
+                0.0,
+                50.0,
+                Session {
+                    tools_used: 1,
+                    turns: 2,
+                    prompt_cache: false
+                }
+            ),
+            100.0
+        );
+        // Cached: written once at 1.25x, read once at 0.1x.
+        assert_eq!(
+            session_cost(
+                100.0,
+                0.0,
+                Session {
+                    tools_used: 0,
+                    turns: 2,
+                    prompt_cache: true
+                }
+            ),
+            135.0
+        );
+    }
+
+    #[test]
+    fn break_even_points() {
+        assert_eq!(break_even(1000.0, 0.0, 50.0, 95.0), Some(10.0));
+        assert_eq!(break_even(1000.0, 300.0, 50.0, 200.0), None);
+    }
+}

@@ -1,0 +1,164 @@
+//! `ferry skill <server>`: a small SKILL.md that teaches an agent to use a server through
+//! ferry. Its frontmatter (always loaded by hosts) stays short whatever the number of tools;
+//! the body carries the listing. A marker records what it was made from, so `--check` can tell
+//! when the server's tools have changed since.
+
+use crate::client::cache::fnv1a;
+use crate::protocol::tools::{first_sentence, Tool};
+use crate::render::listing_line;
+
+/// Hosts reject longer descriptions (the Agent Skills format's limit).
+const MAX_DESCRIPTION: usize = 1024;
+/// And longer names.
+const MAX_NAME: usize = 64;
+/// The marker line's prefix.
+pub const MARKER: &str = "<!-- ferry-skill:";
+
+/// What the tools of a server hash to: names, descriptions and schemas in order.
+pub fn fingerprint(tools: &[Tool]) -> String {
+    let text: String = tools
+        .iter()
+        .map(|t| serde_json::to_string(&t.raw).unwrap_or_default() + "\n")
+        .collect();
+    format!("{:016x}", fnv1a(&text))
+}
+
+/// A skill name: lower-case letters, digits and hyphens.
+pub fn skill_name(server: &str) -> String {
+    let mut name: String = server
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect::<String>()
+        .split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    name.truncate(MAX_NAME);
+    if name.is_empty() {
+        "server".into()
+    } else {
+        name
+    }
+}
+
+/// The SKILL.md text for one server.
+pub fn render_skill(server: &str, tools: &[Tool], instructions: Option<&str>) -> String {
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    let shown = names.iter().take(8).copied().collect::<Vec<_>>().join(", ");
+    let more = if names.len() > 8 {
+        format!(" and {} more", names.len() - 8)
+    } else {
+        String::new()
+    };
+    let purpose = instructions
+        .map(first_sentence)
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| {
+            let summaries: Vec<String> = tools
+                .iter()
+                .take(3)
+                .map(|t| first_sentence(&t.description))
+                .filter(|s| !s.is_empty())
+                .collect();
+            summaries.join(" ")
+        });
+    let mut description = format!(
+        "Use the {server} MCP server's tools ({shown}{more}) as shell commands through ferry. Use when a task needs {server}: {purpose}"
+    );
+    description = description.replace('\n', " ");
+    if description.len() > MAX_DESCRIPTION {
+        let mut cut = MAX_DESCRIPTION - 3;
+        while !description.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let cut = description[..cut].rfind(' ').unwrap_or(cut);
+        description.truncate(cut);
+        description.push_str("...");
+    }
+    let mut out = String::new();
+    out.push_str("---\n");
+    out.push_str(&format!("name: {}\n", skill_name(server)));
+    out.push_str(&format!("description: {}\n", yaml_scalar(&description)));
+    out.push_str("---\n");
+    out.push_str(&format!(
+        "{MARKER} server={server} tools={} fingerprint={} ferry={} -->\n\n",
+        tools.len(),
+        fingerprint(tools),
+        env!("CARGO_PKG_VERSION")
+    ));
+    out.push_str(&format!("# {server} through ferry\n\n"));
+    if let Some(instructions) = instructions.map(str::trim).filter(|i| !i.is_empty()) {
+        out.push_str(instructions);
+        out.push_str("\n\n");
+    }
+    out.push_str(&format!(
+        "Read a tool's arguments first: `ferry {server} <tool> --help` (types, required marks, defaults, enums).\n\
+         Call it: `ferry {server} <tool> --arg value`; booleans `--flag`/`--no-flag`; objects as JSON, `@file` or `-`.\n\
+         Exit codes: 0 ok, 1 the tool reported an error, 2 usage error (nothing was sent), 3 server failure, 4 timeout, 5 auth.\n\
+         Long output: add `--max-tokens N` (head and tail kept, full output saved to a file).\n\n## Tools\n\n"
+    ));
+    for tool in tools {
+        out.push_str(&listing_line(tool));
+        out.push('\n');
+    }
+    out
+}
+
+/// A YAML plain scalar when safe, else a double-quoted one.
+fn yaml_scalar(text: &str) -> String {
+    let plain = !text.is_empty()
+        && !text.starts_with(|c: char| "!&*-?{}[],#|>@`\"'%: ".contains(c))
+        && !text.contains(": ")
+        && !text.contains(" #");
+    if plain {
+        text.to_string()
+    } else {
+        serde_json::to_string(text).unwrap_or_default()
+    }
+}
+
+/// Reads `server=` and `fingerprint=` from a skill written by ferry.
+pub fn read_marker(skill: &str) -> Option<(String, String)> {
+    let line = skill.lines().find(|l| l.starts_with(MARKER))?;
+    let field = |key: &str| {
+        line.split_whitespace()
+            .find_map(|w| w.strip_prefix(key))
+            .map(str::to_string)
+    };
+    Some((field("server=")?, field("fingerprint=")?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn skill_has_frontmatter_marker_and_listing() {
+        let tools = vec![Tool::from_value(&json!({"name": "get_time", "description": "Get the time. More.",
+            "inputSchema": {"type": "object", "properties": {"tz": {"type": "string"}}, "required": ["tz"]}}))
+        .unwrap()];
+        let skill = render_skill("my_time", &tools, None);
+        assert!(skill.starts_with("---\nname: my-time\ndescription: \"Use the my_time MCP server's tools (get_time) as shell commands through ferry. Use when a task needs my_time: Get the time.\"\n---\n"), "{skill}");
+        assert!(
+            skill.ends_with("## Tools\n\nget_time(tz) - Get time\n"),
+            "{skill}"
+        );
+        let (server, print) = read_marker(&skill).unwrap();
+        assert_eq!(server, "my_time");
+        assert_eq!(print, fingerprint(&tools));
+    }
+
+    #[test]
+    fn yaml_scalars_are_quoted_when_needed() {
+        assert_eq!(yaml_scalar("plain text"), "plain text");
+        assert_eq!(yaml_scalar("has: colon"), "\"has: colon\"");
+        assert_eq!(yaml_scalar("- dash"), "\"- dash\"");
+    }
+}
