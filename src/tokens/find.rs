@@ -7,10 +7,11 @@ use crate::schema::ToolSchema;
 use std::collections::HashMap;
 
 /// Words that say nothing about which tool is meant.
-const STOPWORDS: [&str; 36] = [
+const STOPWORDS: &[&str] = &[
     "a", "an", "the", "to", "of", "for", "in", "on", "with", "and", "or", "by", "from", "my", "me",
     "i", "it", "this", "that", "is", "be", "please", "into", "at", "as", "can", "you", "your",
-    "use", "using", "new", "some", "all", "any", "do", "how",
+    "use", "using", "some", "all", "any", "do", "how", "what", "which", "who", "where", "when",
+    "why", "are", "there",
 ];
 
 /// Field weights: a word in the tool's name says most about it.
@@ -105,12 +106,45 @@ impl Document {
     }
 }
 
+/// Verbs people use for an action, and the verbs tool names use for it.
+const VERB_SYNONYMS: [(&str, &[&str]); 12] = [
+    ("open", &["create"]),
+    ("make", &["create"]),
+    ("add", &["create"]),
+    ("new", &["create"]),
+    ("show", &["get", "list"]),
+    ("view", &["get"]),
+    ("remove", &["delete"]),
+    ("erase", &["delete"]),
+    ("find", &["search"]),
+    ("look", &["search", "get"]),
+    ("run", &["execute"]),
+    ("change", &["update", "edit"]),
+];
+
+/// The query's terms with their weights: the first word is usually the action and counts
+/// double; common action verbs also match the verbs tool names use, at a lower weight.
+fn weighted_query(query: &str) -> Vec<(String, f64)> {
+    let mut weighted: Vec<(String, f64)> = Vec::new();
+    for (i, term) in terms(query).into_iter().enumerate() {
+        let weight = if i == 0 { 2.0 } else { 1.0 };
+        if let Some((_, synonyms)) = VERB_SYNONYMS.iter().find(|(verb, _)| *verb == term) {
+            for synonym in synonyms.iter() {
+                weighted.push((synonym.to_string(), weight * 0.8));
+            }
+        }
+        weighted.push((term, weight));
+    }
+    weighted
+}
+
 /// The documents ranked for `query`, best first, with their scores (zero scores left out).
 pub fn rank<'a>(query: &str, documents: &'a [Document]) -> Vec<(&'a Document, f64)> {
-    let query_terms = terms(query);
-    if documents.is_empty() || query_terms.is_empty() {
+    let weighted = weighted_query(query);
+    if documents.is_empty() || weighted.is_empty() {
         return Vec::new();
     }
+    let query_terms: Vec<&String> = weighted.iter().map(|(t, _)| t).collect();
     let n = documents.len() as f64;
     let average = documents.iter().map(|d| d.length).sum::<f64>() / n;
     let idf: Vec<f64> = query_terms
@@ -118,7 +152,7 @@ pub fn rank<'a>(query: &str, documents: &'a [Document]) -> Vec<(&'a Document, f6
         .map(|term| {
             let df = documents
                 .iter()
-                .filter(|d| d.weights.contains_key(term))
+                .filter(|d| d.weights.contains_key(*term))
                 .count() as f64;
             ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
         })
@@ -129,9 +163,10 @@ pub fn rank<'a>(query: &str, documents: &'a [Document]) -> Vec<(&'a Document, f6
             let score = query_terms
                 .iter()
                 .zip(&idf)
-                .map(|(term, idf)| {
-                    let tf = doc.weights.get(term).copied().unwrap_or(0.0);
-                    idf * tf * (K1 + 1.0)
+                .zip(&weighted)
+                .map(|((term, idf), (_, weight))| {
+                    let tf = doc.weights.get(*term).copied().unwrap_or(0.0);
+                    weight * idf * tf * (K1 + 1.0)
                         / (tf + K1 * (1.0 - B + B * doc.length / average.max(1.0)))
                 })
                 .sum::<f64>();
