@@ -78,6 +78,13 @@ pub fn tool_help(_server: &str, tool: &Tool) -> String {
         out.push('\n');
         write_nested(&mut out, &prop.shape, 2);
     }
+    // Shapes used more than once (or recursively) are spelled out once, by name.
+    for (name, shape) in &schema.defs {
+        let _ = write!(out, "{name}: {}", line_type(shape));
+        write_facts(&mut out, shape, false);
+        out.push('\n');
+        write_nested(&mut out, shape, 2);
+    }
     out
 }
 
@@ -219,6 +226,19 @@ mod tests {
         assert_eq!(
             listing_line(&many),
             "mr - Create merge request in given project"
+        );
+    }
+
+    #[test]
+    fn shared_definitions_are_shown_once() {
+        let t = tool(
+            json!({"name": "route", "description": "Plan a route.", "inputSchema": {"type": "object",
+            "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "number", "description": "East"}, "y": {"type": "number"}}, "required": ["x", "y"]}},
+            "properties": {"from": {"$ref": "#/$defs/Point"}, "to": {"$ref": "#/$defs/Point"}}, "required": ["from", "to"]}}),
+        );
+        assert_eq!(
+            tool_help("maps", &t),
+            "Plan a route.\n--from Point required\n--to Point required\nPoint: obj\n  x num required: East\n  y num required\n"
         );
     }
 

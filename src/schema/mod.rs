@@ -9,6 +9,7 @@ mod render;
 pub use render::{render_type, render_value, signature};
 
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 
 /// A tool's parameters: the properties of its root object, in schema order.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -16,6 +17,9 @@ pub struct ToolSchema {
     pub props: Vec<Prop>,
     /// Whether properties beyond `props` are accepted (`additionalProperties` not false).
     pub open: bool,
+    /// Definitions shown once by name (`Kind::Ref`): those a tool uses more than once, and
+    /// recursive ones.
+    pub defs: Vec<(String, Shape)>,
 }
 
 /// One named property.
@@ -95,16 +99,23 @@ impl ToolSchema {
     /// assert_eq!(signature(&schema), "path:str, head?:int");
     /// ```
     pub fn from_input_schema(schema: &Value) -> ToolSchema {
-        let shape = Resolver {
+        let mut uses = HashMap::new();
+        count_refs(schema, &mut uses, 0);
+        let mut resolver = Resolver {
             root: schema,
             stack: Vec::new(),
-        }
-        .shape(schema, 0);
-        match shape.kind {
+            uses,
+            names: HashMap::new(),
+            recursive: Vec::new(),
+            defs: Vec::new(),
+        };
+        let shape = resolver.shape(schema, 0);
+        let defs = resolver.defs;
+        let (props, open) = match shape.kind {
             Kind::Object { props, extra } => {
                 let open = extra.is_some()
                     || schema.get("additionalProperties") != Some(&Value::Bool(false));
-                ToolSchema { props, open }
+                (props, open)
             }
             // A root union of objects: offer every variant's properties, required only when
             // all variants require them.
@@ -131,13 +142,19 @@ impl ToolSchema {
                         });
                     }
                 }
-                ToolSchema { props, open: true }
+                (props, true)
             }
-            _ => ToolSchema {
-                props: Vec::new(),
-                open: true,
-            },
-        }
+            _ => (Vec::new(), true),
+        };
+        ToolSchema { props, open, defs }
+    }
+
+    /// The definition a `Kind::Ref` names.
+    pub fn def(&self, name: &str) -> Option<&Shape> {
+        self.defs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, shape)| shape)
     }
 
     /// The property called exactly `name`.
@@ -181,6 +198,34 @@ struct Resolver<'a> {
     root: &'a Value,
     /// `$ref`s being expanded, to stop at recursion.
     stack: Vec<String>,
+    /// How often each `$ref` appears in the schema.
+    uses: HashMap<String, usize>,
+    /// The short name given to each named `$ref`.
+    names: HashMap<String, String>,
+    /// `$ref`s found to refer to themselves.
+    recursive: Vec<String>,
+    defs: Vec<(String, Shape)>,
+}
+
+/// Counts every `$ref` in the document (guarded against absurd depth).
+fn count_refs(node: &Value, uses: &mut HashMap<String, usize>, depth: usize) {
+    if depth > MAX_DEPTH * 4 {
+        return;
+    }
+    match node {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("$ref", Value::String(reference)) => {
+                        *uses.entry(reference.clone()).or_default() += 1
+                    }
+                    _ => count_refs(value, uses, depth + 1),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| count_refs(v, uses, depth + 1)),
+        _ => {}
+    }
 }
 
 impl Resolver<'_> {
@@ -228,12 +273,14 @@ impl Resolver<'_> {
     }
 
     fn reference(&mut self, reference: &str, depth: usize) -> Shape {
-        let name = reference
-            .rsplit('/')
-            .next()
-            .unwrap_or(reference)
-            .to_string();
+        let name = self.name_for(reference);
         if self.stack.iter().any(|r| r == reference) {
+            if !self.recursive.iter().any(|r| r == reference) {
+                self.recursive.push(reference.to_string());
+            }
+            return Shape::of(Kind::Ref(name));
+        }
+        if self.defs.iter().any(|(n, _)| *n == name) {
             return Shape::of(Kind::Ref(name));
         }
         let target = reference.strip_prefix('#').and_then(|pointer| {
@@ -246,7 +293,39 @@ impl Resolver<'_> {
         self.stack.push(reference.to_string());
         let shape = self.shape(target, depth + 1);
         self.stack.pop();
+        // Shared or recursive compound shapes are defined once and named where used.
+        let shared = self.uses.get(reference).copied().unwrap_or(0) > 1;
+        let recursive = self.recursive.iter().any(|r| r == reference);
+        let compound = matches!(
+            shape.kind,
+            Kind::Object { .. } | Kind::Union(_) | Kind::Array(_)
+        );
+        if compound && (shared || recursive) {
+            self.defs.push((name.clone(), shape));
+            return Shape::of(Kind::Ref(name));
+        }
         shape
+    }
+
+    /// A short unique name for a `$ref`: its last path segment, numbered on a clash.
+    fn name_for(&mut self, reference: &str) -> String {
+        if let Some(name) = self.names.get(reference) {
+            return name.clone();
+        }
+        let base = reference
+            .rsplit('/')
+            .next()
+            .filter(|s| !s.is_empty())
+            .unwrap_or("Def")
+            .to_string();
+        let mut name = base.clone();
+        let mut n = 2;
+        while self.names.values().any(|taken| *taken == name) {
+            name = format!("{base}{n}");
+            n += 1;
+        }
+        self.names.insert(reference.to_string(), name.clone());
+        name
     }
 
     /// The node's own kind from `type`, `enum`, `const`, `properties`, `items`, `anyOf`/`oneOf`.

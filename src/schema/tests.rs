@@ -35,7 +35,9 @@ fn refs_and_defs_are_resolved_and_recursion_stops() {
         "{oldText:str, newText:str}[]"
     );
     assert_eq!(s.props[0].shape.description.as_deref(), Some("the edits"));
-    assert_eq!(render_type(&s.props[1].shape), "{children?:Node[]}");
+    assert_eq!(render_type(&s.props[1].shape), "Node");
+    assert_eq!(s.defs.len(), 1);
+    assert_eq!(render_type(s.def("Node").unwrap()), "{children?:Node[]}");
 }
 
 #[test]
@@ -92,4 +94,24 @@ fn deep_nesting_is_cut_not_overflowed() {
     }
     let s = schema(json!({"type": "object", "properties": {"deep": node}}));
     assert!(render_type(&s.props[0].shape).contains("any"));
+}
+
+#[test]
+fn shared_definitions_are_named_once() {
+    let s = schema(json!({
+        "type": "object",
+        "$defs": {"Point": {"type": "object", "description": "A point", "properties": {"x": {"type": "number"}, "y": {"type": "number"}}, "required": ["x", "y"]}},
+        "properties": {
+            "from": {"$ref": "#/$defs/Point", "description": "Start"},
+            "to": {"$ref": "#/$defs/Point"},
+            "path": {"type": "array", "items": {"$ref": "#/$defs/Point"}}
+        }
+    }));
+    let types: Vec<String> = s.props.iter().map(|p| render_type(&p.shape)).collect();
+    assert_eq!(types, ["Point", "Point", "Point[]"]);
+    assert_eq!(s.props[0].shape.description.as_deref(), Some("Start"));
+    assert_eq!(s.defs.len(), 1);
+    let point = s.def("Point").unwrap();
+    assert_eq!(render_type(point), "{x:num, y:num}");
+    assert_eq!(point.description.as_deref(), Some("A point"));
 }
