@@ -15,6 +15,8 @@ pub enum ErrorKind {
     Timeout,
     /// The server needs authentication or refused it: exit 5.
     Auth,
+    /// Ctrl-C or SIGTERM stopped ferry (and its server): exit 130, as shells expect.
+    Interrupted,
 }
 
 impl ErrorKind {
@@ -26,6 +28,7 @@ impl ErrorKind {
             ErrorKind::Server => 3,
             ErrorKind::Timeout => 4,
             ErrorKind::Auth => 5,
+            ErrorKind::Interrupted => 130,
         }
     }
 }

@@ -206,3 +206,69 @@ fn a_tool_error_is_exit_1_with_its_text() {
     let run = env.run(&["--cmd", &fault("normal"), "fail"]);
     assert_eq!((run.code, run.stdout.as_str()), (1, "it failed\n"));
 }
+
+#[test]
+fn ctrl_c_during_a_call_stops_the_server_too() {
+    let env = Env::new();
+    let marker = format!("interrupt-marker-{}", std::process::id());
+    let mut child = env
+        .command(&[
+            "--cmd",
+            &format!("{} {marker}", fault("hang")),
+            "echo",
+            "--text",
+            "hi",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the server is up and the call is in flight.
+    let started = std::time::Instant::now();
+    while processes_matching(&marker).is_empty() {
+        assert!(started.elapsed().as_secs() < 20, "the server never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: signalling the ferry process this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert_eq!(stderr, "error: interrupted; the server was stopped\n");
+    let started = std::time::Instant::now();
+    while !processes_matching(&marker).is_empty() {
+        assert!(
+            started.elapsed().as_secs() < 5,
+            "the server outlived ferry: {:?}",
+            processes_matching(&marker)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_ferry_quietly() {
+    let env = Env::new();
+    let mut child = env
+        .command(&["--cmd", &fault("huge"), "huge"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 64];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "",
+        "no panic, no noise"
+    );
+    assert_eq!(output.status.code(), Some(0));
+}

@@ -48,7 +48,7 @@ options (before the server, or after the tool when no property has the name):
   --cmd 'COMMAND'    an ad-hoc stdio server
 
 exit codes: 0 ok, 1 the tool reported an error, 2 usage error, 3 server failure,
-            4 timeout, 5 authentication needed or refused
+            4 timeout, 5 authentication needed or refused, 130 interrupted
 config: ~/.config/ferry/servers.json (mcpServers), and .mcp.json, .cursor/mcp.json,
         .vscode/mcp.json in this directory and its parents
 ";
@@ -282,7 +282,7 @@ fn run_server(spec: ServerSpec, words: &[String], mut globals: Globals) -> Resul
         let work = run_action(spec, action, globals);
         tokio::select! {
             outcome = work => outcome,
-            _ = interrupted() => Err(Error::new(ErrorKind::Server, "interrupted; the server was stopped")),
+            _ = interrupted() => Err(Error::new(ErrorKind::Interrupted, "interrupted; the server was stopped")),
         }
     })
 }
