@@ -272,3 +272,43 @@ fn a_reader_that_goes_away_ends_ferry_quietly() {
     );
     assert_eq!(output.status.code(), Some(0));
 }
+
+#[test]
+fn an_http_server_that_wants_credentials_is_exit_5() {
+    let env = Env::new();
+    let script = r#"
+import http.server
+class Refuse(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", 'Bearer realm="test"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    do_GET = do_POST
+    def log_message(self, *args):
+        pass
+server = http.server.HTTPServer(("127.0.0.1", 0), Refuse)
+print(server.server_port, flush=True)
+server.serve_forever()
+"#;
+    let mut server = std::process::Command::new("python3")
+        .args(["-c", script])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.as_mut().unwrap()),
+        &mut port,
+    )
+    .unwrap();
+    let url = format!("http://127.0.0.1:{}/mcp", port.trim());
+    let run = env.run(&[&url, "echo", "x"]);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert_eq!(run.code, 5, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "error: the server refused the request: HTTP 401 Unauthorized\nhint: set the credentials in the server's \"headers\" (for example Authorization: Bearer ${TOKEN})\n"
+    );
+}

@@ -278,6 +278,8 @@ impl Session {
             self.era = Era::Handshake(version);
             self.send(&protocol::notification("notifications/initialized", None))
                 .await?;
+            // Sessions of this era may push messages outside any request (list_changed).
+            self.transport.listen();
             return Ok(());
         }
     }

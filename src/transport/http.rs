@@ -156,11 +156,14 @@ impl HttpConnection {
         }
     }
 
-    /// Opens the server's GET event stream, if it offers one, for messages outside requests.
-    pub async fn open_event_stream(&mut self) {
+    /// Opens the server's GET event stream, if it offers one, for messages outside requests
+    /// (`list_changed` and the like). It runs in the background and costs the caller nothing;
+    /// a server without one answers 405 and nothing more happens.
+    pub fn open_event_stream(&mut self) {
         if self.event_stream_open {
             return;
         }
+        self.event_stream_open = true;
         let mut request = self
             .client
             .get(&self.url)
@@ -174,12 +177,19 @@ impl HttpConnection {
         if let Some(session) = &self.session_id {
             request = request.header("Mcp-Session-Id", session);
         }
-        if let Ok(response) = request.send().await {
-            if response.status().is_success() {
-                self.event_stream_open = true;
-                tokio::spawn(read_event_stream(response, self.sender.clone(), None));
+        let sender = self.sender.clone();
+        tokio::spawn(async move {
+            if let Ok(response) = request.send().await {
+                let is_stream = response
+                    .headers()
+                    .get("content-type")
+                    .and_then(|v| v.to_str().ok())
+                    .is_some_and(|v| v.starts_with("text/event-stream"));
+                if response.status().is_success() && is_stream {
+                    read_event_stream(response, sender, None).await;
+                }
             }
-        }
+        });
     }
 
     /// Ends the HTTP session, if the server gave one.

@@ -68,6 +68,14 @@ impl Transport {
         }
     }
 
+    /// Listens for server messages outside requests, where the transport has such a channel
+    /// (the Streamable HTTP GET stream of a handshake-era session).
+    pub fn listen(&mut self) {
+        if let Transport::Http(conn) = self {
+            conn.open_event_stream();
+        }
+    }
+
     /// Ends the connection: closes stdin and stops the process group, or ends the HTTP session.
     pub async fn shutdown(self) {
         match self {
