@@ -50,13 +50,19 @@ pub fn summary(description: &str) -> String {
         }
         words.push(word);
         if words.len() >= 3
-            && matches!(all.get(i + 1), Some(next) if *next == "-" || next.starts_with('('))
+            && matches!(all.get(i + 1), Some(next) if *next == "-" || *next == "\u{2013}" || next.starts_with('('))
         {
             break;
         }
     }
-    let text = words.join(" ");
-    text.trim_end_matches('.').to_string()
+    let mut text = words.join(" ");
+    // A clause cut inside parentheses drops the unclosed part: "List issues (default" -> "List issues".
+    if text.matches('(').count() > text.matches(')').count() {
+        if let Some(open) = text.rfind('(') {
+            text.truncate(open);
+        }
+    }
+    text.trim_end().trim_end_matches('.').to_string()
 }
 
 /// The whole usage text for one tool: what it does, then every property, one line each:
@@ -123,7 +129,9 @@ fn is_number_type_limit(value: &serde_json::Value) -> bool {
 /// True when a shape has named fields, which help lists on lines of their own.
 fn has_fields(shape: &Shape) -> bool {
     match &shape.kind {
-        Kind::Object { props, .. } => !props.is_empty(),
+        Kind::Object { props, extra } => {
+            !props.is_empty() || extra.as_deref().is_some_and(has_fields)
+        }
         Kind::Array(items) => has_fields(items),
         Kind::Union(variants) => variants.iter().any(has_fields),
         _ => false,
@@ -137,6 +145,10 @@ pub fn line_type(shape: &Shape) -> String {
         return render_type(shape);
     }
     let mut text = match &shape.kind {
+        Kind::Object {
+            props,
+            extra: Some(extra),
+        } if props.is_empty() => format!("{{str:{}}}", line_type(extra)),
         Kind::Object { .. } => "obj".to_string(),
         Kind::Array(items) => {
             let inner = line_type(items);
@@ -158,7 +170,7 @@ pub fn line_type(shape: &Shape) -> String {
 /// The fields of objects inside `shape`, one line each, indented under their property.
 fn write_nested(out: &mut String, shape: &Shape, indent: usize) {
     match &shape.kind {
-        Kind::Object { props, .. } => {
+        Kind::Object { props, extra } => {
             for prop in props {
                 let _ = write!(
                     out,
@@ -170,6 +182,19 @@ fn write_nested(out: &mut String, shape: &Shape, indent: usize) {
                 write_facts(out, &prop.shape, prop.required);
                 out.push('\n');
                 write_nested(out, &prop.shape, indent + 2);
+            }
+            // Keys beyond the named ones (`additionalProperties`), when that says anything.
+            if let Some(extra) = extra {
+                let says_more = !props.is_empty()
+                    || has_fields(extra)
+                    || extra.description.is_some()
+                    || extra.default.is_some();
+                if says_more {
+                    let _ = write!(out, "{:indent$}* {}", "", line_type(extra));
+                    write_facts(out, extra, false);
+                    out.push('\n');
+                    write_nested(out, extra, indent + 2);
+                }
             }
         }
         Kind::Array(items) => {
@@ -185,6 +210,15 @@ fn write_nested(out: &mut String, shape: &Shape, indent: usize) {
             write_nested(out, items, indent);
         }
         Kind::Union(variants) => {
+            // What each alternative means, when the schema says so (`str|str[]` with notes).
+            for variant in variants
+                .iter()
+                .filter(|v| !has_fields(v) && v.description.is_some())
+            {
+                let _ = write!(out, "{:indent$}| {}", "", line_type(variant));
+                write_facts(out, variant, false);
+                out.push('\n');
+            }
             let with_fields: Vec<&Shape> = variants.iter().filter(|v| has_fields(v)).collect();
             if let [only] = with_fields.as_slice() {
                 return write_nested(out, only, indent);
@@ -243,6 +277,23 @@ mod tests {
     }
 
     #[test]
+    fn maps_unions_and_extra_keys_keep_their_notes() {
+        let t = tool(
+            json!({"name": "t", "description": "", "inputSchema": {"type": "object", "properties": {
+                "modes": {"type": "object", "additionalProperties": {"type": "object", "properties": {"mode": {"type": "string", "description": "How"}}}},
+                "labels": {"type": "object", "properties": {"main": {"type": "string"}}, "additionalProperties": {"type": "string", "description": "Other labels"}},
+                "paths": {"anyOf": [{"type": "string", "description": "One path"}, {"type": "array", "items": {"type": "string"}, "description": "Several paths"}]}
+            }}}),
+        );
+        assert_eq!(
+            tool_help("s", &t),
+            "--modes {str:obj}\n  * obj\n    mode str: How\n\
+             --labels obj\n  main str\n  * str: Other labels\n\
+             --paths str|str[]\n  | str: One path\n  | str[]: Several paths\n"
+        );
+    }
+
+    #[test]
     fn summaries_keep_the_first_clause() {
         assert_eq!(
             summary("Searches the web for pages (via Bing)."),
@@ -262,6 +313,10 @@ mod tests {
             "Convert between Celsius, Fahrenheit and Kelvin"
         );
         assert_eq!(summary("A"), "A");
+        assert_eq!(
+            summary("List issues (default: created by me; any state)"),
+            "List issues"
+        );
         assert_eq!(summary(""), "");
     }
 

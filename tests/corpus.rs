@@ -1,14 +1,15 @@
 //! Renders every tool of the real `tools/list` snapshots in `../shared/corpus/` (13 popular
-//! MCP servers) and checks that the listing and `--help` lose nothing the schema says.
+//! MCP servers, 316 tools) and checks that the listing and `--help` lose nothing the schema says.
 //!
 //! Two independent views are checked: ferry's own schema model (type, required mark, default,
-//! enum values, constraints and descriptions of every property) and the raw JSON (every
-//! property name and every `required` entry), so a bug in the model cannot hide itself.
-//! Every tool runs under `catch_unwind` and all problems are collected, so one run reports
-//! every failing tool of every snapshot.
+//! enum values, constraints and description of every property and nested field, line by line)
+//! and the raw JSON (every property and nested property name, `required` entry, description,
+//! enum value and default), so a bug in the model cannot hide itself. Every tool runs under
+//! `catch_unwind` and all problems are collected, so one run reports every failing tool of every
+//! snapshot. Token counts are not tested here: `cargo bench --bench corpus` prints them.
 
 use ferry::protocol::tools::{parse_tools, Tool};
-use ferry::render::{listing_line, tool_help};
+use ferry::render::{line_type, listing_line, tool_help};
 use ferry::schema::{render_type, render_value, Kind, Shape, ToolSchema};
 use serde_json::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -16,8 +17,12 @@ use std::path::{Path, PathBuf};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
 
-/// How many snapshots the corpus holds at least (see its README).
+/// How many snapshots and tools the corpus holds at least (see its README).
 const MIN_SNAPSHOTS: usize = 13;
+const MIN_TOOLS: usize = 316;
+
+/// Required argument names longer than this, joined by ", ", are left out of the listing.
+const LISTED_ARGS_MAX: usize = 20;
 
 /// One `<server>.tools.json` file: the server name and its raw `tools` array.
 struct Snapshot {
@@ -121,7 +126,10 @@ fn check_every_tool(what: &str, check: impl Fn(&str, &Tool, &Value) -> Vec<Strin
             }
         }
     }
-    assert!(checked > 0, "no tools found in the corpus");
+    assert!(
+        checked >= MIN_TOOLS,
+        "only {checked} tools checked, expected at least {MIN_TOOLS}"
+    );
     assert!(
         failures.is_empty(),
         "{what}: {} problem(s) over {checked} tools:\n{}",
@@ -130,28 +138,310 @@ fn check_every_tool(what: &str, check: impl Fn(&str, &Tool, &Value) -> Vec<Strin
     );
 }
 
-/// The property block of a help text: the lines after the usage line and the description.
-fn property_block<'a>(help: &'a str, tool: &Tool) -> Result<&'a str, String> {
-    let (_, rest) = help
-        .split_once('\n')
-        .ok_or_else(|| format!("help has no line after the usage line: {help:?}"))?;
-    let description = tool.description.trim();
-    if description.is_empty() {
-        return Ok(rest);
-    }
-    rest.strip_prefix(description)
-        .and_then(|r| r.strip_prefix('\n'))
-        .ok_or_else(|| "help does not show the tool description after the usage line".into())
-}
-
 fn collapse(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Every enum value anywhere in a shape (the full type spells them all out).
+/// The property block of a help text: what follows the tool description.
+fn property_block<'a>(help: &'a str, tool: &Tool) -> Result<&'a str, String> {
+    let description = tool.description.trim();
+    if description.is_empty() {
+        return Ok(help);
+    }
+    help.strip_prefix(description)
+        .and_then(|rest| rest.strip_prefix('\n'))
+        .ok_or_else(|| format!("help does not start with the tool description:\n{help}"))
+}
+
+/// JavaScript's safe-integer bounds, which zod writes on every integer and help leaves out.
+fn is_safe_integer_bound(value: &Value) -> bool {
+    value
+        .as_f64()
+        .is_some_and(|v| v.abs() == 9_007_199_254_740_991.0)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The listing
+
+/// Problems of one listing line against the raw JSON of its tool.
+fn listing_problems(line: &str, raw: &Value) -> Vec<String> {
+    let name = raw["name"].as_str().unwrap_or_default();
+    let Some(after) = line.strip_prefix(name) else {
+        return vec![format!(
+            "listing line does not start with the name: {line:?}"
+        )];
+    };
+    let schema = &raw["inputSchema"];
+    let properties: Vec<&str> = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let listed = properties
+        .iter()
+        .filter(|p| required.contains(p))
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    let expected = if properties.is_empty() {
+        Some(String::new())
+    } else if !listed.is_empty() && listed.len() <= LISTED_ARGS_MAX {
+        Some(listed.clone())
+    } else {
+        None
+    };
+
+    let mut problems = Vec::new();
+    let (shown, rest) = match after.strip_prefix('(') {
+        Some(inner) => match inner.split_once(')') {
+            Some((args, rest)) => (Some(args), rest),
+            None => return vec![format!("unclosed argument list: {line:?}")],
+        },
+        None => (None, after),
+    };
+    if !rest.is_empty() && !rest.starts_with(" - ") {
+        problems.push(format!(
+            "the name is not followed by `(`, ` - ` or the end: {line:?}"
+        ));
+    }
+    let wrong_args = shown.filter(|args| *args != listed && !properties.is_empty());
+    if let Some(args) = wrong_args {
+        problems.push(format!(
+            "shows ({args}) but the required properties in schema order are ({listed}): \
+             {line:?}"
+        ));
+    } else if shown.map(str::to_string) != expected {
+        let want = match &expected {
+            Some(args) => format!("({args})"),
+            None => "no argument list".to_string(),
+        };
+        problems.push(format!(
+            "expected {want} for properties {properties:?} (required {required:?}): {line:?}"
+        ));
+    }
+
+    // The summary: words of the description's first clause, without articles or final period.
+    let description = raw
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    match rest.strip_prefix(" - ") {
+        None if description.chars().any(char::is_alphanumeric) => {
+            problems.push(format!("no summary of {description:?}: {line:?}"));
+        }
+        None => {}
+        Some(summary) => {
+            let words: Vec<&str> = summary.split(' ').collect();
+            if summary.is_empty() || words.iter().any(|w| w.is_empty()) {
+                problems.push(format!("empty summary or word: {line:?}"));
+            }
+            if summary.ends_with('.') {
+                problems.push(format!("summary ends with a period: {line:?}"));
+            }
+            for word in &words {
+                if !description.contains(word) {
+                    problems.push(format!(
+                        "summary word {word:?} is not in the description: {line:?}"
+                    ));
+                }
+            }
+            let articles = words[..words.len() - 1]
+                .iter()
+                .filter(|w| matches!(w.to_ascii_lowercase().as_str(), "a" | "an" | "the"));
+            for article in articles {
+                problems.push(format!("summary keeps the article {article:?}: {line:?}"));
+            }
+        }
+    }
+    problems
+}
+
+// ---------------------------------------------------------------------------------------------
+// Help against the schema model
+
+/// True when a shape has named fields, which help lists on lines of their own.
+fn has_fields(shape: &Shape) -> bool {
+    match &shape.kind {
+        Kind::Object { props, .. } => !props.is_empty(),
+        Kind::Array(items) => has_fields(items),
+        Kind::Union(variants) => variants.iter().any(has_fields),
+        _ => false,
+    }
+}
+
+/// `shape` with the fields of every object removed, so its inline type says `obj` for them.
+fn without_fields(shape: &Shape) -> Shape {
+    let kind = match &shape.kind {
+        Kind::Object { props, .. } if !props.is_empty() => Kind::Object {
+            props: Vec::new(),
+            extra: None,
+        },
+        Kind::Array(items) => Kind::Array(Box::new(without_fields(items))),
+        Kind::Union(variants) => Kind::Union(variants.iter().map(without_fields).collect()),
+        other => other.clone(),
+    };
+    Shape {
+        kind,
+        ..shape.clone()
+    }
+}
+
+/// A line the help owes to the schema model, in order.
+enum Owed<'a> {
+    /// `--NAME TYPE facts` at indent 0, `NAME TYPE facts` for nested fields.
+    Field {
+        indent: usize,
+        name: &'a str,
+        shape: &'a Shape,
+        required: bool,
+    },
+    /// `[]facts`: what each item of an array is, when the items say more than their type.
+    Items { indent: usize, shape: &'a Shape },
+    /// `variant N:` above the fields of one of several object variants of a union.
+    Variant { indent: usize, number: usize },
+    /// `NAME: TYPE facts`, after the properties: a shared or recursive `$ref` target, which
+    /// the properties name as their type.
+    Def { name: &'a str, shape: &'a Shape },
+}
+
+impl Owed<'_> {
+    /// The start of the line, up to its facts.
+    fn head(&self) -> String {
+        match self {
+            Owed::Field {
+                indent: 0,
+                name,
+                shape,
+                ..
+            } => format!("--{name} {}", line_type(shape)),
+            Owed::Field {
+                indent,
+                name,
+                shape,
+                ..
+            } => format!("{:indent$}{name} {}", "", line_type(shape)),
+            Owed::Items { indent, .. } => format!("{:indent$}[]", ""),
+            Owed::Variant { indent, number } => format!("{:indent$}variant {number}:", ""),
+            Owed::Def { name, shape } => format!("{name}: {}", line_type(shape)),
+        }
+    }
+
+    /// Checks what follows the head.
+    fn check_rest(&self, rest: &str) -> Result<(), String> {
+        match self {
+            Owed::Field {
+                shape, required, ..
+            } => check_facts(rest, shape, *required),
+            Owed::Items { shape, .. } | Owed::Def { shape, .. } => check_facts(rest, shape, false),
+            Owed::Variant { .. } if rest.is_empty() => Ok(()),
+            Owed::Variant { .. } => Err(format!("unexpected {rest:?} after the variant")),
+        }
+    }
+}
+
+/// The lines owed for the fields nested in `shape`, indented by `indent`.
+fn owe_nested<'a>(shape: &'a Shape, indent: usize, owed: &mut Vec<Owed<'a>>) {
+    match &shape.kind {
+        Kind::Object { props, .. } => {
+            for prop in props {
+                owed.push(Owed::Field {
+                    indent,
+                    name: &prop.name,
+                    shape: &prop.shape,
+                    required: prop.required,
+                });
+                owe_nested(&prop.shape, indent + 2, owed);
+            }
+        }
+        Kind::Array(items) => {
+            if items.description.is_some()
+                || items.default.is_some()
+                || !items.constraints.is_empty()
+            {
+                owed.push(Owed::Items {
+                    indent,
+                    shape: items,
+                });
+            }
+            owe_nested(items, indent, owed);
+        }
+        Kind::Union(variants) => {
+            let objects: Vec<&Shape> = variants.iter().filter(|v| has_fields(v)).collect();
+            if let [only] = objects.as_slice() {
+                owe_nested(only, indent, owed);
+            } else {
+                for (i, variant) in objects.into_iter().enumerate() {
+                    owed.push(Owed::Variant {
+                        indent,
+                        number: i + 1,
+                    });
+                    owe_nested(variant, indent + 2, owed);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `[ required][ =DEFAULT][ [constraint value, ...]][: description]`, exactly.
+fn check_facts(rest: &str, shape: &Shape, required: bool) -> Result<(), String> {
+    let rest = match (rest.strip_prefix(" required"), required) {
+        (Some(rest), true) => rest,
+        (None, false) => rest,
+        (Some(_), false) => return Err("optional, but marked required".into()),
+        (None, true) => return Err("required, but not marked".into()),
+    };
+    let rest = match &shape.default {
+        Some(default) => {
+            let shown = format!(" ={}", render_value(default));
+            rest.strip_prefix(shown.as_str())
+                .ok_or_else(|| format!("default {default} not shown as {shown:?}"))?
+        }
+        None if rest.starts_with(" =") => return Err("shows a default the schema lacks".into()),
+        None => rest,
+    };
+    let constraints: Vec<String> = shape
+        .constraints
+        .iter()
+        .filter(|(_, value)| !is_safe_integer_bound(value))
+        .map(|(keyword, value)| format!("{keyword} {}", render_value(value)))
+        .collect();
+    let rest = if constraints.is_empty() {
+        if rest.starts_with(" [") {
+            return Err("shows constraints the schema lacks (or only safe-integer bounds)".into());
+        }
+        rest
+    } else {
+        let shown = format!(" [{}]", constraints.join(", "));
+        rest.strip_prefix(shown.as_str())
+            .ok_or_else(|| format!("constraints not shown as {shown:?}"))?
+    };
+    let description = shape.description.as_deref().map(collapse);
+    let expected = match description {
+        Some(description) if !description.is_empty() => format!(": {description}"),
+        _ => String::new(),
+    };
+    if rest == expected {
+        Ok(())
+    } else if expected.is_empty() {
+        Err(format!("{rest:?} after the facts, where nothing belongs"))
+    } else {
+        Err(format!(
+            "line does not end with the description {expected:?}, but with {rest:?}"
+        ))
+    }
+}
+
+/// Every enum or constant value anywhere in a shape.
 fn enum_values(shape: &Shape, out: &mut Vec<Value>) {
     match &shape.kind {
         Kind::Enum(values) => out.extend(values.iter().cloned()),
+        Kind::Const(value) => out.push(value.clone()),
         Kind::Array(items) => enum_values(items, out),
         Kind::Union(variants) => variants.iter().for_each(|v| enum_values(v, out)),
         Kind::Object { props, extra } => {
@@ -164,22 +454,471 @@ fn enum_values(shape: &Shape, out: &mut Vec<Value>) {
     }
 }
 
-/// Every description of a property nested anywhere below `shape`.
-fn nested_descriptions(shape: &Shape, out: &mut Vec<String>) {
+/// Every shape inside `shape` (itself included), for the `line_type` cross-check.
+fn each_shape<'a>(shape: &'a Shape, out: &mut Vec<&'a Shape>) {
+    out.push(shape);
     match &shape.kind {
-        Kind::Array(items) => nested_descriptions(items, out),
-        Kind::Union(variants) => variants.iter().for_each(|v| nested_descriptions(v, out)),
-        Kind::Object { props, .. } => {
-            for prop in props {
-                if let Some(description) = &prop.shape.description {
-                    out.push(collapse(description));
-                }
-                nested_descriptions(&prop.shape, out);
+        Kind::Array(items) => each_shape(items, out),
+        Kind::Union(variants) => variants.iter().for_each(|v| each_shape(v, out)),
+        Kind::Object { props, extra } => {
+            props.iter().for_each(|p| each_shape(&p.shape, out));
+            if let Some(extra) = extra {
+                each_shape(extra, out);
             }
         }
         _ => {}
     }
 }
+
+/// Problems of one tool's help against the schema model: the property block must hold exactly
+/// the owed lines, in order.
+fn model_help_problems(help: &str, tool: &Tool) -> Vec<String> {
+    let mut problems = Vec::new();
+    if !help.ends_with('\n') {
+        problems.push("help does not end with a newline".into());
+    }
+    let block = match property_block(help, tool) {
+        Ok(block) => block,
+        Err(problem) => return vec![problem],
+    };
+    let schema = ToolSchema::from_input_schema(&tool.input_schema);
+    if schema.props.is_empty() {
+        if block != "(no arguments)\n" {
+            problems.push(format!(
+                "no properties, but the help does not say `(no arguments)`:\n{help}"
+            ));
+        }
+        return problems;
+    }
+
+    let mut owed = Vec::new();
+    for prop in &schema.props {
+        owed.push(Owed::Field {
+            indent: 0,
+            name: &prop.name,
+            shape: &prop.shape,
+            required: prop.required,
+        });
+        owe_nested(&prop.shape, 2, &mut owed);
+    }
+    for (name, shape) in &schema.defs {
+        owed.push(Owed::Def { name, shape });
+        owe_nested(shape, 2, &mut owed);
+    }
+    let lines: Vec<&str> = block.lines().collect();
+    let mut cursor = 0;
+    for item in &owed {
+        let head = item.head();
+        let found = lines.iter().enumerate().skip(cursor).find_map(|(i, line)| {
+            let rest = line.strip_prefix(head.as_str())?;
+            let ends_head = rest.is_empty() || rest.starts_with(' ') || rest.starts_with(':');
+            ends_head.then_some((i, *line, rest))
+        });
+        let Some((index, line, rest)) = found else {
+            problems.push(format!("no line {head:?}... (in schema order)"));
+            continue;
+        };
+        for stray in &lines[cursor..index] {
+            problems.push(format!("unexpected line before {head:?}: {stray:?}"));
+        }
+        cursor = index + 1;
+        if let Err(problem) = item.check_rest(rest) {
+            problems.push(format!("{problem}: {line:?}"));
+        }
+    }
+    for stray in &lines[cursor..] {
+        problems.push(format!("unexpected line: {stray:?}"));
+    }
+
+    let props = schema
+        .props
+        .iter()
+        .map(|p| (format!("--{}", p.name), &p.shape));
+    let defs = schema
+        .defs
+        .iter()
+        .map(|(name, shape)| (name.clone(), shape));
+    for (what, shape) in props.chain(defs) {
+        let mut values = Vec::new();
+        enum_values(shape, &mut values);
+        for value in values {
+            if !block.contains(&render_value(&value)) {
+                problems.push(format!("{what}: enum value {value} missing"));
+            }
+        }
+        let mut shapes = Vec::new();
+        each_shape(shape, &mut shapes);
+        for shape in shapes {
+            let expected = render_type(&without_fields(shape));
+            let shown = line_type(shape);
+            if shown != expected {
+                problems.push(format!(
+                    "{what}: line type {shown:?} is not the inline type with field objects as \
+                     `obj`, {expected:?}"
+                ));
+            }
+        }
+    }
+    if !problems.is_empty() {
+        problems.push(format!("the help was:\n{help}"));
+    }
+    problems
+}
+
+// ---------------------------------------------------------------------------------------------
+// Help against the raw JSON, without ferry's model
+
+/// A property nested below a top-level one, as the raw JSON has it.
+struct RawField {
+    name: String,
+    required: bool,
+    /// What ends its line: the description, or else the title.
+    label: Option<String>,
+}
+
+/// Validation keywords whose values help shows as `keyword value` (safe-integer bounds aside).
+const RAW_CONSTRAINTS: [&str; 16] = [
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minContains",
+    "maxContains",
+    "minProperties",
+    "maxProperties",
+];
+
+/// What the raw JSON says inside one top-level property (its own node included).
+#[derive(Default)]
+struct RawFacts {
+    fields: Vec<RawField>,
+    descriptions: Vec<String>,
+    enums: Vec<Value>,
+    defaults: Vec<Value>,
+    /// `keyword value`, as help writes it.
+    constraints: Vec<String>,
+}
+
+impl RawFacts {
+    fn absorb(&mut self, other: RawFacts) {
+        self.fields.extend(other.fields);
+        self.descriptions.extend(other.descriptions);
+        self.enums.extend(other.enums);
+        self.defaults.extend(other.defaults);
+        self.constraints.extend(other.constraints);
+    }
+}
+
+/// Raw descriptions that help is known to drop, as (server, tool, description start): renderer
+/// bugs, reported, each with an ignored test below. The raw check fails once one is shown,
+/// so that its entry is removed and its test switched on.
+const KNOWN_LOSSES: [(&str, &str, &str); 0] = [];
+
+fn is_known_loss(server: &str, tool: &str, description: &str) -> bool {
+    KNOWN_LOSSES
+        .iter()
+        .any(|(s, t, start)| *s == server && *t == tool && description.starts_with(start))
+}
+
+/// How deep the raw walk follows nesting (the corpus goes five levels deep).
+const RAW_MAX_DEPTH: usize = 20;
+
+/// Gathers the facts of `node` and everything under `properties`, `items`, `anyOf`, `oneOf`
+/// and `allOf` into `facts`, following local `$ref`s (to `#/$defs/...` or `#/definitions/...`)
+/// once; what lies behind a `$ref` goes to `referenced`, as help may define it apart, by name.
+fn gather(
+    root: &Value,
+    node: &Value,
+    stack: &mut Vec<String>,
+    depth: usize,
+    facts: &mut RawFacts,
+    referenced: &mut RawFacts,
+) {
+    let Some(obj) = node.as_object() else {
+        return;
+    };
+    if depth > RAW_MAX_DEPTH {
+        return;
+    }
+    if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+        let target = reference.strip_prefix('#').and_then(|p| root.pointer(p));
+        if let Some(target) = target {
+            if !stack.iter().any(|r| r == reference) {
+                stack.push(reference.to_string());
+                let mut behind = RawFacts::default();
+                gather(root, target, stack, depth + 1, &mut behind, referenced);
+                referenced.absorb(behind);
+                stack.pop();
+            }
+        }
+    }
+    if let Some(description) = obj.get("description").and_then(Value::as_str) {
+        let description = collapse(description);
+        if !description.is_empty() {
+            facts.descriptions.push(description);
+        }
+    }
+    if let Some(values) = obj.get("enum").and_then(Value::as_array) {
+        facts.enums.extend(values.iter().cloned());
+    }
+    if let Some(value) = obj.get("const") {
+        facts.enums.push(value.clone());
+    }
+    if let Some(default) = obj.get("default") {
+        facts.defaults.push(default.clone());
+    }
+    for keyword in RAW_CONSTRAINTS {
+        match obj.get(keyword) {
+            Some(value) if !is_safe_integer_bound(value) => facts
+                .constraints
+                .push(format!("{keyword} {}", render_value(value))),
+            _ => {}
+        }
+    }
+    if let Some(properties) = obj.get("properties").and_then(Value::as_object) {
+        let required: Vec<&str> = obj
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for (name, child) in properties {
+            facts.fields.push(RawField {
+                name: name.clone(),
+                required: required.contains(&name.as_str()),
+                label: label(child),
+            });
+            gather(root, child, stack, depth + 1, facts, referenced);
+        }
+    }
+    if let Some(items) = obj.get("items").filter(|i| i.is_object()) {
+        gather(root, items, stack, depth + 1, facts, referenced);
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        for variant in obj.get(key).and_then(Value::as_array).into_iter().flatten() {
+            gather(root, variant, stack, depth + 1, facts, referenced);
+        }
+    }
+}
+
+/// What help writes at the end of a property's line: its description, else its title.
+fn label(node: &Value) -> Option<String> {
+    node.get("description")
+        .or_else(|| node.get("title"))
+        .and_then(Value::as_str)
+        .map(collapse)
+}
+
+/// Whether the facts of a line, after `NAME ` and before its label, hold the word `required`.
+fn marked_required(after_name: &str, label: Option<&str>) -> bool {
+    let facts = label
+        .filter(|l| !l.is_empty())
+        .and_then(|l| after_name.strip_suffix(&format!(": {l}")))
+        .unwrap_or(after_name);
+    facts.split(' ').any(|word| word == "required")
+}
+
+/// Problems of `facts` against the help `lines` that should show them: every description,
+/// enum value, default and constraint appears, every nested property starts an indented line, marked
+/// `required` as in its object. `known` tells descriptions known to be lost (`KNOWN_LOSSES`).
+fn raw_facts_problems(
+    facts: &RawFacts,
+    lines: &[&str],
+    known: &dyn Fn(&str) -> bool,
+) -> Vec<String> {
+    let text = lines.join("\n");
+    let mut problems = Vec::new();
+    for description in &facts.descriptions {
+        match (text.contains(description.as_str()), known(description)) {
+            (true, true) => problems.push(format!(
+                "description {description:?} is shown now: remove it from KNOWN_LOSSES and \
+                 switch its test on"
+            )),
+            (false, false) => problems.push(format!("description {description:?} missing")),
+            _ => {}
+        }
+    }
+    for value in &facts.enums {
+        if !text.contains(&render_value(value)) {
+            problems.push(format!("enum value {value} missing"));
+        }
+    }
+    for default in &facts.defaults {
+        let shown = format!(" ={}", render_value(default));
+        if !text.contains(&shown) {
+            problems.push(format!("default {shown:?} missing"));
+        }
+    }
+    for constraint in &facts.constraints {
+        if !text.contains(constraint.as_str()) {
+            problems.push(format!("constraint {constraint:?} missing"));
+        }
+    }
+    for field in &facts.fields {
+        let head = format!("{} ", field.name);
+        let marks: Vec<bool> = lines
+            .iter()
+            .filter(|l| l.starts_with(' '))
+            .filter_map(|l| l.trim_start().strip_prefix(&head))
+            .map(|after| marked_required(after, field.label.as_deref()))
+            .collect();
+        if marks.is_empty() {
+            problems.push(format!(
+                "nested property {:?} starts no indented line",
+                field.name
+            ));
+        } else if !marks.contains(&field.required) {
+            let what = if field.required {
+                "required, but not marked"
+            } else {
+                "optional, but marked required"
+            };
+            problems.push(format!("nested property {:?} {what}", field.name));
+        }
+    }
+    problems
+}
+
+/// Problems of one tool's help against its raw `inputSchema`.
+fn raw_help_problems(help: &str, server: &str, tool: &Tool, raw: &Value) -> Vec<String> {
+    let block = match property_block(help, tool) {
+        Ok(block) => block,
+        Err(problem) => return vec![problem],
+    };
+    let schema = &raw["inputSchema"];
+    let properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut problems = Vec::new();
+    for name in &required {
+        if !properties.contains_key(*name) {
+            problems.push(format!("required {name:?} is not a property"));
+        }
+    }
+    if properties.is_empty() {
+        if block != "(no arguments)\n" {
+            problems.push(format!("no properties, yet not `(no arguments)`:\n{help}"));
+        }
+        return problems;
+    }
+
+    // Each top-level line with the indented lines below it.
+    let lines: Vec<&str> = block.lines().collect();
+    let starts: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with("--"))
+        .collect();
+    if starts.first() != Some(&0) {
+        problems.push(format!(
+            "the property block does not start with a --property line:\n{help}"
+        ));
+    }
+    let sections: Vec<&[&str]> = starts
+        .iter()
+        .map(|&start| {
+            let nested = lines[start + 1..]
+                .iter()
+                .take_while(|l| l.starts_with(' '))
+                .count();
+            &lines[start..=start + nested]
+        })
+        .collect();
+    if sections.len() != properties.len() {
+        problems.push(format!(
+            "{} --property lines for {} properties",
+            sections.len(),
+            properties.len()
+        ));
+    }
+
+    for (index, (name, node)) in properties.iter().enumerate() {
+        let head = format!("--{name} ");
+        let Some(position) = sections.iter().position(|s| s[0].starts_with(&head)) else {
+            problems.push(format!("property {name:?} has no line starting {head:?}"));
+            continue;
+        };
+        if position != index {
+            problems.push(format!(
+                "--{name} is property {} of the help, but {} of the schema",
+                position + 1,
+                index + 1
+            ));
+        }
+        let section = sections[position];
+        let line = section[0];
+        let description = node
+            .get("description")
+            .and_then(Value::as_str)
+            .map(collapse);
+        let after_name = &line[head.len()..];
+        let is_required = required.contains(&name.as_str());
+        if marked_required(after_name, label(node).as_deref()) != is_required {
+            let what = if is_required {
+                "required, but not marked"
+            } else {
+                "optional, but marked required"
+            };
+            problems.push(format!("--{name}: {what}: {line:?}"));
+        }
+        if let Some(description) = description.filter(|d| !d.is_empty()) {
+            if !line.ends_with(&format!(": {description}")) {
+                problems.push(format!(
+                    "--{name}: the line does not end with the description {description:?}: \
+                     {line:?}"
+                ));
+            }
+        }
+        if let Some(default) = node.get("default") {
+            let shown = format!(" ={}", render_value(default));
+            if !line.contains(&shown) {
+                problems.push(format!("--{name}: default {shown:?} missing: {line:?}"));
+            }
+        }
+
+        let mut facts = RawFacts::default();
+        let mut referenced = RawFacts::default();
+        gather(
+            schema,
+            node,
+            &mut Vec::new(),
+            0,
+            &mut facts,
+            &mut referenced,
+        );
+        let known = |description: &str| is_known_loss(server, &tool.name, description);
+        problems.extend(
+            raw_facts_problems(&facts, section, &known)
+                .into_iter()
+                .map(|p| format!("--{name}: {p}")),
+        );
+        // Behind a `$ref`: anywhere in the help (a shared definition has lines of its own).
+        problems.extend(
+            raw_facts_problems(&referenced, &lines, &known)
+                .into_iter()
+                .map(|p| format!("--{name} (via $ref): {p}")),
+        );
+    }
+    if !problems.is_empty() {
+        problems.push(format!("the help was:\n{help}"));
+    }
+    problems
+}
+
+// ---------------------------------------------------------------------------------------------
+// Over the whole corpus
 
 #[test]
 fn corpus_holds_every_snapshot() {
@@ -191,6 +930,11 @@ fn corpus_holds_every_snapshot() {
             snapshot.server
         );
     }
+    let tools: usize = snapshots.iter().map(|s| s.entries.len()).sum();
+    assert!(
+        tools >= MIN_TOOLS,
+        "expected at least {MIN_TOOLS} tools in the corpus, found {tools}"
+    );
 }
 
 #[test]
@@ -241,6 +985,7 @@ fn every_tool_of_every_snapshot_parses() {
 #[test]
 fn listing_has_one_line_per_tool_in_server_order() {
     let mut failures = Vec::new();
+    let mut checked = 0;
     for snapshot in snapshots() {
         let (tools, _) = parse_tools(&snapshot.entries);
         let mut lines = Vec::new();
@@ -278,216 +1023,41 @@ fn listing_has_one_line_per_tool_in_server_order() {
             continue;
         }
         for (line, raw) in listed.iter().zip(&snapshot.entries) {
+            checked += 1;
             let name = raw["name"].as_str().unwrap_or_default();
-            if !line.starts_with(&format!("{name}(")) {
-                failures.push(format!(
-                    "{}: listing line for {name:?} out of order or malformed: {line:?}",
-                    snapshot.server
-                ));
-                continue;
-            }
-            // Every raw property is in the signature, with `?` exactly when it is optional.
-            let schema = &raw["inputSchema"];
-            let required: Vec<&str> = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|r| r.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let properties = schema.get("properties").and_then(Value::as_object);
-            for prop in properties.into_iter().flat_map(|p| p.keys()) {
-                let mark = if required.contains(&prop.as_str()) {
-                    ""
-                } else {
-                    "?"
-                };
-                let first = format!("{name}({prop}{mark}:");
-                let later = format!(", {prop}{mark}:");
-                if !line.starts_with(&first) && !line.contains(&later) {
-                    failures.push(format!(
-                        "{}: listing of {name:?} lacks {prop}{mark}: {line:?}",
-                        snapshot.server
-                    ));
-                }
+            let outcome = catch_unwind(AssertUnwindSafe(|| listing_problems(line, raw)));
+            let problems = match outcome {
+                Ok(problems) => problems,
+                Err(payload) => vec![format!("panicked: {}", panic_message(payload.as_ref()))],
+            };
+            for problem in problems {
+                failures.push(format!("{}/{name}: {problem}", snapshot.server));
             }
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        checked >= MIN_TOOLS,
+        "only {checked} listing lines checked, expected at least {MIN_TOOLS}"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} problem(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn help_shows_every_fact_of_the_schema_model() {
     check_every_tool("help vs schema model", |server, tool, _raw| {
-        let mut problems = Vec::new();
-        let help = tool_help(server, tool);
-        let usage = format!("usage: ferry {server} {}", tool.name);
-        if !help.starts_with(&usage) {
-            problems.push(format!("help does not start with {usage:?}"));
-        }
-        if !help.ends_with('\n') {
-            problems.push("help does not end with a newline".into());
-        }
-        let block = match property_block(&help, tool) {
-            Ok(block) => block,
-            Err(problem) => return vec![problem],
-        };
-        let lines: Vec<&str> = block.lines().collect();
-        let schema = ToolSchema::from_input_schema(&tool.input_schema);
-        let mut cursor = 0;
-        for prop in &schema.props {
-            let head = format!("  --{} {}", prop.name, render_type(&prop.shape));
-            // The line of this property: after the previous one, the head followed by facts.
-            let found = lines.iter().enumerate().skip(cursor).find_map(|(i, line)| {
-                let facts = line.strip_prefix(&head)?;
-                let ends_head = facts.is_empty()
-                    || [" (required)", " = ", " [", ": "]
-                        .iter()
-                        .any(|p| facts.starts_with(p));
-                ends_head.then_some((i, *line, facts))
-            });
-            let Some((index, line, facts)) = found else {
-                problems.push(format!(
-                    "no line {head:?}... (in schema order) in the help:\n{help}"
-                ));
-                continue;
-            };
-            cursor = index + 1;
-            let rest = match facts.strip_prefix(" (required)") {
-                Some(rest) if prop.required => rest,
-                Some(_) => {
-                    problems.push(format!("optional --{} marked required: {line}", prop.name));
-                    continue;
-                }
-                None if prop.required => {
-                    problems.push(format!("required --{} not marked: {line}", prop.name));
-                    continue;
-                }
-                None => facts,
-            };
-            if let Some(default) = &prop.shape.default {
-                let shown = format!(" = {}", render_value(default));
-                if !rest.starts_with(&shown) {
-                    problems.push(format!(
-                        "--{}: default {default} not shown as {shown:?}: {line}",
-                        prop.name
-                    ));
-                }
-            } else if rest.starts_with(" = ") {
-                problems.push(format!("--{}: a default without one: {line}", prop.name));
-            }
-            let mut values = Vec::new();
-            enum_values(&prop.shape, &mut values);
-            for value in values {
-                if !line.contains(&render_value(&value)) {
-                    problems.push(format!(
-                        "--{}: enum value {value} missing: {line}",
-                        prop.name
-                    ));
-                }
-            }
-            for (keyword, value) in &prop.shape.constraints {
-                let shown = format!("{keyword} {}", render_value(value));
-                if !line.contains(&shown) {
-                    problems.push(format!(
-                        "--{}: constraint {shown:?} missing: {line}",
-                        prop.name
-                    ));
-                }
-            }
-            if let Some(description) = &prop.shape.description {
-                let description = collapse(description);
-                if !description.is_empty() && !line.ends_with(&format!(": {description}")) {
-                    problems.push(format!(
-                        "--{}: description {description:?} not at the end of its line: {line}",
-                        prop.name
-                    ));
-                }
-            }
-            let mut nested = Vec::new();
-            nested_descriptions(&prop.shape, &mut nested);
-            for description in nested {
-                if !description.is_empty() && !block.contains(&description) {
-                    problems.push(format!(
-                        "--{}: nested description {description:?} missing from the help",
-                        prop.name
-                    ));
-                }
-            }
-        }
-        problems
+        model_help_problems(&tool_help(server, tool), tool)
     });
 }
 
 #[test]
-fn help_shows_every_raw_property_and_required_mark() {
+fn help_shows_every_fact_of_the_raw_schema() {
     check_every_tool("help vs raw inputSchema", |server, tool, raw| {
-        let mut problems = Vec::new();
-        let help = tool_help(server, tool);
-        let block = match property_block(&help, tool) {
-            Ok(block) => block,
-            Err(problem) => return vec![problem],
-        };
-        let schema = &raw["inputSchema"];
-        let properties = schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
-        let required: Vec<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let top_lines: Vec<&str> = block.lines().filter(|l| l.starts_with("  --")).collect();
-        if top_lines.len() != properties.len() {
-            problems.push(format!(
-                "{} property lines for {} properties:\n{help}",
-                top_lines.len(),
-                properties.len()
-            ));
-        }
-        for (name, node) in &properties {
-            let head = format!("  --{name} ");
-            let Some(line) = top_lines.iter().find(|l| l.starts_with(&head)) else {
-                problems.push(format!("property {name:?} has no --{name} line:\n{help}"));
-                continue;
-            };
-            let description = node
-                .get("description")
-                .and_then(Value::as_str)
-                .map(collapse)
-                .unwrap_or_default();
-            let marked = line.contains(" (required)");
-            if required.contains(&name.as_str()) && !marked {
-                problems.push(format!("required {name:?} not marked: {line}"));
-            }
-            if !required.contains(&name.as_str()) && marked && !description.contains("(required)") {
-                problems.push(format!("optional {name:?} marked required: {line}"));
-            }
-            if !description.is_empty() && !line.contains(&description) {
-                problems.push(format!("{name:?}: description missing: {line}"));
-            }
-            if let Some(default) = node.get("default") {
-                let shown = format!(" = {}", render_value(default));
-                if !line.contains(&shown) {
-                    problems.push(format!("{name:?}: default {default} missing: {line}"));
-                }
-            }
-            let enums = node
-                .get("enum")
-                .or_else(|| node.get("items").and_then(|i| i.get("enum")))
-                .and_then(Value::as_array);
-            for value in enums.into_iter().flatten().filter(|v| !v.is_null()) {
-                if !line.contains(&render_value(value)) {
-                    problems.push(format!("{name:?}: enum value {value} missing: {line}"));
-                }
-            }
-        }
-        for name in &required {
-            if !properties.contains_key(*name) {
-                problems.push(format!("required {name:?} is not a property"));
-            }
-        }
-        problems
+        raw_help_problems(&tool_help(server, tool), server, tool, raw)
     });
 }
 
@@ -497,6 +1067,7 @@ fn listing_and_help_never_panic() {
         let schema = ToolSchema::from_input_schema(&tool.input_schema);
         for prop in &schema.props {
             let _ = render_type(&prop.shape);
+            let _ = line_type(&prop.shape);
         }
         let _ = listing_line(tool);
         let _ = tool_help(server, tool);
@@ -504,14 +1075,14 @@ fn listing_and_help_never_panic() {
     });
 }
 
+// ---------------------------------------------------------------------------------------------
 // Exact renderings of representative tools, reviewed by eye against the snapshot JSON.
 
 #[test]
 fn filesystem_read_text_file_listing() {
     assert_eq!(
         listing_line(&tool("filesystem", "read_text_file")),
-        "read_text_file(path:str, tail?:num, head?:num) - \
-         Read the complete contents of a file from the file system as text."
+        "read_text_file(path) - Read complete contents of file from file system as text"
     );
 }
 
@@ -519,15 +1090,14 @@ fn filesystem_read_text_file_listing() {
 fn filesystem_edit_file_help() {
     assert_eq!(
         tool_help("filesystem", &tool("filesystem", "edit_file")),
-        "usage: ferry filesystem edit_file --path <str> --edits <json> [--dryRun]\n\
-         Make line-based edits to a text file. Each edit replaces exact line sequences with new \
+        "Make line-based edits to a text file. Each edit replaces exact line sequences with new \
          content. Returns a git-style diff showing the changes made. Only works within allowed \
-         directories.\n  \
-         --path str (required)\n  \
-         --edits {oldText:str, newText:str}[] (required)\n    \
-         oldText: Text to search for - must match exactly\n    \
-         newText: Text to replace with\n  \
-         --dryRun bool = false: Preview changes using git-style diff format\n"
+         directories.\n\
+         --path str required\n\
+         --edits obj[] required\n  \
+         oldText str required: Text to search for - must match exactly\n  \
+         newText str required: Text to replace with\n\
+         --dryRun bool =false: Preview changes using git-style diff format\n"
     );
 }
 
@@ -535,7 +1105,7 @@ fn filesystem_edit_file_help() {
 fn time_get_current_time_listing() {
     assert_eq!(
         listing_line(&tool("time", "get_current_time")),
-        "get_current_time(timezone:str) - Get current time in a specific timezone"
+        "get_current_time(timezone) - Get current time in specific timezone"
     );
 }
 
@@ -543,12 +1113,12 @@ fn time_get_current_time_listing() {
 fn memory_create_entities_help() {
     assert_eq!(
         tool_help("memory", &tool("memory", "create_entities")),
-        "usage: ferry memory create_entities <entities>\n\
-         Create multiple new entities in the knowledge graph\n  \
-         --entities {name:str, entityType:str, observations:str[]}[] (required)\n    \
-         name: The name of the entity\n    \
-         entityType: The type of the entity\n    \
-         observations: An array of observation contents associated with the entity\n"
+        "Create multiple new entities in the knowledge graph\n\
+         --entities obj[] required\n  \
+         name str required: The name of the entity\n  \
+         entityType str required: The type of the entity\n  \
+         observations str[] required: An array of observation contents associated with the \
+         entity\n"
     );
 }
 
@@ -556,62 +1126,66 @@ fn memory_create_entities_help() {
 fn fetch_help_shows_defaults_and_constraints() {
     assert_eq!(
         tool_help("fetch", &tool("fetch", "fetch")),
-        "usage: ferry fetch fetch <url> [--max_length <int>] [--start_index <int>] [--raw]\n\
-         Fetches a URL from the internet and optionally extracts its contents as markdown.\n\
+        "Fetches a URL from the internet and optionally extracts its contents as markdown.\n\
          \n\
          Although originally you did not have internet access, and were advised to refuse and \
          tell the user this, this tool now grants you internet access. Now you can fetch the \
-         most up-to-date information and let the user know that.\n  \
-         --url str (required) [minLength 1, format uri]: URL to fetch\n  \
-         --max_length int = 5000 [minimum 1, maximum 999999]: Maximum number of characters to \
-         return.\n  \
-         --start_index int = 0 [minimum 0]: On return output starting at this character index, \
-         useful if a previous fetch was truncated and more context is required.\n  \
-         --raw bool = false: Get the actual HTML content of the requested page, without \
+         most up-to-date information and let the user know that.\n\
+         --url str required [minLength 1, format uri]: URL to fetch\n\
+         --max_length int =5000 [minimum 1, maximum 999999]: Maximum number of characters to \
+         return.\n\
+         --start_index int =0 [minimum 0]: On return output starting at this character index, \
+         useful if a previous fetch was truncated and more context is required.\n\
+         --raw bool =false: Get the actual HTML content of the requested page, without \
          simplification.\n"
     );
 }
 
 #[test]
 fn git_log_help_shows_nullable_defaults() {
-    let help = tool_help("git", &tool("git", "git_log"));
-    let mut lines = help.lines();
     assert_eq!(
-        lines.next(),
-        Some(
-            "usage: ferry git git_log <repo_path> [--max_count <int>] \
-             [--start_timestamp <str>] [--end_timestamp <str>]"
-        )
+        tool_help("git", &tool("git", "git_log")),
+        "Shows the commit logs\n\
+         --repo_path str required: Repo Path\n\
+         --max_count int =10: Max Count\n\
+         --start_timestamp str|null =null: Start timestamp for filtering commits. Accepts: ISO \
+         8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', \
+         'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')\n\
+         --end_timestamp str|null =null: End timestamp for filtering commits. Accepts: ISO 8601 \
+         format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', \
+         'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')\n"
     );
-    assert_eq!(lines.next(), Some("Shows the commit logs"));
-    assert_eq!(
-        lines.next(),
-        Some("  --repo_path str (required): Repo Path")
-    );
-    assert_eq!(lines.next(), Some("  --max_count int = 10: Max Count"));
-    assert_eq!(
-        lines.next(),
-        Some(
-            "  --start_timestamp str|null = null: Start timestamp for filtering commits. \
-             Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates \
-             (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', \
-             'Jan 15 2024')"
-        )
-    );
-    assert!(lines
-        .next()
-        .is_some_and(|l| l.starts_with("  --end_timestamp str|null = null: End timestamp")));
-    assert_eq!(lines.next(), None);
 }
 
+/// Five required arguments, too long to list; the help shows the union's object variants.
 #[test]
-fn github_union_items_listing() {
+fn github_union_items_listing_and_help() {
+    let t = tool("github", "create_pull_request_review");
     assert_eq!(
-        listing_line(&tool("github", "create_pull_request_review")),
-        "create_pull_request_review(owner:str, repo:str, pull_number:num, commit_id?:str, \
-         body:str, event:APPROVE|REQUEST_CHANGES|COMMENT, \
-         comments?:({path:str, position:num, body:str}|{path:str, line:num, body:str})[]) - \
-         Create a review on a pull request"
+        listing_line(&t),
+        "create_pull_request_review - Create review on pull request"
+    );
+    assert_eq!(
+        tool_help("github", &t),
+        "Create a review on a pull request\n\
+         --owner str required: Repository owner (username or organization)\n\
+         --repo str required: Repository name\n\
+         --pull_number num required: Pull request number\n\
+         --commit_id str: The SHA of the commit that needs a review\n\
+         --body str required: The body text of the review\n\
+         --event APPROVE|REQUEST_CHANGES|COMMENT required: The review action to perform\n\
+         --comments (obj|obj)[]: Comments to post as part of the review (specify either \
+         position or line, not both)\n  \
+         variant 1:\n    \
+         path str required: The relative path to the file being commented on\n    \
+         position num required: The position in the diff where you want to add a review \
+         comment\n    \
+         body str required: Text of the review comment\n  \
+         variant 2:\n    \
+         path str required: The relative path to the file being commented on\n    \
+         line num required: The line number in the file where you want to add a review \
+         comment\n    \
+         body str required: Text of the review comment\n"
     );
 }
 
@@ -620,79 +1194,295 @@ fn everything_enum_with_spaces_is_quoted() {
     let t = tool("everything", "get-structured-content");
     assert_eq!(
         listing_line(&t),
-        "get-structured-content(location:\"New York\"|Chicago|\"Los Angeles\") - \
-         Returns structured content along with an output schema for client data validation"
+        "get-structured-content(location) - \
+         Returns structured content along with output schema for client data validation"
     );
-    assert!(tool_help("everything", &t)
-        .contains("\n  --location \"New York\"|Chicago|\"Los Angeles\" (required): Choose city\n"));
+    assert_eq!(
+        tool_help("everything", &t),
+        "Returns structured content along with an output schema for client data validation\n\
+         --location \"New York\"|Chicago|\"Los Angeles\" required: Choose city\n"
+    );
 }
 
 #[test]
 fn playwright_browser_click_help() {
     assert_eq!(
         tool_help("playwright", &tool("playwright", "browser_click")),
-        "usage: ferry playwright browser_click [--element <str>] <target> [--doubleClick] \
-         [--button left|right|middle] [--modifiers Alt|Control|ControlOrMeta|Meta|Shift...]\n\
-         Perform click on a web page\n  \
+        "Perform click on a web page\n\
          --element str: Human-readable element description used to obtain permission to \
-         interact with the element\n  \
-         --target str (required): Exact target element reference from the page snapshot, or a \
-         unique element selector\n  \
-         --doubleClick bool: Whether to perform a double click instead of a single click\n  \
-         --button left|right|middle: Button to click, defaults to left\n  \
+         interact with the element\n\
+         --target str required: Exact target element reference from the page snapshot, or a \
+         unique element selector\n\
+         --doubleClick bool: Whether to perform a double click instead of a single click\n\
+         --button left|right|middle: Button to click, defaults to left\n\
          --modifiers (Alt|Control|ControlOrMeta|Meta|Shift)[]: Modifier keys to press\n"
     );
 }
 
-// Known renderer bugs, reported and kept here to be switched on once fixed
-// (`cargo test --test corpus -- --ignored`).
-
-/// `first_sentence` treats the `.` of "(e.g." as a sentence end, because the word before it is
-/// "(e.g" and only "e.g" is on the abbreviation list: the listing reads
-/// "... Add an emoji reaction to an issue (e.g." with an unbalanced parenthesis.
+/// "(e.g." no longer ends the first sentence, and the clause stops before the parenthesis;
+/// the three required names (27 bytes) are left to `--help`.
 #[test]
-fn listing_summary_survives_parenthesised_abbreviation() {
+fn gitlab_create_issue_emoji_reaction_listing() {
     assert_eq!(
         listing_line(&tool("gitlab", "create_issue_emoji_reaction")),
-        "create_issue_emoji_reaction(project_id:str, issue_iid:str, name:str) - \
-         Add an emoji reaction to an issue (e.g. thumbsup, rocket, eyes)."
+        "create_issue_emoji_reaction - Add emoji reaction to issue"
     );
 }
 
-/// The description of an array's `items` schema is never shown: `--help` descends into the
-/// items' properties but drops the items' own description (chrome-devtools `evaluate_script`
-/// `args`, `fill_form` `elements`).
+// Known renderer bugs, reported and kept here to be switched on once fixed
+// (`cargo test --test corpus -- --ignored`); see `KNOWN_LOSSES`.
+
+/// `anyOf: [{type: object, description: D, properties...}, {type: null}]` with a description of
+/// its own: help shows the outer description and the object's fields, but never D.
 #[test]
-fn help_shows_array_item_descriptions() {
-    check_every_tool("array item descriptions", |server, tool, _raw| {
-        fn items(shape: &Shape, out: &mut Vec<String>) {
-            match &shape.kind {
-                Kind::Array(item) => {
-                    if let Some(description) = &item.description {
-                        out.push(collapse(description));
-                    }
-                    items(item, out);
-                }
-                Kind::Union(variants) => variants.iter().for_each(|v| items(v, out)),
-                Kind::Object { props, .. } => props.iter().for_each(|p| items(&p.shape, out)),
-                _ => {}
-            }
+fn help_keeps_the_description_of_a_nullable_object_variant() {
+    for name in [
+        "create_merge_request_thread",
+        "create_draft_note",
+        "update_draft_note",
+    ] {
+        let help = tool_help("gitlab", &tool("gitlab", name));
+        assert!(
+            help.contains(
+                "Line range for multiline comments on GitLab merge request diffs. VALIDATION \
+                 RULES: 1) line_code is critical for GitLab API success"
+            ),
+            "{name}:\n{help}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The checks themselves: each must object to a help text with one fact lost or wrong.
+
+fn raw_entry(server: &str, name: &str) -> Value {
+    snapshots()
+        .into_iter()
+        .find(|s| s.server == server)
+        .and_then(|s| s.entries.into_iter().find(|e| e["name"] == name))
+        .unwrap_or_else(|| panic!("{server} has no tool {name:?}"))
+}
+
+/// Replaces the first `from` of `text` (which must hold it) by `to`.
+fn mutated(text: &str, from: &str, to: &str) -> String {
+    assert!(text.contains(from), "{from:?} is not in:\n{text}");
+    text.replacen(from, to, 1)
+}
+
+#[test]
+fn the_help_checks_catch_a_lost_or_wrong_fact() {
+    // (server, tool, what goes wrong, from, to, whether the raw view sees it too)
+    let cases = [
+        (
+            "fetch",
+            "fetch",
+            "required mark lost",
+            "--url str required",
+            "--url str",
+            true,
+        ),
+        (
+            "fetch",
+            "fetch",
+            "optional marked required",
+            "--raw bool",
+            "--raw bool required",
+            true,
+        ),
+        ("fetch", "fetch", "default lost", " =5000", "", true),
+        (
+            "fetch",
+            "fetch",
+            "constraint lost",
+            ", format uri",
+            "",
+            true,
+        ),
+        (
+            "fetch",
+            "fetch",
+            "description cut",
+            "characters to return.",
+            "characters",
+            true,
+        ),
+        (
+            "fetch",
+            "fetch",
+            "wrong type",
+            "--max_length int",
+            "--max_length num",
+            false,
+        ),
+        (
+            "fetch",
+            "fetch",
+            "safe-integer bound shown",
+            "[minimum 0]",
+            "[minimum 0, maximum 9007199254740991]",
+            false,
+        ),
+        (
+            "fetch",
+            "fetch",
+            "property lost",
+            "\n--url str required [minLength 1, format uri]: URL to fetch",
+            "",
+            true,
+        ),
+        (
+            "filesystem",
+            "edit_file",
+            "nested required mark lost",
+            "  oldText str required",
+            "  oldText str",
+            true,
+        ),
+        (
+            "filesystem",
+            "edit_file",
+            "nested description lost",
+            ": Text to replace with",
+            "",
+            true,
+        ),
+        (
+            "filesystem",
+            "edit_file",
+            "nested field lost",
+            "\n  newText str required: Text to replace with",
+            "",
+            true,
+        ),
+        (
+            "filesystem",
+            "edit_file",
+            "nested field mis-indented",
+            "  newText",
+            "    newText",
+            false,
+        ),
+        (
+            "filesystem",
+            "edit_file",
+            "properties swapped",
+            "--path str required\n--edits",
+            "--edits",
+            true,
+        ),
+        (
+            "chrome-devtools",
+            "fill_form",
+            "item description lost",
+            "\n  []: An element to fill out",
+            "",
+            true,
+        ),
+        (
+            "github",
+            "create_pull_request_review",
+            "variant line lost",
+            "\n  variant 2:",
+            "",
+            false,
+        ),
+        (
+            "everything",
+            "get-structured-content",
+            "enum value lost",
+            "|\"Los Angeles\"",
+            "",
+            true,
+        ),
+    ];
+    let mut missed = Vec::new();
+    for (server, name, what, from, to, raw_too) in cases {
+        let t = tool(server, name);
+        let raw = raw_entry(server, name);
+        let help = tool_help(server, &t);
+        assert!(model_help_problems(&help, &t).is_empty(), "{server}/{name}");
+        assert!(
+            raw_help_problems(&help, server, &t, &raw).is_empty(),
+            "{server}/{name}"
+        );
+        let broken = mutated(&help, from, to);
+        if model_help_problems(&broken, &t).is_empty() {
+            missed.push(format!("model view missed {what} in {server}/{name}"));
         }
-        let help = tool_help(server, tool);
-        let schema = ToolSchema::from_input_schema(&tool.input_schema);
-        let mut problems = Vec::new();
-        for prop in &schema.props {
-            let mut descriptions = Vec::new();
-            items(&prop.shape, &mut descriptions);
-            for description in descriptions {
-                if !description.is_empty() && !help.contains(&description) {
-                    problems.push(format!(
-                        "--{}: item description {description:?} missing",
-                        prop.name
-                    ));
-                }
-            }
+        if raw_too && raw_help_problems(&broken, server, &t, &raw).is_empty() {
+            missed.push(format!("raw view missed {what} in {server}/{name}"));
         }
-        problems
-    });
+    }
+    assert!(missed.is_empty(), "{}", missed.join("\n"));
+}
+
+#[test]
+fn the_listing_check_catches_a_wrong_line() {
+    let raw = raw_entry("filesystem", "read_text_file");
+    let line = listing_line(&tool("filesystem", "read_text_file"));
+    assert!(listing_problems(&line, &raw).is_empty(), "{line}");
+    for (what, from, to) in [
+        ("optional argument listed", "(path)", "(path, head)"),
+        ("required argument lost", "(path)", ""),
+        ("empty argument list", "(path)", "()"),
+        ("article kept", "contents of file", "contents of a file"),
+        ("word made up", "Read", "Load"),
+        ("period kept", "as text", "as text."),
+        (
+            "summary lost",
+            " - Read complete contents of file from file system as text",
+            "",
+        ),
+    ] {
+        let broken = mutated(&line, from, to);
+        assert!(
+            !listing_problems(&broken, &raw).is_empty(),
+            "the listing check missed: {what}: {broken}"
+        );
+    }
+}
+
+/// The corpus has no `$ref`: a synthetic tool with shared, recursive and `definitions` targets
+/// keeps both views honest about them.
+#[test]
+fn the_help_checks_follow_refs() {
+    let raw = serde_json::json!({"name": "route", "description": "Plan a route.", "inputSchema": {
+        "type": "object",
+        "$defs": {
+            "Point": {"type": "object", "description": "A point",
+                "properties": {"x": {"type": "number", "description": "East"},
+                    "y": {"type": "number", "default": 0}},
+                "required": ["x", "y"]},
+            "Node": {"type": "object", "properties": {
+                "value": {"type": "string", "enum": ["leaf", "branch"]},
+                "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}
+        },
+        "definitions": {"Stop": {"type": "object",
+            "properties": {"name": {"type": "string", "description": "Stop name", "minLength": 1}},
+            "required": ["name"]}},
+        "properties": {
+            "from": {"$ref": "#/$defs/Point", "description": "Start"},
+            "to": {"$ref": "#/$defs/Point"},
+            "via": {"type": "array", "items": {"$ref": "#/definitions/Stop"}},
+            "tree": {"$ref": "#/$defs/Node"}
+        },
+        "required": ["from", "to"]}});
+    let t = Tool::from_value(&raw).unwrap();
+    let help = tool_help("maps", &t);
+    assert!(model_help_problems(&help, &t).is_empty(), "{help}");
+    assert!(
+        raw_help_problems(&help, "maps", &t, &raw).is_empty(),
+        "{help}"
+    );
+    for (from, to) in [(": East", ""), ("leaf", "leaves"), (" [minLength 1]", "")] {
+        let broken = mutated(&help, from, to);
+        assert!(
+            !model_help_problems(&broken, &t).is_empty(),
+            "model view missed {from:?}"
+        );
+        assert!(
+            !raw_help_problems(&broken, "maps", &t, &raw).is_empty(),
+            "raw view missed {from:?}"
+        );
+    }
 }

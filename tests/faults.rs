@@ -211,7 +211,7 @@ fn a_tool_error_is_exit_1_with_its_text() {
 fn ctrl_c_during_a_call_stops_the_server_too() {
     let env = Env::new();
     let marker = format!("interrupt-marker-{}", std::process::id());
-    let mut child = env
+    let child = env
         .command(&[
             "--cmd",
             &format!("{} {marker}", fault("hang")),

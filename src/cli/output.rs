@@ -373,7 +373,7 @@ fn shortest_suffix(text: &str, goal: usize, count: &dyn Fn(&str) -> usize) -> us
     }
     let kept = text.len() - high;
     match text[high..].find('\n') {
-        Some(newline) if newline + 1 <= kept / 2 => high + newline + 1,
+        Some(newline) if newline < kept / 2 => high + newline + 1,
         _ => high,
     }
 }

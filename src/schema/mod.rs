@@ -67,7 +67,7 @@ pub enum Kind {
     Ref(String),
 }
 
-const CONSTRAINT_KEYS: [&str; 13] = [
+const CONSTRAINT_KEYS: [&str; 16] = [
     "minimum",
     "maximum",
     "exclusiveMinimum",
@@ -81,6 +81,9 @@ const CONSTRAINT_KEYS: [&str; 13] = [
     "maxItems",
     "uniqueItems",
     "minProperties",
+    "maxProperties",
+    "minContains",
+    "maxContains",
 ];
 
 /// How deep nesting is followed before the rest is shown as `any` (guards hostile schemas).
@@ -255,7 +258,11 @@ impl Resolver<'_> {
             }
         }
         if let Some(description) = obj.get("description").and_then(Value::as_str) {
-            shape.description = Some(description.to_string());
+            // A description beside `anyOf`/`$ref` adds to the one it wraps; neither is lost.
+            shape.description = Some(join_descriptions(
+                Some(description),
+                shape.description.as_deref(),
+            ));
         } else if shape.description.is_none() {
             shape.description = obj.get("title").and_then(Value::as_str).map(str::to_string);
         }
@@ -486,6 +493,19 @@ impl Resolver<'_> {
     }
 }
 
+/// Two descriptions of one value, outer first; one when they are the same.
+fn join_descriptions(outer: Option<&str>, inner: Option<&str>) -> String {
+    match (outer, inner) {
+        (Some(outer), Some(inner)) if outer.trim() == inner.trim() || inner.trim().is_empty() => {
+            outer.to_string()
+        }
+        (Some(outer), Some(inner)) if outer.trim().is_empty() => inner.to_string(),
+        (Some(outer), Some(inner)) => format!("{} {}", outer.trim_end(), inner.trim_start()),
+        (Some(one), None) | (None, Some(one)) => one.to_string(),
+        (None, None) => String::new(),
+    }
+}
+
 /// Merges two shapes that both constrain one value (`allOf`, `$ref` siblings).
 fn merge(a: Shape, b: Shape) -> Shape {
     // An unconstrained side accepts null too, so only the other side decides.
@@ -532,7 +552,10 @@ fn merge(a: Shape, b: Shape) -> Shape {
     }
     Shape {
         kind,
-        description: b.description.or(a.description),
+        description: match (&a.description, &b.description) {
+            (Some(a), Some(b)) => Some(join_descriptions(Some(a), Some(b))),
+            _ => b.description.or(a.description),
+        },
         default: b.default.or(a.default),
         nullable,
         constraints,
