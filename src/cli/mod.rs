@@ -890,10 +890,8 @@ fn import(words: &[String]) -> Result<i32> {
     Ok(0)
 }
 
-fn demo(words: &[String]) -> Result<i32> {
-    if words.first().map(String::as_str) == Some("--server") {
-        return Ok(crate::demo::serve_stdio());
-    }
+/// ferry's built-in server, run as a child process like any other.
+fn demo_spec() -> Result<ServerSpec> {
     let exe = std::env::current_exe()
         .map_err(|e| Error::server(format!("cannot find ferry's own binary: {e}")))?;
     let mut spec = ServerSpec::ad_hoc("demo")?;
@@ -905,64 +903,65 @@ fn demo(words: &[String]) -> Result<i32> {
         cwd: None,
     };
     spec.origin = "ferry's built-in demo server".into();
-    let step = |title: &str, command: &str| {
-        emit(&format!("\n# {title}\n$ {command}\n"));
-    };
-    emit("ferry demo: a built-in MCP server (`ferry demo --server`), wrapped as CLI commands.\n");
-    step(
-        "list the tools (one line each; cached after the first run)",
-        "ferry demo",
-    );
-    run_server(spec.clone(), &["--refresh".into()], Globals::default())?;
-    step(
-        "a tool's usage, derived from its JSON schema",
-        "ferry demo convert_temperature --help",
-    );
-    run_server(
-        spec.clone(),
-        &["convert_temperature".into(), "--help".into()],
-        Globals::default(),
-    )?;
-    step(
-        "call it (numbers and enums checked before the server is contacted)",
-        "ferry demo convert_temperature --value 451 --from F",
-    );
-    run_server(
-        spec.clone(),
-        &words_of(&["convert_temperature", "--value", "451", "--from", "F"]),
-        Globals::default(),
-    )?;
-    step(
-        "the one required property may be given bare",
-        "ferry demo word_count 'the quick brown fox' --unique",
-    );
-    run_server(
-        spec.clone(),
-        &words_of(&["word_count", "the quick brown fox", "--unique"]),
-        Globals::default(),
-    )?;
-    step(
-        "images are saved to a file, shown as one line",
-        "ferry demo pixel",
-    );
-    run_server(spec.clone(), &words_of(&["pixel"]), Globals::default())?;
-    step(
-        "mistakes are caught locally with a hint (exit code 2)",
-        "ferry demo convert_temperature --value 3 --from X",
-    );
-    let code = main(words_of(&[
-        "--cmd",
-        &format!(
-            "{} demo --server",
-            shlex::try_quote(&exe.display().to_string()).unwrap_or_default()
+    Ok(spec)
+}
+
+/// `ferry demo`: the tour; `ferry demo --server`: the built-in server itself; anything else
+/// (`ferry demo --tools`, `ferry demo pixel`) is used like any server's command line.
+fn demo(words: &[String]) -> Result<i32> {
+    match words.first().map(String::as_str) {
+        Some("--server") => return Ok(crate::demo::serve_stdio()),
+        Some(_) => return run_server(demo_spec()?, words, Globals::default()),
+        None => {}
+    }
+    let spec = demo_spec()?;
+    emit("ferry demo: a built-in MCP server (`ferry demo --server`), used as CLI commands.\n");
+    let steps: [(&str, &[&str]); 6] = [
+        (
+            "list the tools, one line each (cached: later listings start no server)",
+            &["--refresh"],
         ),
-        "convert_temperature",
-        "--value",
-        "3",
-        "--from",
-        "X",
-    ]));
-    emit(&format!("(exit code {code})\n\nadd your own: ferry add NAME -- COMMAND ARGS, or ferry import claude\n"));
+        (
+            "how to call a tool, derived from its JSON schema",
+            &["convert_temperature", "--help"],
+        ),
+        (
+            "call it; numbers and enums are checked before the server is contacted",
+            &["convert_temperature", "--value", "451", "--from", "F"],
+        ),
+        (
+            "the one required argument may be given bare",
+            &["word_count", "the quick brown fox", "--unique"],
+        ),
+        (
+            "images are saved to a file and shown as one line",
+            &["pixel"],
+        ),
+        (
+            "a mistake is caught locally, with a hint and exit code 2",
+            &["convert_temperature", "--value", "3", "--from", "X"],
+        ),
+    ];
+    for (title, args) in steps {
+        let shown: Vec<String> = args
+            .iter()
+            .map(|a| {
+                if *a == "--refresh" {
+                    "--tools".to_string()
+                } else {
+                    shlex::try_quote(a)
+                        .map(|q| q.into_owned())
+                        .unwrap_or_default()
+                }
+            })
+            .collect();
+        emit(&format!("\n# {title}\n$ ferry demo {}\n", shown.join(" ")));
+        if let Err(error) = run_server(spec.clone(), &words_of(args), Globals::default()) {
+            report(&error);
+            emit(&format!("(exit code {})\n", error.kind.exit_code()));
+        }
+    }
+    emit("\nnext: ferry add NAME -- COMMAND ARGS, or ferry import claude; then ferry NAME\n");
     Ok(0)
 }
 
