@@ -62,13 +62,14 @@ impl CacheEntry {
     /// Reads the entry for `spec`; a missing or unreadable file is `None`.
     pub fn load(spec: &ServerSpec) -> Option<CacheEntry> {
         let bytes = std::fs::read(path_for(spec)).ok()?;
-        let doc: Value = serde_json::from_slice(&bytes).ok()?;
+        let mut doc: Value = serde_json::from_slice(&bytes).ok()?;
+        // Taken, not cloned: the list can be large and is read on every listing and call.
+        let tools = match doc.get_mut("tools").map(Value::take) {
+            Some(Value::Array(tools)) => tools,
+            _ => Vec::new(),
+        };
         Some(CacheEntry {
-            tools: doc
-                .get("tools")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
+            tools,
             era: doc.get("protocol").and_then(Era::from_value),
             server_info: doc.get("serverInfo").cloned().unwrap_or(Value::Null),
             instructions: doc

@@ -4,15 +4,18 @@
 
 use crate::protocol::tools::Tool;
 use crate::schema::ToolSchema;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// Words that say nothing about which tool is meant.
-const STOPWORDS: &[&str] = &[
-    "a", "an", "the", "to", "of", "for", "in", "on", "with", "and", "or", "by", "from", "my", "me",
-    "i", "it", "this", "that", "is", "be", "please", "into", "at", "as", "can", "you", "your",
-    "use", "using", "some", "all", "any", "do", "how", "what", "which", "who", "where", "when",
-    "why", "are", "there",
-];
+fn is_stopword(word: &str) -> bool {
+    matches!(
+        word,
+        "a" | "an" | "the" | "to" | "of" | "for" | "in" | "on" | "with" | "and" | "or" | "by" | "from" | "my" | "me"
+            | "i" | "it" | "this" | "that" | "is" | "be" | "please" | "into" | "at" | "as" | "can" | "you" | "your"
+            | "use" | "using" | "some" | "all" | "any" | "do" | "how" | "what" | "which" | "who" | "where" | "when"
+            | "why" | "are" | "there"
+    )
+}
 
 /// Field weights: a word in the tool's name says most about it.
 const NAME_WEIGHT: f64 = 3.0;
@@ -23,53 +26,53 @@ const B: f64 = 0.75;
 
 /// Lower-case word stems of `text`, split at punctuation and camelCase humps.
 pub fn terms(text: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
+    let mut out = Vec::new();
+    let mut word = String::new();
     let mut prev_lower = false;
     for c in text.chars() {
-        if c.is_alphanumeric() {
-            if c.is_uppercase() && prev_lower && !current.is_empty() {
-                words.push(std::mem::take(&mut current));
-            }
-            prev_lower = c.is_lowercase() || c.is_ascii_digit();
-            current.extend(c.to_lowercase());
-        } else {
+        if !c.is_alphanumeric() {
+            flush(&mut word, &mut out);
             prev_lower = false;
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
+        } else if c.is_uppercase() {
+            if prev_lower {
+                flush(&mut word, &mut out);
             }
+            word.extend(c.to_lowercase());
+            prev_lower = false;
+        } else {
+            word.push(c);
+            prev_lower = true;
         }
     }
-    if !current.is_empty() {
-        words.push(current);
+    flush(&mut word, &mut out);
+    out
+}
+
+fn flush(word: &mut String, out: &mut Vec<String>) {
+    if !word.is_empty() && !is_stopword(word) {
+        out.push(stem(word));
     }
-    words
-        .into_iter()
-        .filter(|w| !STOPWORDS.contains(&w.as_str()))
-        .map(|w| stem(&w))
-        .collect()
+    word.clear();
 }
 
 /// A light suffix stemmer: enough to meet "files" with "file" and "listing" with "list".
 fn stem(word: &str) -> String {
     let n = word.chars().count();
-    for (suffix, min, replacement) in [
-        ("ies", 5, "y"),
-        ("sses", 5, "ss"),
-        ("ing", 6, ""),
-        ("ed", 5, ""),
-        ("es", 5, "e"),
-        ("s", 4, ""),
-    ] {
-        if n >= min && word.ends_with(suffix) && !word.ends_with("ss") {
-            let stem = &word[..word.len() - suffix.len()];
-            let stem = format!("{stem}{replacement}");
+    if word.ends_with("ss") {
+        return word.to_string();
+    }
+    for (suffix, min, replacement) in
+        [("ies", 5, "y"), ("ing", 6, ""), ("ed", 5, ""), ("es", 5, "e"), ("s", 4, "")]
+    {
+        if n >= min && word.ends_with(suffix) {
+            let mut stem = String::with_capacity(word.len());
+            stem.push_str(&word[..word.len() - suffix.len()]);
+            stem.push_str(replacement);
             // "creates" -> "create", not "creat".
-            return if suffix == "es" && !stem.ends_with('e') {
-                format!("{stem}e")
-            } else {
-                stem
-            };
+            if suffix == "es" && !stem.ends_with('e') {
+                stem.push('e');
+            }
+            return stem;
         }
     }
     word.to_string()
@@ -79,13 +82,13 @@ fn stem(word: &str) -> String {
 pub struct Document {
     pub server: String,
     pub tool: Tool,
-    weights: HashMap<String, f64>,
+    weights: FxHashMap<String, f64>,
     length: f64,
 }
 
 impl Document {
     pub fn new(server: &str, tool: Tool) -> Document {
-        let mut weights: HashMap<String, f64> = HashMap::new();
+        let mut weights: FxHashMap<String, f64> = FxHashMap::default();
         let mut add = |text: &str, weight: f64| {
             for term in terms(text) {
                 *weights.entry(term).or_default() += weight;
@@ -93,8 +96,14 @@ impl Document {
         };
         add(&tool.name, NAME_WEIGHT);
         add(&tool.description, DESCRIPTION_WEIGHT);
-        for prop in ToolSchema::from_input_schema(&tool.input_schema).props {
-            add(&prop.name, PROPERTY_WEIGHT);
+        // Top-level property names; only an unusual root (allOf, $ref) needs the full model.
+        match tool.input_schema.get("properties").and_then(serde_json::Value::as_object) {
+            Some(props) => props.keys().for_each(|name| add(name, PROPERTY_WEIGHT)),
+            None => {
+                for prop in ToolSchema::from_input_schema(&tool.input_schema).props {
+                    add(&prop.name, PROPERTY_WEIGHT);
+                }
+            }
         }
         let length = weights.values().sum();
         Document {
