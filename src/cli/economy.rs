@@ -51,10 +51,11 @@ fn live_sources(names: &[String]) -> Result<Vec<Source>> {
                 entry
             })?,
         };
+        let instructions = entry.instructions.clone();
         sources.push(Source {
             name: spec.name.clone(),
-            tools: usable_tools(&spec, &entry),
-            instructions: entry.instructions.clone(),
+            tools: usable_tools(&spec, entry),
+            instructions,
         });
     }
     Ok(sources)
@@ -491,7 +492,7 @@ pub fn find(words: &[String]) -> Result<i32> {
         for spec in &registry.servers {
             match CacheEntry::load(spec).filter(CacheEntry::has_tools) {
                 Some(entry) => documents.extend(
-                    usable_tools(spec, &entry)
+                    usable_tools(spec, entry)
                         .into_iter()
                         .map(|t| Document::new(&spec.name, t)),
                 ),
@@ -515,6 +516,9 @@ pub fn find(words: &[String]) -> Result<i32> {
         let _ = writeln!(out, "{} {}", doc.server, listing_line(&doc.tool));
     }
     emit(&out);
+    // The process ends now: freeing hundreds of parsed tools one by one would cost more than
+    // the search itself.
+    std::mem::forget(documents);
     Ok(0)
 }
 
@@ -583,7 +587,7 @@ fn check_skills(dir: &Path) -> Result<i32> {
             Some(spec) => match CacheEntry::load(spec).filter(CacheEntry::has_tools) {
                 None => format!("unknown: no cached tools (run `ferry {server}`)"),
                 Some(entry) => {
-                    if fingerprint(&usable_tools(spec, &entry)) == recorded {
+                    if fingerprint(&usable_tools(spec, entry)) == recorded {
                         "up to date".to_string()
                     } else {
                         stale += 1;

@@ -12,9 +12,9 @@ pub mod output;
 
 use crate::client::config::{self, check_server_name, Registry, ServerSpec};
 use crate::client::import::{read_servers, ImportSource};
-use crate::client::session::{Session, SessionOptions};
+use crate::client::session::{Era, Session, SessionOptions};
 use crate::client::CacheEntry;
-use crate::protocol::tools::{parse_tools, Tool};
+use crate::protocol::tools::{parse_tools_owned, Tool};
 use crate::{Error, ErrorKind, Result};
 use flags::{CallOptions, ProcessStdin};
 use output::OutputContext;
@@ -273,7 +273,7 @@ fn run_server(spec: ServerSpec, words: &[String], mut globals: Globals) -> Resul
             if let Some(entry) =
                 CacheEntry::load(&spec).filter(|e| e.has_tools() && !e.is_expired())
             {
-                print_listing(&spec, &entry);
+                print_listing(&spec, entry);
                 return Ok(0);
             }
         }
@@ -320,9 +320,8 @@ fn timeout_for(spec: &ServerSpec, options: &CallOptions) -> Duration {
 pub(crate) async fn open_session(
     spec: &ServerSpec,
     options: &CallOptions,
-    cached: Option<&CacheEntry>,
+    known_era: Option<Era>,
 ) -> Result<Session> {
-    let known_era = cached.and_then(|c| c.era.clone());
     Session::open(
         spec,
         SessionOptions {
@@ -359,8 +358,8 @@ pub(crate) async fn refresh_tools(spec: &ServerSpec, session: &mut Session) -> R
 }
 
 /// The server's tools, filtered by its config, warning once per malformed entry.
-pub(crate) fn usable_tools(spec: &ServerSpec, entry: &CacheEntry) -> Vec<Tool> {
-    let (tools, warnings) = parse_tools(&entry.tools);
+pub(crate) fn usable_tools(spec: &ServerSpec, entry: CacheEntry) -> Vec<Tool> {
+    let (tools, warnings) = parse_tools_owned(entry.tools);
     for warning in warnings {
         eprintln!("warning: {}: {warning}", spec.name);
     }
@@ -370,7 +369,7 @@ pub(crate) fn usable_tools(spec: &ServerSpec, entry: &CacheEntry) -> Vec<Tool> {
         .collect()
 }
 
-fn print_listing(spec: &ServerSpec, entry: &CacheEntry) {
+fn print_listing(spec: &ServerSpec, entry: CacheEntry) {
     let mut out = String::new();
     for tool in usable_tools(spec, entry) {
         out.push_str(&crate::render::listing_line(&tool));
@@ -395,33 +394,33 @@ pub(crate) fn emit(text: &str) {
 async fn run_action(spec: ServerSpec, action: Action, globals: Globals) -> Result<i32> {
     match action {
         Action::ListTools => {
-            let cached = CacheEntry::load(&spec);
-            let mut session = open_session(&spec, &globals.call, cached.as_ref()).await?;
+            let era = CacheEntry::load(&spec).and_then(|c| c.era);
+            let mut session = open_session(&spec, &globals.call, era).await?;
             let entry = refresh_tools(&spec, &mut session).await;
             session.close().await;
-            print_listing(&spec, &entry?);
+            print_listing(&spec, entry?);
             Ok(0)
         }
         Action::Tool(name, words) => call_tool(spec, &name, &words, globals).await,
         Action::Resources => {
-            let cached = CacheEntry::load(&spec);
-            let mut session = open_session(&spec, &globals.call, cached.as_ref()).await?;
+            let era = CacheEntry::load(&spec).and_then(|c| c.era);
+            let mut session = open_session(&spec, &globals.call, era).await?;
             let listed = list_resources(&mut session).await;
             session.close().await;
             emit(&listed?);
             Ok(0)
         }
         Action::Read(uri) => {
-            let cached = CacheEntry::load(&spec);
-            let mut session = open_session(&spec, &globals.call, cached.as_ref()).await?;
+            let era = CacheEntry::load(&spec).and_then(|c| c.era);
+            let mut session = open_session(&spec, &globals.call, era).await?;
             let result = session.request("resources/read", json!({"uri": uri})).await;
             let code = finish(&spec, "resource", result, &globals.call);
             session.close().await;
             code
         }
         Action::Prompts => {
-            let cached = CacheEntry::load(&spec);
-            let mut session = open_session(&spec, &globals.call, cached.as_ref()).await?;
+            let era = CacheEntry::load(&spec).and_then(|c| c.era);
+            let mut session = open_session(&spec, &globals.call, era).await?;
             let prompts = session.list_all("prompts/list", "prompts").await;
             session.close().await;
             let mut out = String::new();
@@ -437,8 +436,8 @@ async fn run_action(spec: ServerSpec, action: Action, globals: Globals) -> Resul
             Ok(0)
         }
         Action::Prompt(name, words) => {
-            let cached = CacheEntry::load(&spec);
-            let mut session = open_session(&spec, &globals.call, cached.as_ref()).await?;
+            let era = CacheEntry::load(&spec).and_then(|c| c.era);
+            let mut session = open_session(&spec, &globals.call, era).await?;
             let outcome = get_prompt(&spec, &mut session, &name, &words, &globals.call).await;
             session.close().await;
             outcome
@@ -612,9 +611,8 @@ async fn call_tool(
     let mut session: Option<Session> = None;
     // The call path trusts the cached schema whatever its age: the server validates again,
     // and a stale list costs no extra request.
-    let fresh = cached
-        .as_ref()
-        .filter(|e| e.has_tools() && !globals.refresh);
+    let known_era = cached.as_ref().and_then(|c| c.era.clone());
+    let fresh = cached.filter(|e| e.has_tools() && !globals.refresh);
     let mut tool = fresh.and_then(|entry| {
         usable_tools(&spec, entry)
             .into_iter()
@@ -622,7 +620,7 @@ async fn call_tool(
     });
     if tool.is_none() {
         // Not cached (or not there): list once more before calling it unknown.
-        let mut opened = open_session(&spec, &globals.call, cached.as_ref()).await?;
+        let mut opened = open_session(&spec, &globals.call, known_era.clone()).await?;
         let entry = refresh_tools(&spec, &mut opened).await;
         let entry = match entry {
             Ok(entry) => entry,
@@ -631,7 +629,7 @@ async fn call_tool(
                 return Err(e);
             }
         };
-        let tools = usable_tools(&spec, &entry);
+        let tools = usable_tools(&spec, entry);
         tool = tools.iter().find(|t| t.name == name).cloned();
         if tool.is_none() {
             opened.close().await;
@@ -676,7 +674,7 @@ async fn call_tool(
     options.timeout = parsed.options.timeout.or(options.timeout);
     let mut session = match session {
         Some(session) => session,
-        None => open_session(&spec, &options, CacheEntry::load(&spec).as_ref()).await?,
+        None => open_session(&spec, &options, known_era).await?,
     };
     let result = session
         .request(
@@ -738,7 +736,7 @@ fn list_servers() -> Result<i32> {
     let mut out = String::new();
     for spec in &registry.servers {
         let tools = match CacheEntry::load(spec).filter(CacheEntry::has_tools) {
-            Some(entry) => format!("{} tools", usable_tools(spec, &entry).len()),
+            Some(entry) => format!("{} tools", usable_tools(spec, entry).len()),
             None => "? tools".to_string(),
         };
         let target = match &spec.target {

@@ -14,6 +14,11 @@ pub struct Tool {
 impl Tool {
     /// Reads one entry of `tools`; `Err` says why the entry is unusable.
     pub fn from_value(raw: &Value) -> Result<Tool, String> {
+        Tool::from_owned(raw.clone())
+    }
+
+    /// As `from_value`, keeping `raw` without a copy.
+    pub fn from_owned(raw: Value) -> Result<Tool, String> {
         let obj = raw.as_object().ok_or("tool entry is not an object")?;
         let name = match obj.get("name") {
             Some(Value::String(name)) if !name.is_empty() => name.clone(),
@@ -37,17 +42,22 @@ impl Tool {
             name,
             description,
             input_schema,
-            raw: raw.clone(),
+            raw,
         })
     }
 }
 
 /// Splits raw tool entries into usable tools and one warning per skipped entry.
 pub fn parse_tools(entries: &[Value]) -> (Vec<Tool>, Vec<String>) {
+    parse_tools_owned(entries.to_vec())
+}
+
+/// As `parse_tools`, taking the entries: each becomes its tool's `raw` without a copy.
+pub fn parse_tools_owned(entries: Vec<Value>) -> (Vec<Tool>, Vec<String>) {
     let mut tools = Vec::with_capacity(entries.len());
     let mut warnings = Vec::new();
-    for (index, entry) in entries.iter().enumerate() {
-        match Tool::from_value(entry) {
+    for (index, entry) in entries.into_iter().enumerate() {
+        match Tool::from_owned(entry) {
             Ok(tool) => tools.push(tool),
             Err(why) => warnings.push(format!("skipped tool #{}: {why}", index + 1)),
         }

@@ -10,10 +10,48 @@ use rustc_hash::FxHashMap;
 fn is_stopword(word: &str) -> bool {
     matches!(
         word,
-        "a" | "an" | "the" | "to" | "of" | "for" | "in" | "on" | "with" | "and" | "or" | "by" | "from" | "my" | "me"
-            | "i" | "it" | "this" | "that" | "is" | "be" | "please" | "into" | "at" | "as" | "can" | "you" | "your"
-            | "use" | "using" | "some" | "all" | "any" | "do" | "how" | "what" | "which" | "who" | "where" | "when"
-            | "why" | "are" | "there"
+        "a" | "an"
+            | "the"
+            | "to"
+            | "of"
+            | "for"
+            | "in"
+            | "on"
+            | "with"
+            | "and"
+            | "or"
+            | "by"
+            | "from"
+            | "my"
+            | "me"
+            | "i"
+            | "it"
+            | "this"
+            | "that"
+            | "is"
+            | "be"
+            | "please"
+            | "into"
+            | "at"
+            | "as"
+            | "can"
+            | "you"
+            | "your"
+            | "use"
+            | "using"
+            | "some"
+            | "all"
+            | "any"
+            | "do"
+            | "how"
+            | "what"
+            | "which"
+            | "who"
+            | "where"
+            | "when"
+            | "why"
+            | "are"
+            | "there"
     )
 }
 
@@ -61,9 +99,13 @@ fn stem(word: &str) -> String {
     if word.ends_with("ss") {
         return word.to_string();
     }
-    for (suffix, min, replacement) in
-        [("ies", 5, "y"), ("ing", 6, ""), ("ed", 5, ""), ("es", 5, "e"), ("s", 4, "")]
-    {
+    for (suffix, min, replacement) in [
+        ("ies", 5, "y"),
+        ("ing", 6, ""),
+        ("ed", 5, ""),
+        ("es", 5, "e"),
+        ("s", 4, ""),
+    ] {
         if n >= min && word.ends_with(suffix) {
             let mut stem = String::with_capacity(word.len());
             stem.push_str(&word[..word.len() - suffix.len()]);
@@ -97,7 +139,11 @@ impl Document {
         add(&tool.name, NAME_WEIGHT);
         add(&tool.description, DESCRIPTION_WEIGHT);
         // Top-level property names; only an unusual root (allOf, $ref) needs the full model.
-        match tool.input_schema.get("properties").and_then(serde_json::Value::as_object) {
+        match tool
+            .input_schema
+            .get("properties")
+            .and_then(serde_json::Value::as_object)
+        {
             Some(props) => props.keys().for_each(|name| add(name, PROPERTY_WEIGHT)),
             None => {
                 for prop in ToolSchema::from_input_schema(&tool.input_schema).props {
