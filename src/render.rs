@@ -13,7 +13,8 @@ const LISTED_ARGS_MAX: usize = 20;
 /// `name - summary` has arguments too many to list (see its `--help`).
 pub fn listing_line(tool: &Tool) -> String {
     let schema = ToolSchema::from_input_schema(&tool.input_schema);
-    let required: Vec<&str> = schema.required().map(|p| p.name.as_str()).collect();
+    // Arguments a caller must give: required and without a default.
+    let required: Vec<&str> = schema.must_give().map(|p| p.name.as_str()).collect();
     let args = required.join(", ");
     let mut line = tool.name.clone();
     if schema.props.is_empty() {

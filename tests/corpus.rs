@@ -182,9 +182,11 @@ fn listing_problems(line: &str, raw: &Value) -> Vec<String> {
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
+    // A required property with a default need not be given (zod marks such ones required).
+    let has_default = |name: &str| schema["properties"][name].get("default").is_some();
     let listed = properties
         .iter()
-        .filter(|p| required.contains(p))
+        .filter(|p| required.contains(p) && !has_default(p))
         .copied()
         .collect::<Vec<_>>()
         .join(", ");
