@@ -5,15 +5,10 @@ mod support;
 use support::*;
 
 fn corpus_files() -> Vec<String> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
-    let mut files: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path().display().to_string())
-        .filter(|p| p.ends_with(".tools.json"))
-        .collect();
-    files.sort();
-    files
+    corpus_snapshots()
+        .into_iter()
+        .map(|(_, path)| path.display().to_string())
+        .collect()
 }
 
 #[test]

@@ -8,24 +8,10 @@ use ferry::tokens::meter::tools_from_json;
 use support::*;
 
 fn corpus() -> Vec<Document> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("../shared/corpus beside the checkout")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.to_string_lossy().ends_with(".tools.json"))
-        .collect();
-    files.sort();
     let mut docs = Vec::new();
-    for path in files {
+    for (server, path) in corpus_snapshots() {
         let doc: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let server = path
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .trim_end_matches(".tools.json")
-            .to_string();
         let (tools, _) = parse_tools(tools_from_json(&doc).unwrap());
         docs.extend(tools.into_iter().map(|t| Document::new(&server, t)));
     }

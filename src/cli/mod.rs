@@ -121,24 +121,9 @@ fn run(args: Vec<String>) -> Result<i32> {
             "--json" => globals.call.raw_json = true,
             "--cmd" => globals.cmd = Some(value("a command")?),
             "--max-tokens" => {
-                let v = value("a number")?;
-                globals.call.max_tokens = Some(v.parse().map_err(|_| {
-                    Error::usage(format!("--max-tokens must be a whole number, not {v:?}"))
-                })?);
+                globals.call.max_tokens = Some(flags::parse_max_tokens(&value("a number")?)?)
             }
-            "--timeout" => {
-                let v = value("seconds")?;
-                globals.call.timeout = Some(
-                    v.parse::<f64>()
-                        .ok()
-                        .filter(|s| s.is_finite() && *s > 0.0)
-                        .ok_or_else(|| {
-                            Error::usage(format!(
-                                "--timeout must be a positive number of seconds, not {v:?}"
-                            ))
-                        })?,
-                );
-            }
+            "--timeout" => globals.call.timeout = Some(flags::parse_timeout(&value("seconds")?)?),
             // With --cmd, the server's own options (--resources...) may follow directly.
             _ if globals.cmd.is_some() => {
                 i -= 1;
@@ -245,17 +230,9 @@ fn run_server(spec: ServerSpec, words: &[String], mut globals: Globals) -> Resul
                 action = Action::Prompt(value("a prompt name")?, words[i..].to_vec());
                 break;
             }
-            "--timeout" | "--max-tokens" => {
-                let v = value("a value")?;
-                let mut parsed = flags::parse_call(
-                    "",
-                    &Default::default(),
-                    &[word.to_string(), v],
-                    &mut ProcessStdin::new(),
-                )?;
-                globals.call.timeout = parsed.options.timeout.take().or(globals.call.timeout);
-                globals.call.max_tokens =
-                    parsed.options.max_tokens.take().or(globals.call.max_tokens);
+            "--timeout" => globals.call.timeout = Some(flags::parse_timeout(&value("seconds")?)?),
+            "--max-tokens" => {
+                globals.call.max_tokens = Some(flags::parse_max_tokens(&value("a number")?)?)
             }
             w if w.starts_with('-') => {
                 return Err(Error::usage(format!("unknown option {w} for server {}", spec.name))

@@ -192,3 +192,34 @@ pub fn processes_matching(needle: &str) -> Vec<String> {
     }
     found
 }
+
+/// The real `tools/list` snapshots in ../shared/corpus (CI lays shared/ beside the checkout),
+/// as (server name, path), in name order.
+pub fn corpus_snapshots() -> Vec<(String, PathBuf)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
+        panic!(
+            "{} is missing ({e}): shared/ goes beside the checkout",
+            dir.display()
+        )
+    });
+    let mut snapshots: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter_map(|path| {
+            let name = path
+                .file_name()?
+                .to_str()?
+                .strip_suffix(".tools.json")?
+                .to_string();
+            Some((name, path))
+        })
+        .collect();
+    snapshots.sort();
+    assert!(
+        snapshots.len() >= 13,
+        "expected the 13 corpus snapshots in {}",
+        dir.display()
+    );
+    snapshots
+}

@@ -203,26 +203,11 @@ pub fn parse_call(
                     }
                 }
                 "max-tokens" => {
-                    let value = take_value("a number of tokens")?;
-                    let n = value.parse::<usize>().map_err(|_| {
-                        Error::usage(format!(
-                            "--max-tokens must be a whole number, not {value:?}"
-                        ))
-                    })?;
-                    call.options.max_tokens = Some(n);
+                    call.options.max_tokens =
+                        Some(parse_max_tokens(&take_value("a number of tokens")?)?)
                 }
                 "timeout" => {
-                    let value = take_value("a number of seconds")?;
-                    let secs = value
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|s| s.is_finite() && *s > 0.0)
-                        .ok_or_else(|| {
-                            Error::usage(format!(
-                                "--timeout must be a positive number of seconds, not {value:?}"
-                            ))
-                        })?;
-                    call.options.timeout = Some(secs);
+                    call.options.timeout = Some(parse_timeout(&take_value("a number of seconds")?)?)
                 }
                 _ => return Err(unknown_flag(tool, schema, name)),
             }
@@ -330,6 +315,24 @@ pub fn parse_call(
         }
     }
     Ok(call)
+}
+
+/// The value of `--max-tokens`.
+pub fn parse_max_tokens(text: &str) -> Result<usize> {
+    text.parse()
+        .map_err(|_| Error::usage(format!("--max-tokens must be a whole number, not {text:?}")))
+}
+
+/// The value of `--timeout`, in seconds.
+pub fn parse_timeout(text: &str) -> Result<f64> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .ok_or_else(|| {
+            Error::usage(format!(
+                "--timeout must be a positive number of seconds, not {text:?}"
+            ))
+        })
 }
 
 fn parse_bool(text: &str) -> Option<bool> {
