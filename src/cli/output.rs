@@ -80,8 +80,7 @@ pub fn render_result(result: &Value, ctx: &OutputContext) -> String {
     if let Some(structured) = result.get("structuredContent") {
         if !structured.is_null() && !text_carries(&texts, structured) {
             separate(&mut out);
-            out.push_str(&compact_json(structured));
-            out.push('\n');
+            out.push_str(&render_structured(structured));
         }
     }
     // prompts/get: messages with one content block each.
@@ -261,6 +260,57 @@ pub fn human_size(bytes: usize) -> String {
     }
 }
 
+/// Structured content as compact text: an object's top-level keys one per line (`key: value`),
+/// strings unquoted unless that would be ambiguous, multi-line strings as indented blocks
+/// rather than escaped `\n`, and anything nested as compact JSON. `--json` keeps the exact JSON.
+pub fn render_structured(value: &Value) -> String {
+    let Value::Object(map) = value else {
+        return compact_json(value) + "\n";
+    };
+    if map.is_empty() {
+        return "{}\n".to_string();
+    }
+    let mut out = String::new();
+    for (key, value) in map {
+        let key = if is_plain_key(key) {
+            key.clone()
+        } else {
+            compact_json(&Value::String(key.clone()))
+        };
+        match value {
+            Value::String(text) if text.contains('\n') => {
+                let _ = writeln!(out, "{key}: |");
+                for line in text.lines() {
+                    let _ = writeln!(out, "  {line}");
+                }
+            }
+            Value::String(text) if is_plain_text(text) => {
+                let _ = writeln!(out, "{key}: {text}");
+            }
+            other => {
+                let _ = writeln!(out, "{key}: {}", compact_json(other));
+            }
+        }
+    }
+    out
+}
+
+fn is_plain_key(key: &str) -> bool {
+    !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_alphanumeric() || "_-.".contains(c))
+}
+
+/// A string that reads the same unquoted: not empty, no edge spaces, not a JSON literal.
+fn is_plain_text(text: &str) -> bool {
+    !text.is_empty()
+        && text.trim() == text
+        && !matches!(text, "true" | "false" | "null" | "|")
+        && serde_json::from_str::<Value>(text).map_or(true, |v| v.is_string())
+        && !text.starts_with(['"', '{', '['])
+}
+
 /// JSON without the spaces and escapes of pretty printing.
 pub fn compact_json(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
@@ -425,9 +475,20 @@ mod tests {
         let result = json!({"content": [{"type": "text", "text": "{\"a\": 1}"}], "structuredContent": {"a": 1}});
         assert_eq!(render_result(&result, &ctx()), "{\"a\": 1}");
         let result = json!({"content": [{"type": "text", "text": "sum is 3"}], "structuredContent": {"sum": 3}});
-        assert_eq!(render_result(&result, &ctx()), "sum is 3\n{\"sum\":3}\n");
+        assert_eq!(render_result(&result, &ctx()), "sum is 3\nsum: 3\n");
         let result = json!({"content": [{"type": "text", "text": "a\nb"}], "structuredContent": {"content": "a\nb"}});
         assert_eq!(render_result(&result, &ctx()), "a\nb");
+    }
+
+    #[test]
+    fn structured_content_reads_as_compact_text() {
+        let value = json!({"city": "Oslo", "temp": 3.5, "ok": true, "note": "line 1\nline 2", "code": "42",
+            "empty": "", "tags": ["a", "b"], "two words": null});
+        assert_eq!(
+            render_structured(&value),
+            "city: Oslo\ntemp: 3.5\nok: true\nnote: |\n  line 1\n  line 2\ncode: \"42\"\nempty: \"\"\ntags: [\"a\",\"b\"]\n\"two words\": null\n"
+        );
+        assert_eq!(render_structured(&json!([1, 2])), "[1,2]\n");
     }
 
     #[test]
