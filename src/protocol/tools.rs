@@ -87,7 +87,11 @@ pub fn first_sentence(text: &str) -> String {
             let after = &text[i + c.len_utf8()..];
             if after.is_empty() || after.starts_with(char::is_whitespace) {
                 // "e.g. x" and "v1.2" are not sentence ends.
-                let word_start = text[..i].rfind(char::is_whitespace).map_or(0, |p| p + 1);
+                let word_start = text[..i]
+                    .char_indices()
+                    .rev()
+                    .find(|(_, c)| c.is_whitespace())
+                    .map_or(0, |(p, c)| p + c.len_utf8());
                 let word = text[word_start..i].trim_start_matches(['(', '"', '[', '\'']);
                 if !matches!(word, "e.g" | "i.e" | "etc" | "vs" | "Dr" | "Mr" | "Ms") {
                     end = i + c.len_utf8();
@@ -139,5 +143,8 @@ mod tests {
         );
         assert_eq!(first_sentence("Summary\n\n- item"), "Summary");
         assert_eq!(first_sentence(""), "");
+        // Multi-byte whitespace before the mark (French "fichier\u{a0}!").
+        assert_eq!(first_sentence("Supprime le fichier\u{a0}! Attention."), "Supprime le fichier !");
+        assert_eq!(first_sentence("全角\u{3000}です! 次"), "全角 です!");
     }
 }

@@ -361,6 +361,9 @@ fn load_text(word: &str, stdin: &mut dyn StdinSource) -> Result<String> {
 
 /// One word as a scalar of `shape` (string, number, boolean, enum).
 fn parse_scalar(prop: &Prop, shape: &Shape, text: &str) -> Result<Value> {
+    if shape.nullable && text == "null" && shape.kind != Kind::Str {
+        return Ok(Value::Null);
+    }
     let value = match &shape.kind {
         Kind::Str => Value::String(text.to_string()),
         Kind::Int => {
@@ -412,9 +415,6 @@ fn parse_scalar(prop: &Prop, shape: &Shape, text: &str) -> Result<Value> {
         }
         _ => serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string())),
     };
-    if shape.nullable && text == "null" && shape.kind != Kind::Str {
-        return Ok(Value::Null);
-    }
     check_range(prop, shape, &value, text)?;
     Ok(value)
 }
@@ -501,7 +501,38 @@ fn parse_value(
             &format!("JSON of type {}", render_type(shape)),
         ));
     }
+    // Items of a list of scalars are checked like repeated flags would be.
+    if let (Kind::Array(items), Value::Array(list)) = (&shape.kind, &value) {
+        if items.is_scalar() {
+            if let Some((index, item)) = list.iter().enumerate().find(|(_, item)| !scalar_fits(items, item)) {
+                return Err(Error::usage(format!(
+                    "--{} expects JSON of type {}: item {} is {item}",
+                    prop.name,
+                    render_type(shape),
+                    index + 1
+                )));
+            }
+        }
+    }
     Ok(value)
+}
+
+/// Whether a JSON value is one the scalar shape accepts.
+fn scalar_fits(shape: &Shape, value: &Value) -> bool {
+    if value.is_null() && shape.nullable {
+        return true;
+    }
+    match &shape.kind {
+        Kind::Str => value.is_string(),
+        Kind::Int => value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0),
+        Kind::Num => value.is_number(),
+        Kind::Bool => value.is_boolean(),
+        Kind::Null => value.is_null(),
+        Kind::Enum(values) => values.contains(value),
+        Kind::Const(expected) => expected == value,
+        Kind::Union(variants) => variants.iter().any(|v| scalar_fits(v, value)),
+        _ => true,
+    }
 }
 
 fn unknown_flag(tool: &str, schema: &ToolSchema, name: &str) -> Error {
