@@ -20,6 +20,8 @@
 //!   (cursors "page2", "page3"); tool_N returns "tool_N".
 //! - `exit-early`: writes "cannot start: missing config" to stderr and exits
 //!   with status 3 before reading anything.
+//! - `null-id-error`: answers `initialize` with an error whose id is null, as
+//!   servers do for a request they could not read.
 //!
 //! Notifications and responses from the client are ignored, `ping` answers
 //! `{}`, any other unknown method gets -32601. Exits 0 when stdin closes.
@@ -42,6 +44,7 @@ const MODES: &[&str] = &[
     "malformed-tool",
     "paginate",
     "exit-early",
+    "null-id-error",
 ];
 const VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 const MIB: usize = 1024 * 1024;
@@ -76,6 +79,11 @@ fn main() {
             continue;
         };
         let params = msg.get("params").cloned().unwrap_or(Value::Null);
+        let id = if mode == "null-id-error" && method == "initialize" {
+            &Value::Null
+        } else {
+            id
+        };
         let reply = match handle(&mode, method, &params) {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err((code, message)) => {
@@ -102,6 +110,9 @@ fn main() {
 
 fn handle(mode: &str, method: &str, params: &Value) -> RpcResult {
     match method {
+        "initialize" if mode == "null-id-error" => {
+            Err((-32600, "Invalid request: bad clientInfo".into()))
+        }
         "initialize" => {
             let requested = params.get("protocolVersion").and_then(Value::as_str);
             let version = requested

@@ -312,3 +312,128 @@ server.serve_forever()
         "error: the server refused the request: HTTP 401 Unauthorized\nhint: set the credentials in the server's \"headers\" (for example Authorization: Bearer ${TOKEN})\n"
     );
 }
+
+#[test]
+fn an_error_with_a_null_id_answers_the_pending_request() {
+    let env = Env::new();
+    let started = std::time::Instant::now();
+    let run = env.run(&["--timeout", "30", "--cmd", &fault("null-id-error")]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.starts_with("error: fault_server answered initialize with an error: Invalid request: bad clientInfo (code -32600)\n"), "{}", run.stderr);
+    // Answered, not waited out: far below the 30 s limit (a generous bound, not a benchmark).
+    assert!(started.elapsed().as_secs() < 20);
+}
+
+/// A tiny HTTP server for faults no real MCP server shows: it answers the handshake, lists one
+/// tool `slow`, and then behaves as `mode` says.
+fn http_fault_server(mode: &str) -> (std::process::Child, String) {
+    let script = r#"
+import http.server, json, sys, time
+mode = sys.argv[1]
+class Handler(http.server.BaseHTTPRequestHandler):
+    def reply(self, status, body):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+    def do_POST(self):
+        if mode == "not-found":
+            return self.reply(404, {"detail": "Not Found"})
+        msg = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        method, id = msg.get("method"), msg.get("id")
+        if id is None:
+            self.send_response(202); self.send_header("Content-Length", "0"); self.end_headers(); return
+        if method == "initialize":
+            return self.reply(200, {"jsonrpc": "2.0", "id": id, "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "slow", "version": "1"}}})
+        if method == "tools/list":
+            return self.reply(200, {"jsonrpc": "2.0", "id": id, "result": {"tools": [{"name": "slow", "inputSchema": {"type": "object"}}]}})
+        if method == "tools/call":
+            time.sleep(30)
+            return self.reply(200, {"jsonrpc": "2.0", "id": id, "result": {"content": []}})
+        return self.reply(400, {"jsonrpc": "2.0", "id": None, "error": {"code": -32601, "message": "Method not found"}})
+    def log_message(self, *args):
+        pass
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+print(server.server_port, flush=True)
+server.serve_forever()
+"#;
+    let mut server = std::process::Command::new("python3")
+        .args(["-c", script, mode])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.as_mut().unwrap()),
+        &mut port,
+    )
+    .unwrap();
+    (server, format!("http://127.0.0.1:{}/mcp", port.trim()))
+}
+
+#[test]
+fn the_timeout_covers_an_http_server_that_holds_the_post() {
+    let env = Env::new();
+    let (mut server, url) = http_fault_server("slow");
+    let listed = env.run(&[&url]);
+    let started = std::time::Instant::now();
+    let run = env.run(&["--timeout", "1", &url, "slow"]);
+    let elapsed = started.elapsed();
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert_eq!(
+        (listed.code, listed.stdout.as_str()),
+        (0, "slow()\n"),
+        "{}",
+        listed.stderr
+    );
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("error: mcp did not answer tools/call within 1s\n"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        elapsed.as_secs() < 20,
+        "the call was held past its limit: {elapsed:?}"
+    );
+}
+
+#[test]
+fn a_json_http_error_that_is_not_json_rpc_is_a_server_failure() {
+    let env = Env::new();
+    let (mut server, url) = http_fault_server("not-found");
+    let run = env.run(&["--timeout", "30", &url]);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("error: unexpected HTTP 404 Not Found from http://127.0.0.1:"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("{\"detail\": \"Not Found\"}"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn out_of_range_options_are_usage_errors() {
+    let env = Env::new();
+    let cases: [(&[&str], &str); 4] = [
+        (&["--timeout", "1e300", "demo", "pixel"], "error: --timeout must be a number of seconds above 0 and at most 604800, not \"1e300\"\n"),
+        (&["--max-tokens", "5", "demo", "pixel"], "error: --max-tokens must be at least 64: the line that reports a cut takes about 40\n"),
+        (&["ftp://example.com/mcp"], "error: unsupported URL scheme \"ftp\" in \"ftp://example.com/mcp\"\nhint: MCP servers are reached over http:// or https://, or started as a command with --cmd\n"),
+        (&["demo", "word_count", "x", "--timeout", "0"], "error: --timeout must be a number of seconds above 0 and at most 604800, not \"0\"\n"),
+    ];
+    for (args, expected) in cases {
+        let run = env.run(args);
+        assert_eq!((run.code, run.stderr.as_str()), (2, expected), "{args:?}");
+    }
+}

@@ -1,6 +1,8 @@
 //! `ferry tokens`, `ferry find` and `ferry skill`: the token economy's commands.
 
-use super::{emit, load_registry, open_session, refresh_tools, runtime, usable_tools};
+use super::{
+    block_on_interruptible, emit, load_registry, open_session, refresh_tools, usable_tools,
+};
 use crate::client::config::ServerSpec;
 use crate::client::CacheEntry;
 use crate::protocol::tools::{parse_tools, Tool};
@@ -44,7 +46,7 @@ fn live_sources(names: &[String]) -> Result<Vec<Source>> {
     for spec in specs {
         let entry = match CacheEntry::load(&spec).filter(CacheEntry::has_tools) {
             Some(entry) => entry,
-            None => runtime()?.block_on(async {
+            None => block_on_interruptible(async {
                 let mut session = open_session(&spec, &Default::default(), None).await?;
                 let entry = refresh_tools(&spec, &mut session).await;
                 session.close().await;

@@ -16,7 +16,7 @@ use crate::client::session::{Era, Session, SessionOptions};
 use crate::client::CacheEntry;
 use crate::protocol::tools::{parse_tools_owned, Tool};
 use crate::{Error, ErrorKind, Result};
-use flags::{CallOptions, ProcessStdin};
+use flags::{CallOptions, DeferredStdin, ParsedCall};
 use output::OutputContext;
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -157,7 +157,7 @@ fn run(args: Vec<String>) -> Result<i32> {
         "add" => add(rest),
         "remove" => remove(rest),
         "import" => import(rest),
-        "demo" => demo(rest),
+        "demo" => demo(rest, globals),
         "tokens" => economy::tokens(rest),
         "find" => economy::find(rest),
         "skill" => economy::skill(rest),
@@ -255,13 +255,45 @@ fn run_server(spec: ServerSpec, words: &[String], mut globals: Globals) -> Resul
             }
         }
     }
-    runtime()?.block_on(async move {
-        let work = run_action(spec, action, globals);
+    block_on_interruptible(run_action(spec, action, globals))
+}
+
+/// Runs async work to its end, or until SIGINT/SIGTERM, when the work is dropped and with it
+/// any server it started. A blocked read of standard input is left behind, not waited for.
+pub(crate) fn block_on_interruptible<T>(
+    work: impl std::future::Future<Output = Result<T>>,
+) -> Result<T> {
+    let runtime = runtime()?;
+    let outcome = runtime.block_on(async move {
         tokio::select! {
             outcome = work => outcome,
             _ = interrupted() => Err(Error::new(ErrorKind::Interrupted, "interrupted; the server was stopped")),
         }
-    })
+    });
+    runtime.shutdown_background();
+    outcome
+}
+
+/// Parses a tool's arguments, reading standard input first if they ask for it (`-`).
+async fn parse_arguments(
+    tool: &str,
+    schema: &crate::schema::ToolSchema,
+    words: &[String],
+) -> Result<ParsedCall> {
+    let mut stdin = DeferredStdin::default();
+    match flags::parse_call(tool, schema, words, &mut stdin) {
+        Err(_) if stdin.wanted => {
+            let text = tokio::task::spawn_blocking(|| {
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text)
+            })
+            .await
+            .map_err(|e| Error::usage(format!("cannot read standard input: {e}")))?
+            .map_err(|e| Error::usage(format!("cannot read standard input: {e}")))?;
+            flags::parse_call(tool, schema, words, &mut DeferredStdin::with(text))
+        }
+        parsed => parsed,
+    }
 }
 
 pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -371,7 +403,10 @@ pub(crate) fn emit(text: &str) {
 async fn run_action(spec: ServerSpec, action: Action, globals: Globals) -> Result<i32> {
     match action {
         Action::ListTools => {
-            let era = CacheEntry::load(&spec).and_then(|c| c.era);
+            // --refresh finds out the protocol era anew too.
+            let era = CacheEntry::load(&spec)
+                .and_then(|c| c.era)
+                .filter(|_| !globals.refresh);
             let mut session = open_session(&spec, &globals.call, era).await?;
             let entry = refresh_tools(&spec, &mut session).await;
             session.close().await;
@@ -548,7 +583,7 @@ async fn get_prompt(
         raw: prompt.clone(),
     };
     let schema = crate::schema::ToolSchema::from_input_schema(&as_tool.input_schema);
-    let parsed = flags::parse_call(name, &schema, words, &mut ProcessStdin::new())?;
+    let parsed = parse_arguments(name, &schema, words).await?;
     if parsed.options.help {
         emit(&crate::render::tool_help(
             &format!("{} --prompt", spec.name),
@@ -588,7 +623,10 @@ async fn call_tool(
     let mut session: Option<Session> = None;
     // The call path trusts the cached schema whatever its age: the server validates again,
     // and a stale list costs no extra request.
-    let known_era = cached.as_ref().and_then(|c| c.era.clone());
+    let known_era = cached
+        .as_ref()
+        .and_then(|c| c.era.clone())
+        .filter(|_| !globals.refresh);
     let fresh = cached.filter(|e| e.has_tools() && !globals.refresh);
     let mut tool = fresh.and_then(|entry| {
         usable_tools(&spec, entry)
@@ -625,7 +663,7 @@ async fn call_tool(
     }
     let Some(tool) = tool else { return Ok(2) };
     let schema = crate::schema::ToolSchema::from_input_schema(&tool.input_schema);
-    let parsed = match flags::parse_call(name, &schema, words, &mut ProcessStdin::new()) {
+    let parsed = match parse_arguments(name, &schema, words).await {
         Ok(parsed) => parsed,
         Err(e) => {
             if let Some(s) = session {
@@ -684,7 +722,7 @@ fn finish(
         output::render_result(&result, &ctx)
     };
     let text = match options.max_tokens {
-        Some(max) => output::apply_budget(text, max, &ctx),
+        Some(max) => output::apply_budget(text, max.max(flags::MIN_MAX_TOKENS), &ctx),
         None => text,
     };
     emit(&text);
@@ -883,10 +921,10 @@ fn demo_spec() -> Result<ServerSpec> {
 
 /// `ferry demo`: the tour; `ferry demo --server`: the built-in server itself; anything else
 /// (`ferry demo --tools`, `ferry demo pixel`) is used like any server's command line.
-fn demo(words: &[String]) -> Result<i32> {
+fn demo(words: &[String], globals: Globals) -> Result<i32> {
     match words.first().map(String::as_str) {
         Some("--server") => return Ok(crate::demo::serve_stdio()),
-        Some(_) => return run_server(demo_spec()?, words, Globals::default()),
+        Some(_) => return run_server(demo_spec()?, words, globals),
         None => {}
     }
     let spec = demo_spec()?;

@@ -18,6 +18,9 @@ pub const RESERVED_NAMES: [&str; 14] = [
     "list", "version", "call", "config",
 ];
 
+/// The longest per-request limit ferry accepts: a week.
+pub const MAX_TIMEOUT_SECS: f64 = 7.0 * 24.0 * 3600.0;
+
 /// One configured server.
 #[derive(Debug, Clone)]
 pub struct ServerSpec {
@@ -111,14 +114,21 @@ impl ServerSpec {
                 })
                 .unwrap_or_default()
         };
+        let timeout = match entry.get("timeout") {
+            None | Some(Value::Null) => None,
+            Some(value) => match value.as_f64() {
+                Some(secs) if secs > 0.0 && secs <= MAX_TIMEOUT_SECS => Some(Duration::from_secs_f64(secs)),
+                _ => {
+                    return Err(Error::usage(format!(
+                        "server {name:?} in {origin}: \"timeout\" must be a number of seconds between 0 and {MAX_TIMEOUT_SECS}"
+                    )))
+                }
+            },
+        };
         Ok(ServerSpec {
             name: name.to_string(),
             target,
-            timeout: entry
-                .get("timeout")
-                .and_then(Value::as_f64)
-                .filter(|t| *t > 0.0)
-                .map(Duration::from_secs_f64),
+            timeout,
             max_tokens: entry
                 .get("maxTokens")
                 .and_then(Value::as_u64)
@@ -131,6 +141,15 @@ impl ServerSpec {
 
     /// An ad-hoc server given on the command line: a URL or a shell-like command line.
     pub fn ad_hoc(word: &str) -> Result<ServerSpec> {
+        if let Some((scheme, _)) = word
+            .split_once("://")
+            .filter(|(s, _)| !s.contains(char::is_whitespace))
+        {
+            if !matches!(scheme, "http" | "https") {
+                return Err(Error::usage(format!("unsupported URL scheme {scheme:?} in {word:?}"))
+                    .with_hint("MCP servers are reached over http:// or https://, or started as a command with --cmd"));
+            }
+        }
         let target = if word.starts_with("http://") || word.starts_with("https://") {
             Target::Http {
                 url: word.to_string(),
@@ -373,8 +392,12 @@ impl Registry {
                 if dir == home && relative != ".mcp.json" {
                     continue;
                 }
-                if let Ok(Some(doc)) = read_json(&path) {
-                    registry.add_from(&doc, &path, cwd);
+                match read_json(&path) {
+                    Ok(Some(doc)) => registry.add_from(&doc, &path, cwd),
+                    Ok(None) => {}
+                    Err(e) => registry
+                        .warnings
+                        .push(format!("{} (its servers are skipped)", e.message)),
                 }
             }
         }

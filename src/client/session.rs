@@ -20,6 +20,10 @@ use tokio::time::Instant;
 const PROBE_WAIT: Duration = Duration::from_secs(2);
 /// Multi-round-trip requests give up after this many rounds.
 const MAX_INPUT_ROUNDS: usize = 10;
+/// JSON-RPC errors after which a request was surely not processed and the remembered era may be
+/// wrong: not initialized, invalid request, method not found, header mismatch, missing
+/// capability, unsupported protocol version.
+const ERA_MISMATCH: [i64; 6] = [-32002, -32600, -32601, -32020, -32021, -32022];
 /// Pagination gives up after this many pages (a server repeating cursors).
 const MAX_PAGES: usize = 1000;
 
@@ -75,6 +79,8 @@ pub struct Session {
     pub instructions: Option<String>,
     /// Set when the server said its tools changed during this session.
     pub tools_changed: bool,
+    /// The stateless era was taken from the cache and no request has confirmed it yet.
+    era_assumed: bool,
     next_id: i64,
     timeout: Duration,
     client_capabilities: Value,
@@ -121,13 +127,27 @@ impl Session {
             capabilities: Value::Null,
             instructions: None,
             tools_changed: false,
+            era_assumed: false,
             next_id: 0,
             timeout: options.timeout,
             client_capabilities,
         };
         match options.known_era {
-            Some(Era::Stateless(version)) => session.adopt_stateless(version),
-            Some(Era::Handshake(_)) => session.handshake(None).await?,
+            Some(Era::Stateless(version)) => {
+                session.adopt_stateless(version);
+                session.era_assumed = true;
+            }
+            Some(Era::Handshake(_)) => {
+                // A server replaced by a stateless-only one refuses `initialize`: find out anew.
+                if let Err(e) = session.handshake(None).await {
+                    if e.kind != ErrorKind::Server
+                        || !e.message.contains("answered initialize with an error")
+                    {
+                        return Err(e);
+                    }
+                    session.probe().await?;
+                }
+            }
             None => session.probe().await?,
         }
         Ok(session)
@@ -150,17 +170,17 @@ impl Session {
             protocol::with_stateless_meta(None, STATELESS_VERSION, &self.client_capabilities);
         let message = protocol::request(id, "server/discover", Some(params));
         self.transport.set_protocol_version(STATELESS_VERSION);
-        if let Err(e) = self.send(&message).await {
+        let deadline = Instant::now() + PROBE_WAIT.min(self.timeout);
+        if let Err(e) = self.send_by(&message, deadline, "server/discover").await {
             if e.kind == ErrorKind::Auth
                 || e.kind == ErrorKind::Usage
                 || matches!(self.transport, Transport::Stdio(_))
             {
                 return Err(e);
             }
-            // An HTTP server of the handshake era may reject the request outright.
+            // An HTTP server of the handshake era may reject the request outright, or sit on it.
             return self.handshake(None).await;
         }
-        let deadline = Instant::now() + PROBE_WAIT.min(self.timeout);
         match self.wait_for(&[id], deadline).await {
             Ok((_, Ok(result))) => {
                 if self.discovered(&result) {
@@ -235,9 +255,13 @@ impl Session {
             "clientInfo": protocol::client_info(),
         });
         self.transport.set_protocol_version(HANDSHAKE_VERSION);
-        self.send(&protocol::request(id, "initialize", Some(params)))
-            .await?;
         let deadline = Instant::now() + self.timeout;
+        self.send_by(
+            &protocol::request(id, "initialize", Some(params)),
+            deadline,
+            "initialize",
+        )
+        .await?;
         let ids: Vec<i64> = std::iter::once(id).chain(pending_probe).collect();
         loop {
             let (answered, outcome) = match self.wait_for(&ids, deadline).await {
@@ -298,12 +322,29 @@ impl Session {
                 ),
                 Era::Handshake(_) => params.clone(),
             };
-            self.send(&protocol::request(id, method, Some(wire_params)))
-                .await?;
+            // The limit covers sending too: an HTTP server may hold the POST until it is done.
             let deadline = Instant::now() + self.timeout;
+            self.send_by(
+                &protocol::request(id, method, Some(wire_params)),
+                deadline,
+                method,
+            )
+            .await?;
             let result = match self.wait_for(&[id], deadline).await {
-                Ok((_, Ok(result))) => result,
-                Ok((_, Err(error))) => return Err(self.rpc_error(method, error)),
+                Ok((_, Ok(result))) => {
+                    self.era_assumed = false;
+                    result
+                }
+                Ok((_, Err(error))) => {
+                    // Errors that mean "not processed, wrong era" (the server was replaced by
+                    // one of the handshake era): probe once and send again.
+                    if self.era_assumed && ERA_MISMATCH.contains(&error.code) {
+                        self.era_assumed = false;
+                        self.probe().await?;
+                        continue;
+                    }
+                    return Err(self.rpc_error(method, error));
+                }
                 Err(WaitFailure::TimedOut) => {
                     // Tell the server to stop working on it before the process goes away.
                     let note = json!({"requestId": id, "reason": "timeout"});
@@ -330,6 +371,7 @@ impl Session {
                             .unwrap_or_default();
                         let params = request.get("params").cloned().unwrap_or(Value::Null);
                         let answer = answer_server_request(method, &params)
+                            .await
                             .unwrap_or_else(|e| json!({"error": e.message}));
                         responses.insert(key.clone(), answer);
                     }
@@ -418,11 +460,16 @@ impl Session {
                     if let Some(ours) = ids.iter().find(|ours| protocol::id_matches(&id, **ours)) {
                         return Ok((*ours, outcome));
                     }
+                    // An error the server could not tie to a request (`"id": null`, for a
+                    // request it could not read) answers the one we are waiting for.
+                    if let ([only], true, Err(_)) = (ids, id.is_null(), &outcome) {
+                        return Ok((*only, outcome));
+                    }
                 }
                 Incoming::Request { id, method, params } => {
                     let reply = match method.as_str() {
                         "ping" => protocol::response(id, json!({})),
-                        _ => match answer_server_request(&method, &params) {
+                        _ => match answer_server_request(&method, &params).await {
                             Ok(result) => protocol::response(id, result),
                             Err(e) => protocol::error_response(id, e.code, &e.message),
                         },
@@ -439,6 +486,19 @@ impl Session {
                 Incoming::Invalid => {}
             }
         }
+    }
+
+    /// Sends one message within `deadline`.
+    async fn send_by(&mut self, message: &Value, deadline: Instant, method: &str) -> Result<()> {
+        match tokio::time::timeout_at(deadline, self.send(message)).await {
+            Ok(sent) => sent,
+            Err(_) => Err(self.timeout_error(method)),
+        }
+    }
+
+    /// Sets the limit for each request from now on.
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
     }
 
     /// Sends one message; a stdio server that stopped reading is reported with how it ended.
@@ -494,7 +554,7 @@ pub struct ClientRequestError {
 }
 
 /// Answers `roots/list`, `elicitation/create` and `sampling/createMessage` (refused).
-fn answer_server_request(method: &str, params: &Value) -> Result<Value, ClientRequestError> {
+async fn answer_server_request(method: &str, params: &Value) -> Result<Value, ClientRequestError> {
     match method {
         "roots/list" => {
             let cwd = std::env::current_dir().unwrap_or_default();
@@ -502,7 +562,13 @@ fn answer_server_request(method: &str, params: &Value) -> Result<Value, ClientRe
                 json!({"roots": [{"uri": format!("file://{}", cwd.display()), "name": "current directory"}]}),
             )
         }
-        "elicitation/create" => Ok(elicit(params)),
+        "elicitation/create" => {
+            // The terminal is read off the runtime's thread, so Ctrl-C is still heard.
+            let params = params.clone();
+            Ok(tokio::task::spawn_blocking(move || elicit(&params))
+                .await
+                .unwrap_or_else(|_| json!({"action": "cancel"})))
+        }
         "sampling/createMessage" => {
             eprintln!("ferry: the server asked for sampling (an LLM completion), which ferry does not provide; refused");
             Err(ClientRequestError {

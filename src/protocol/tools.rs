@@ -144,7 +144,10 @@ mod tests {
         assert_eq!(first_sentence("Summary\n\n- item"), "Summary");
         assert_eq!(first_sentence(""), "");
         // Multi-byte whitespace before the mark (French "fichier\u{a0}!").
-        assert_eq!(first_sentence("Supprime le fichier\u{a0}! Attention."), "Supprime le fichier !");
+        assert_eq!(
+            first_sentence("Supprime le fichier\u{a0}! Attention."),
+            "Supprime le fichier !"
+        );
         assert_eq!(first_sentence("全角\u{3000}です! 次"), "全角 です!");
     }
 }

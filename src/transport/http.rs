@@ -122,14 +122,18 @@ impl HttpConnection {
             .await
             .map_err(|e| Error::server(format!("could not read the HTTP response: {e}")))?;
         // A JSON-RPC body (success or error, whatever the status) is a message for the session.
+        // Only JSON-RPC bodies are messages; other JSON (`{"detail": "Not Found"}`) is an HTTP error.
+        let is_rpc = |v: &Value| {
+            v.get("jsonrpc").is_some() || v.get("result").is_some() || v.get("error").is_some()
+        };
         match serde_json::from_slice::<Value>(&bytes) {
-            Ok(Value::Array(batch)) => {
+            Ok(Value::Array(batch)) if !batch.is_empty() && batch.iter().all(is_rpc) => {
                 for message in batch {
                     let _ = self.sender.send(Event::Message(message));
                 }
                 Ok(())
             }
-            Ok(mut message @ Value::Object(_)) => {
+            Ok(mut message @ Value::Object(_)) if is_rpc(&message) => {
                 // An error for a request that the server could not even read (HTTP 400 with
                 // `"id": null`) is still the answer to that request.
                 if message.get("id").is_none_or(Value::is_null) && message.get("error").is_some() {
@@ -276,6 +280,8 @@ async fn read_event_stream(
 #[derive(Default)]
 pub struct SseParser {
     buffer: Vec<u8>,
+    /// How much of `buffer` is known to hold no line end, so it is not scanned again.
+    scanned: usize,
     data: Vec<String>,
     event: Option<String>,
 }
@@ -285,8 +291,14 @@ impl SseParser {
     pub fn feed(&mut self, bytes: &[u8]) -> Vec<String> {
         self.buffer.extend_from_slice(bytes);
         let mut out = Vec::new();
-        while let Some(end) = self.buffer.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = self.buffer.drain(..=end).collect();
+        let mut start = 0;
+        while let Some(offset) = self.buffer[start.max(self.scanned)..]
+            .iter()
+            .position(|&b| b == b'\n')
+        {
+            let end = start.max(self.scanned) + offset;
+            let line = self.buffer[start..end].to_vec();
+            start = end + 1;
             let line = String::from_utf8_lossy(&line);
             let line = line.trim_end_matches(['\n', '\r']);
             if line.is_empty() {
@@ -308,6 +320,9 @@ impl SseParser {
                 _ => {}
             }
         }
+        // One shift per chunk, not per line; what is left has no line end.
+        self.buffer.drain(..start);
+        self.scanned = self.buffer.len();
         out
     }
 }
@@ -325,6 +340,14 @@ mod tests {
             vec!["{\"a\":1}", "x\ny"]
         );
         assert!(parser.feed(b"event: ping\ndata: z\n\n").is_empty());
+        // A long line arriving in many small chunks.
+        let long = "x".repeat(100_000);
+        let mut events = Vec::new();
+        let body = format!("data: {long}\n\n");
+        for chunk in body.as_bytes().chunks(7) {
+            events.extend(parser.feed(chunk));
+        }
+        assert_eq!(events, vec![long]);
     }
 
     #[test]

@@ -32,37 +32,44 @@ pub trait StdinSource {
     fn read_all(&mut self) -> Result<String>;
 }
 
-/// The process's real standard input.
-pub struct ProcessStdin {
+/// Standard input read ahead of parsing: the parser asks for it, the caller reads it without
+/// blocking its runtime (so Ctrl-C still works), then parses again with the text in hand.
+#[derive(Default)]
+pub struct DeferredStdin {
+    text: Option<String>,
     used: bool,
+    /// Set when parsing needed standard input that was not read yet.
+    pub wanted: bool,
 }
 
-impl ProcessStdin {
-    pub fn new() -> Self {
-        ProcessStdin { used: false }
+impl DeferredStdin {
+    /// Standard input already read.
+    pub fn with(text: String) -> Self {
+        DeferredStdin {
+            text: Some(text),
+            used: false,
+            wanted: false,
+        }
     }
 }
 
-impl Default for ProcessStdin {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl StdinSource for ProcessStdin {
+impl StdinSource for DeferredStdin {
     fn read_all(&mut self) -> Result<String> {
-        use std::io::Read;
         if self.used {
             return Err(Error::usage(
                 "standard input ('-') can be used for one value only",
             ));
         }
-        self.used = true;
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| Error::usage(format!("cannot read standard input: {e}")))?;
-        Ok(text)
+        match self.text.take() {
+            Some(text) => {
+                self.used = true;
+                Ok(text)
+            }
+            None => {
+                self.wanted = true;
+                Err(Error::usage("standard input is needed"))
+            }
+        }
     }
 }
 
@@ -319,18 +326,27 @@ pub fn parse_call(
 
 /// The value of `--max-tokens`.
 pub fn parse_max_tokens(text: &str) -> Result<usize> {
-    text.parse()
-        .map_err(|_| Error::usage(format!("--max-tokens must be a whole number, not {text:?}")))
+    match text.parse::<usize>() {
+        Ok(n) if n >= MIN_MAX_TOKENS => Ok(n),
+        Ok(_) => Err(Error::usage(format!(
+            "--max-tokens must be at least {MIN_MAX_TOKENS}: the line that reports a cut takes about 40"
+        ))),
+        Err(_) => Err(Error::usage(format!("--max-tokens must be a whole number, not {text:?}"))),
+    }
 }
+
+/// Budgets below this cannot hold the cut marker and some output.
+pub const MIN_MAX_TOKENS: usize = 64;
 
 /// The value of `--timeout`, in seconds.
 pub fn parse_timeout(text: &str) -> Result<f64> {
+    let max = crate::client::config::MAX_TIMEOUT_SECS;
     text.parse::<f64>()
         .ok()
-        .filter(|s| s.is_finite() && *s > 0.0)
+        .filter(|s| s.is_finite() && *s > 0.0 && *s <= max)
         .ok_or_else(|| {
             Error::usage(format!(
-                "--timeout must be a positive number of seconds, not {text:?}"
+                "--timeout must be a number of seconds above 0 and at most {max}, not {text:?}"
             ))
         })
 }
@@ -504,7 +520,11 @@ fn parse_value(
     // Items of a list of scalars are checked like repeated flags would be.
     if let (Kind::Array(items), Value::Array(list)) = (&shape.kind, &value) {
         if items.is_scalar() {
-            if let Some((index, item)) = list.iter().enumerate().find(|(_, item)| !scalar_fits(items, item)) {
+            if let Some((index, item)) = list
+                .iter()
+                .enumerate()
+                .find(|(_, item)| !scalar_fits(items, item))
+            {
                 return Err(Error::usage(format!(
                     "--{} expects JSON of type {}: item {} is {item}",
                     prop.name,
@@ -524,7 +544,9 @@ fn scalar_fits(shape: &Shape, value: &Value) -> bool {
     }
     match &shape.kind {
         Kind::Str => value.is_string(),
-        Kind::Int => value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0),
+        Kind::Int => {
+            value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
+        }
         Kind::Num => value.is_number(),
         Kind::Bool => value.is_boolean(),
         Kind::Null => value.is_null(),

@@ -142,17 +142,26 @@ fn errors_are_one_clear_line() {
     assert_eq!(error(&["hi", "--ratio"]), "--ratio needs a value (num)");
     assert!(error(&["hi", "there"]).starts_with("unexpected argument \"there\""));
     assert!(error(&["hi", "--meta", "{bad"]).starts_with("--meta expects JSON ({k?:str}):"));
-    assert_eq!(error(&["hi", "--tags", "[\"a\", 1]"]), "--tags expects JSON of type str[]: item 2 is 1");
+    assert_eq!(
+        error(&["hi", "--tags", "[\"a\", 1]"]),
+        "--tags expects JSON of type str[]: item 2 is 1"
+    );
 }
 
 #[test]
 fn nullable_scalars_take_null() {
     let schema = ToolSchema::from_input_schema(&json!({"properties": {
         "n": {"type": ["integer", "null"]}, "e": {"enum": ["a", null]}, "s": {"type": ["string", "null"]}}}));
-    let words: Vec<String> = ["--n", "null", "--e", "null", "--s", "null"].iter().map(|w| w.to_string()).collect();
+    let words: Vec<String> = ["--n", "null", "--e", "null", "--s", "null"]
+        .iter()
+        .map(|w| w.to_string())
+        .collect();
     let call = parse_call("t", &schema, &words, &mut FakeStdin(None)).unwrap();
     // A nullable string keeps the word: "null" is a string too.
-    assert_eq!(Value::Object(call.arguments), json!({"n": null, "e": null, "s": "null"}));
+    assert_eq!(
+        Value::Object(call.arguments),
+        json!({"n": null, "e": null, "s": "null"})
+    );
 }
 
 #[test]
