@@ -467,7 +467,7 @@ pub fn find(words: &[String]) -> Result<i32> {
             }
             "--from" => files.push(take_value(words, &mut i, "--from")?),
             "-h" | "--help" => {
-                emit("usage: ferry find WORDS... [--limit N]\nThe tools of all configured servers that best match the words, as listing lines, from the cache.\n");
+                emit("usage: ferry find WORDS... [--limit N] [--from tools.json...]\nThe tools of all configured servers (or of saved tools/list results) that best match the words,\nas listing lines with their server, from the cache: no server is started.\n");
                 return Ok(0);
             }
             word => query.push(word.to_string()),

@@ -37,6 +37,9 @@ usage:
   ferry add NAME URL [--header K:V]     add a Streamable HTTP server
   ferry remove NAME
   ferry import claude|claude-code|cursor|vscode|windsurf|codex|PATH
+  ferry find WORDS...                   the best-matching tools of every server (cache only)
+  ferry tokens [SERVER...]              what the tools cost in context: MCP eager, deferred, ferry
+  ferry skill SERVER... | --check       write skills/<server>/SKILL.md, or list stale ones
   ferry demo                            a tour on a server built into ferry
 
 A server is a configured name, a URL, or --cmd 'COMMAND ARGS'.
