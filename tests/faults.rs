@@ -276,33 +276,7 @@ fn a_reader_that_goes_away_ends_ferry_quietly() {
 #[test]
 fn an_http_server_that_wants_credentials_is_exit_5() {
     let env = Env::new();
-    let script = r#"
-import http.server
-class Refuse(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        self.send_response(401)
-        self.send_header("WWW-Authenticate", 'Bearer realm="test"')
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-    do_GET = do_POST
-    def log_message(self, *args):
-        pass
-server = http.server.HTTPServer(("127.0.0.1", 0), Refuse)
-print(server.server_port, flush=True)
-server.serve_forever()
-"#;
-    let mut server = std::process::Command::new("python3")
-        .args(["-c", script])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut port = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(server.stdout.as_mut().unwrap()),
-        &mut port,
-    )
-    .unwrap();
-    let url = format!("http://127.0.0.1:{}/mcp", port.trim());
+    let (mut server, url) = http_fault_server("unauthorized");
     let run = env.run(&[&url, "echo", "x"]);
     server.kill().unwrap();
     server.wait().unwrap();
@@ -341,6 +315,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         if mode == "not-found":
             return self.reply(404, {"detail": "Not Found"})
+        if mode == "unauthorized":
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Bearer realm="test"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         msg = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         method, id = msg.get("method"), msg.get("id")
         if id is None:
