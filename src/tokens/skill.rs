@@ -49,10 +49,11 @@ pub fn skill_name(server: &str) -> String {
 
 /// The SKILL.md text for one server.
 pub fn render_skill(server: &str, tools: &[Tool], instructions: Option<&str>) -> String {
+    // The frontmatter is always loaded: a few names and the gist, whatever the tool count.
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-    let shown = names.iter().take(8).copied().collect::<Vec<_>>().join(", ");
-    let more = if names.len() > 8 {
-        format!(" and {} more", names.len() - 8)
+    let shown = names.iter().take(5).copied().collect::<Vec<_>>().join(", ");
+    let more = if names.len() > 5 {
+        format!(", +{} more", names.len() - 5)
     } else {
         String::new()
     };
@@ -62,15 +63,14 @@ pub fn render_skill(server: &str, tools: &[Tool], instructions: Option<&str>) ->
         .unwrap_or_else(|| {
             let summaries: Vec<String> = tools
                 .iter()
-                .take(3)
-                .map(|t| first_sentence(&t.description))
+                .take(2)
+                .map(|t| crate::render::summary(&t.description))
                 .filter(|s| !s.is_empty())
                 .collect();
-            summaries.join(" ")
+            summaries.join("; ")
         });
-    let mut description = format!(
-        "Use the {server} MCP server's tools ({shown}{more}) as shell commands through ferry. Use when a task needs {server}: {purpose}"
-    );
+    let mut description =
+        format!("Use the {server} MCP server's tools ({shown}{more}) through the ferry CLI. Use when a task needs {server}: {purpose}");
     description = description.replace('\n', " ");
     if description.len() > MAX_DESCRIPTION {
         let mut cut = MAX_DESCRIPTION - 3;
@@ -145,7 +145,7 @@ mod tests {
             "inputSchema": {"type": "object", "properties": {"tz": {"type": "string"}}, "required": ["tz"]}}))
         .unwrap()];
         let skill = render_skill("my_time", &tools, None);
-        assert!(skill.starts_with("---\nname: my-time\ndescription: \"Use the my_time MCP server's tools (get_time) as shell commands through ferry. Use when a task needs my_time: Get the time.\"\n---\n"), "{skill}");
+        assert!(skill.starts_with("---\nname: my-time\ndescription: \"Use the my_time MCP server's tools (get_time) through the ferry CLI. Use when a task needs my_time: Get time\"\n---\n"), "{skill}");
         assert!(
             skill.ends_with("## Tools\n\nget_time(tz) - Get time\n"),
             "{skill}"
