@@ -417,3 +417,27 @@ fn out_of_range_options_are_usage_errors() {
         assert_eq!((run.code, run.stderr.as_str()), (2, expected), "{args:?}");
     }
 }
+
+#[test]
+fn a_timeout_after_the_tool_name_holds_on_a_cold_cache_too() {
+    // With nothing cached, the session that lists the tools also makes the call: it must take
+    // the call's own --timeout, not the default minute.
+    let env = Env::new();
+    let marker = format!("cold-timeout-marker-{}", std::process::id());
+    let run = env.run(&[
+        "--cmd",
+        &format!("{} {marker}", fault("hang")),
+        "echo",
+        "--text",
+        "hi",
+        "--timeout",
+        "1",
+    ]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("error: fault_server did not answer tools/call within 1s\n"),
+        "{}",
+        run.stderr
+    );
+}

@@ -691,7 +691,11 @@ async fn call_tool(
         .or(spec.max_tokens);
     options.timeout = parsed.options.timeout.or(options.timeout);
     let mut session = match session {
-        Some(session) => session,
+        Some(mut session) => {
+            // Opened to list the tools before the call's own options were known.
+            session.set_timeout(timeout_for(&spec, &options));
+            session
+        }
         None => open_session(&spec, &options, known_era).await?,
     };
     let result = session
