@@ -217,22 +217,15 @@ struct Report<'a> {
 
 impl<'a> Report<'a> {
     fn new(costs: &'a [ServerCost], ferry_upfront: usize, session: Session) -> Report<'a> {
-        let tools: Vec<_> = costs.iter().flat_map(|c| &c.tools).collect();
-        let mean = |f: &dyn Fn(&crate::tokens::meter::ToolCost) -> usize| {
-            if tools.is_empty() {
-                0.0
-            } else {
-                tools.iter().map(|t| f(t)).sum::<usize>() as f64 / tools.len() as f64
-            }
-        };
+        let tools = || costs.iter().flat_map(|c| &c.tools);
         Report {
             costs,
             ferry_upfront,
             session,
             eager: costs.iter().map(|c| c.eager).sum(),
             deferred: costs.iter().map(|c| c.deferred).sum(),
-            deferred_per_use: mean(&|t| t.deferred_use),
-            ferry_per_use: mean(&|t| t.ferry_use),
+            deferred_per_use: meter::mean(tools(), |t| t.deferred_use),
+            ferry_per_use: meter::mean(tools(), |t| t.ferry_use),
         }
     }
 

@@ -139,12 +139,7 @@ impl Session {
             }
             Some(Era::Handshake(_)) => {
                 // A server replaced by a stateless-only one refuses `initialize`: find out anew.
-                if let Err(e) = session.handshake(None).await {
-                    if e.kind != ErrorKind::Server
-                        || !e.message.contains("answered initialize with an error")
-                    {
-                        return Err(e);
-                    }
+                if session.try_handshake(None).await?.is_err() {
                     session.probe().await?;
                 }
             }
@@ -248,6 +243,14 @@ impl Session {
 
     /// `initialize` + `notifications/initialized`. A probe still pending may win the race.
     async fn handshake(&mut self, pending_probe: Option<i64>) -> Result<()> {
+        match self.try_handshake(pending_probe).await? {
+            Ok(()) => Ok(()),
+            Err(refusal) => Err(self.rpc_error("initialize", refusal)),
+        }
+    }
+
+    /// The handshake, with the server's refusal of `initialize` kept apart from other failures.
+    async fn try_handshake(&mut self, pending_probe: Option<i64>) -> Result<Result<(), RpcError>> {
         let id = self.take_id();
         let params = json!({
             "protocolVersion": HANDSHAKE_VERSION,
@@ -274,12 +277,15 @@ impl Session {
             if answered != id {
                 if let Ok(result) = outcome {
                     if self.discovered(&result) {
-                        return Ok(());
+                        return Ok(Ok(()));
                     }
                 }
                 continue;
             }
-            let result = outcome.map_err(|e| self.rpc_error("initialize", e))?;
+            let result = match outcome {
+                Ok(result) => result,
+                Err(refusal) => return Ok(Err(refusal)),
+            };
             let version = result
                 .get("protocolVersion")
                 .and_then(Value::as_str)
@@ -304,7 +310,7 @@ impl Session {
                 .await?;
             // Sessions of this era may push messages outside any request (list_changed).
             self.transport.listen();
-            return Ok(());
+            return Ok(Ok(()));
         }
     }
 

@@ -102,20 +102,13 @@ pub struct ServerCost {
 }
 
 impl ServerCost {
-    fn mean(&self, f: impl Fn(&ToolCost) -> usize) -> f64 {
-        if self.tools.is_empty() {
-            0.0
-        } else {
-            self.tools.iter().map(f).sum::<usize>() as f64 / self.tools.len() as f64
-        }
-    }
     /// Mean per-use cost on the deferred path.
     pub fn deferred_per_use(&self) -> f64 {
-        self.mean(|t| t.deferred_use)
+        mean(&self.tools, |t| t.deferred_use)
     }
     /// Mean per-use cost on ferry's path.
     pub fn ferry_per_use(&self) -> f64 {
-        self.mean(|t| t.ferry_use)
+        mean(&self.tools, |t| t.ferry_use)
     }
     pub fn definitions(&self) -> usize {
         self.tools.iter().map(|t| t.definition).sum()
@@ -123,8 +116,20 @@ impl ServerCost {
     pub fn helps(&self) -> usize {
         self.tools.iter().map(|t| t.help).sum()
     }
-    pub fn listing_lines(&self) -> usize {
-        self.tools.iter().map(|t| t.listing_line).sum()
+}
+
+/// The mean of one cost over some tools (0 for none).
+pub fn mean<'a>(
+    tools: impl IntoIterator<Item = &'a ToolCost>,
+    cost: impl Fn(&ToolCost) -> usize,
+) -> f64 {
+    let (sum, count) = tools
+        .into_iter()
+        .fold((0, 0), |(sum, count), t| (sum + cost(t), count + 1));
+    if count == 0 {
+        0.0
+    } else {
+        sum as f64 / count as f64
     }
 }
 
