@@ -6,8 +6,8 @@
 
 use ferry::protocol::tools::parse_tools;
 use ferry::render::{listing_line, tool_help};
+use ferry::tokenizer::{Encoding, Tokenizer};
 use ferry::tokens::meter::{host_definition, tools_from_json, Host};
-use ferry::tokens::{Encoding, Tokenizer};
 use std::time::Instant;
 
 fn main() {
@@ -53,10 +53,7 @@ fn main() {
             .sum();
         let listing: String = tools.iter().map(|t| listing_line(t) + "\n").collect();
         let listing = tokenizer.count(&listing);
-        let help: usize = tools
-            .iter()
-            .map(|t| tokenizer.count(&tool_help(&server, t)))
-            .sum();
+        let help: usize = tools.iter().map(|t| tokenizer.count(&tool_help(t))).sum();
         let n = tools.len().max(1);
         println!(
             "{:20} {:>5} {:>9} {:>9} {:>9.1} {:>9.0} {:>9.2}",

@@ -1,4 +1,6 @@
-//! One error type whose `Display` is the user-facing line, and the exit-code contract.
+//! One error type whose `Display` is the user-facing line, and the exit-code contract: every
+//! command ends in an [`Outcome`] or an [`Error`], and [`exit_code`] is the one place that
+//! turns either into the process status.
 
 use std::fmt;
 
@@ -7,6 +9,8 @@ use std::fmt;
 pub enum ErrorKind {
     /// The tool ran and reported an error (`isError`): exit 1.
     ToolError,
+    /// Writing the output failed (a full disk, a broken device): exit 1.
+    Output,
     /// Unknown server, tool or flag, or an invalid argument: exit 2.
     Usage,
     /// The server could not start, crashed or broke the protocol: exit 3.
@@ -17,19 +21,43 @@ pub enum ErrorKind {
     Auth,
     /// Ctrl-C or SIGTERM stopped ferry (and its server): exit 130, as shells expect.
     Interrupted,
+    /// The reader of ferry's output went away (`| head`): a quiet end, exit 141 as a shell
+    /// reports a process ended by SIGPIPE.
+    ClosedPipe,
 }
 
 impl ErrorKind {
     /// The documented process exit code for this kind of failure.
     pub fn exit_code(self) -> i32 {
         match self {
-            ErrorKind::ToolError => 1,
+            ErrorKind::ToolError | ErrorKind::Output => 1,
             ErrorKind::Usage => 2,
             ErrorKind::Server => 3,
             ErrorKind::Timeout => 4,
             ErrorKind::Auth => 5,
             ErrorKind::Interrupted => 130,
+            ErrorKind::ClosedPipe => 141,
         }
+    }
+}
+
+/// How a command that ran to its end went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exit 0.
+    Success,
+    /// The tool ran and reported an error (`isError`): its output was printed; exit 1.
+    ToolReportedError,
+    /// A check found something out of date (`ferry skill --check`): exit 1.
+    Stale,
+}
+
+/// The process status for a command's result: the one mapping from outcomes and errors.
+pub fn exit_code(result: &Result<Outcome>) -> i32 {
+    match result {
+        Ok(Outcome::Success) => 0,
+        Ok(Outcome::ToolReportedError | Outcome::Stale) => 1,
+        Err(error) => error.kind.exit_code(),
     }
 }
 
@@ -65,6 +93,12 @@ impl Error {
     }
     pub fn auth(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Auth, message)
+    }
+    pub fn interrupted() -> Self {
+        Self::new(
+            ErrorKind::Interrupted,
+            "interrupted; the server was stopped",
+        )
     }
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());

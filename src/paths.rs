@@ -1,6 +1,8 @@
-//! Where ferry keeps its files (XDG base directories).
+//! Where ferry keeps its files (XDG base directories), and the one rule that turns a name from
+//! a config file, a server or a model into a file name: no name ever becomes a path outside
+//! ferry's directories, however long or strange it is.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn home() -> PathBuf {
     std::env::var_os("HOME")
@@ -41,16 +43,99 @@ pub fn log_dir() -> PathBuf {
     cache_dir().join("logs")
 }
 
+/// The stderr log of a server.
+pub fn log_file(server: &str) -> PathBuf {
+    log_dir().join(format!("{}.log", file_stem(server)))
+}
+
 /// Images, audio, blobs and full outputs cut by a budget are written here.
 pub fn output_dir() -> PathBuf {
     cache_dir().join("out")
 }
 
 /// Creates `dir` (and parents) readable by the user only.
-pub fn ensure_private_dir(dir: &std::path::Path) -> std::io::Result<()> {
+pub fn ensure_private_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(dir)
+}
+
+/// A temporary file name beside `path`, unique to this process and moment, for writes that
+/// end in a rename (so concurrent writers never share one).
+pub fn temp_beside(path: &Path) -> PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    path.with_file_name(format!(".{name}.{}.{n}.tmp", std::process::id()))
+}
+
+/// The longest stem `file_stem` returns before its hash.
+const STEM_MAX: usize = 48;
+
+/// A file-name stem for any text: ASCII letters, digits, `-`, `_` and `.` kept (never a
+/// leading dot), everything else `_`, at most 48 bytes; a name that had to change gets a hash
+/// of the original appended, so two names never share a file.
+pub fn file_stem(name: &str) -> String {
+    let mut stem: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if stem.starts_with('.') {
+        stem.replace_range(..1, "_");
+    }
+    let changed = stem != name || stem.len() > STEM_MAX || stem.is_empty();
+    if changed {
+        stem.truncate(STEM_MAX);
+        stem.push_str(&format!("-{:08x}", fnv1a(name) as u32));
+    }
+    stem
+}
+
+/// FNV-1a: a stable hash that does not change with the Rust version.
+pub fn fnv1a(text: &str) -> u64 {
+    let mut hash: u64 = 0xcbf29ce484222325;
+    for byte in text.bytes() {
+        hash ^= byte as u64;
+        hash = hash.wrapping_mul(0x100000001b3);
+    }
+    hash
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_never_become_paths() {
+        assert_eq!(file_stem("github"), "github");
+        assert_eq!(file_stem("my.server_2-x"), "my.server_2-x");
+        for hostile in [
+            "../../../../home/me/notes",
+            "..",
+            ".",
+            "/etc/passwd",
+            "a/b",
+            "",
+            "con\0sole",
+            &"x".repeat(300),
+        ] {
+            let stem = file_stem(hostile);
+            assert!(
+                !stem.contains('/') && !stem.starts_with('.') && !stem.is_empty(),
+                "{stem}"
+            );
+            assert!(stem.len() <= STEM_MAX + 9, "{}", stem.len());
+        }
+        assert_ne!(file_stem("a/b"), file_stem("a_b"));
+        assert_ne!(file_stem(&"x".repeat(300)), file_stem(&"x".repeat(301)));
+    }
 }

@@ -125,6 +125,20 @@ fn project_files_are_read_and_the_user_file_wins() {
         .map(|l| l.split(' ').next().unwrap())
         .collect();
     assert_eq!(names, ["shared", "proj", "vs"], "{}", list.stdout);
+    // A repository's servers start only once the user trusts its files.
+    let refused = env.run(&["proj", "word_count", "a"]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("which you have not trusted"),
+        "{}",
+        refused.stderr
+    );
+    let trusted = env.run(&["trust"]);
+    assert_eq!(trusted.code, 0, "{}", trusted.stderr);
+    assert_eq!(
+        env.run(&["proj", "word_count", "a b"]).stdout,
+        "2 words, 1 lines, 3 characters\n"
+    );
     assert_eq!(
         env.run(&["shared", "word_count", "a b"]).stdout,
         "2 words, 1 lines, 3 characters\n"

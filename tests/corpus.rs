@@ -1051,28 +1051,28 @@ fn listing_has_one_line_per_tool_in_server_order() {
 
 #[test]
 fn help_shows_every_fact_of_the_schema_model() {
-    check_every_tool("help vs schema model", |server, tool, _raw| {
-        model_help_problems(&tool_help(server, tool), tool)
+    check_every_tool("help vs schema model", |_server, tool, _raw| {
+        model_help_problems(&tool_help(tool), tool)
     });
 }
 
 #[test]
 fn help_shows_every_fact_of_the_raw_schema() {
     check_every_tool("help vs raw inputSchema", |server, tool, raw| {
-        raw_help_problems(&tool_help(server, tool), server, tool, raw)
+        raw_help_problems(&tool_help(tool), server, tool, raw)
     });
 }
 
 #[test]
 fn listing_and_help_never_panic() {
-    check_every_tool("rendering panics", |server, tool, _raw| {
+    check_every_tool("rendering panics", |_server, tool, _raw| {
         let schema = ToolSchema::from_input_schema(&tool.input_schema);
         for prop in &schema.props {
             let _ = render_type(&prop.shape);
             let _ = line_type(&prop.shape);
         }
         let _ = listing_line(tool);
-        let _ = tool_help(server, tool);
+        let _ = tool_help(tool);
         Vec::new()
     });
 }
@@ -1091,7 +1091,7 @@ fn filesystem_read_text_file_listing() {
 #[test]
 fn filesystem_edit_file_help() {
     assert_eq!(
-        tool_help("filesystem", &tool("filesystem", "edit_file")),
+        tool_help(&tool("filesystem", "edit_file")),
         "Make line-based edits to a text file. Each edit replaces exact line sequences with new \
          content. Returns a git-style diff showing the changes made. Only works within allowed \
          directories.\n\
@@ -1114,7 +1114,7 @@ fn time_get_current_time_listing() {
 #[test]
 fn memory_create_entities_help() {
     assert_eq!(
-        tool_help("memory", &tool("memory", "create_entities")),
+        tool_help(&tool("memory", "create_entities")),
         "Create multiple new entities in the knowledge graph\n\
          --entities obj[] required\n  \
          name str required: The name of the entity\n  \
@@ -1127,7 +1127,7 @@ fn memory_create_entities_help() {
 #[test]
 fn fetch_help_shows_defaults_and_constraints() {
     assert_eq!(
-        tool_help("fetch", &tool("fetch", "fetch")),
+        tool_help(&tool("fetch", "fetch")),
         "Fetches a URL from the internet and optionally extracts its contents as markdown.\n\
          \n\
          Although originally you did not have internet access, and were advised to refuse and \
@@ -1146,7 +1146,7 @@ fn fetch_help_shows_defaults_and_constraints() {
 #[test]
 fn git_log_help_shows_nullable_defaults() {
     assert_eq!(
-        tool_help("git", &tool("git", "git_log")),
+        tool_help(&tool("git", "git_log")),
         "Shows the commit logs\n\
          --repo_path str required: Repo Path\n\
          --max_count int =10: Max Count\n\
@@ -1168,7 +1168,7 @@ fn github_union_items_listing_and_help() {
         "create_pull_request_review - Create review on pull request"
     );
     assert_eq!(
-        tool_help("github", &t),
+        tool_help(&t),
         "Create a review on a pull request\n\
          --owner str required: Repository owner (username or organization)\n\
          --repo str required: Repository name\n\
@@ -1200,7 +1200,7 @@ fn everything_enum_with_spaces_is_quoted() {
          Returns structured content along with output schema for client data validation"
     );
     assert_eq!(
-        tool_help("everything", &t),
+        tool_help(&t),
         "Returns structured content along with an output schema for client data validation\n\
          --location \"New York\"|Chicago|\"Los Angeles\" required: Choose city\n"
     );
@@ -1209,7 +1209,7 @@ fn everything_enum_with_spaces_is_quoted() {
 #[test]
 fn playwright_browser_click_help() {
     assert_eq!(
-        tool_help("playwright", &tool("playwright", "browser_click")),
+        tool_help(&tool("playwright", "browser_click")),
         "Perform click on a web page\n\
          --element str: Human-readable element description used to obtain permission to \
          interact with the element\n\
@@ -1243,7 +1243,7 @@ fn help_keeps_the_description_of_a_nullable_object_variant() {
         "create_draft_note",
         "update_draft_note",
     ] {
-        let help = tool_help("gitlab", &tool("gitlab", name));
+        let help = tool_help(&tool("gitlab", name));
         assert!(
             help.contains(
                 "Line range for multiline comments on GitLab merge request diffs. VALIDATION \
@@ -1401,7 +1401,7 @@ fn the_help_checks_catch_a_lost_or_wrong_fact() {
     for (server, name, what, from, to, raw_too) in cases {
         let t = tool(server, name);
         let raw = raw_entry(server, name);
-        let help = tool_help(server, &t);
+        let help = tool_help(&t);
         assert!(model_help_problems(&help, &t).is_empty(), "{server}/{name}");
         assert!(
             raw_help_problems(&help, server, &t, &raw).is_empty(),
@@ -1470,7 +1470,7 @@ fn the_help_checks_follow_refs() {
         },
         "required": ["from", "to"]}});
     let t = Tool::from_value(&raw).unwrap();
-    let help = tool_help("maps", &t);
+    let help = tool_help(&t);
     assert!(model_help_problems(&help, &t).is_empty(), "{help}");
     assert!(
         raw_help_problems(&help, "maps", &t, &raw).is_empty(),

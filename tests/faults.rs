@@ -83,7 +83,7 @@ fn a_20_mb_result_arrives_whole_and_a_budget_keeps_head_and_tail() {
 
     let cut = env.run(&["--cmd", &fault("huge"), "huge", "--max-tokens", "2000"]);
     assert_eq!(cut.code, 0);
-    let tokens = ferry::tokens::Tokenizer::get(ferry::tokens::Encoding::O200kBase).unwrap();
+    let tokens = ferry::tokenizer::Tokenizer::get(ferry::tokenizer::Encoding::O200kBase).unwrap();
     assert!(
         tokens.count(&cut.stdout) <= 2000,
         "{} tokens",
@@ -270,7 +270,8 @@ fn a_reader_that_goes_away_ends_ferry_quietly() {
         "",
         "no panic, no noise"
     );
-    assert_eq!(output.status.code(), Some(0));
+    // Quiet, but not success: the output was not all delivered (as a shell reports SIGPIPE).
+    assert_eq!(output.status.code(), Some(141));
 }
 
 #[test]
@@ -407,10 +408,10 @@ fn a_json_http_error_that_is_not_json_rpc_is_a_server_failure() {
 fn out_of_range_options_are_usage_errors() {
     let env = Env::new();
     let cases: [(&[&str], &str); 4] = [
-        (&["--timeout", "1e300", "demo", "pixel"], "error: --timeout must be a number of seconds above 0 and at most 604800, not \"1e300\"\n"),
-        (&["--max-tokens", "5", "demo", "pixel"], "error: --max-tokens must be at least 64: the line that reports a cut takes about 40\n"),
+        (&["--timeout", "1e300", "demo", "pixel"], "error: --timeout must be a number of seconds above 0 and at most 604800, not \"1e300\"\nhint: for example: --timeout 120\n"),
+        (&["--max-tokens", "5", "demo", "pixel"], "error: --max-tokens must be at least 64: the line that reports a cut takes about 40\nhint: give --max-tokens 64 or more\n"),
         (&["ftp://example.com/mcp"], "error: unsupported URL scheme \"ftp\" in \"ftp://example.com/mcp\"\nhint: MCP servers are reached over http:// or https://, or started as a command with --cmd\n"),
-        (&["demo", "word_count", "x", "--timeout", "0"], "error: --timeout must be a number of seconds above 0 and at most 604800, not \"0\"\n"),
+        (&["demo", "word_count", "x", "--timeout", "0"], "error: --timeout must be a number of seconds above 0 and at most 604800, not \"0\"\nhint: for example: --timeout 120\n"),
     ];
     for (args, expected) in cases {
         let run = env.run(args);

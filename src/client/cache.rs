@@ -3,6 +3,8 @@
 
 use super::config::ServerSpec;
 use super::session::Era;
+use crate::paths::{file_stem, fnv1a};
+use crate::protocol::ServerDescription;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -13,9 +15,8 @@ pub struct CacheEntry {
     /// Raw `tools/list` entries, all pages, in server order.
     pub tools: Vec<Value>,
     pub era: Option<Era>,
-    pub server_info: Value,
-    pub instructions: Option<String>,
-    pub capabilities: Value,
+    /// serverInfo, capabilities and instructions, as the server last gave them.
+    pub description: ServerDescription,
     /// When the list was fetched (ms since the epoch).
     pub fetched_at_ms: u64,
     /// How long the server said the list stays fresh (`ttlMs`), if it said.
@@ -30,32 +31,13 @@ pub fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-/// FNV-1a: a stable hash that does not change with the Rust version.
-pub fn fnv1a(text: &str) -> u64 {
-    let mut hash: u64 = 0xcbf29ce484222325;
-    for byte in text.bytes() {
-        hash ^= byte as u64;
-        hash = hash.wrapping_mul(0x100000001b3);
-    }
-    hash
-}
-
 /// The cache file for a server.
 pub fn path_for(spec: &ServerSpec) -> PathBuf {
-    let safe: String = spec
-        .name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    crate::paths::cache_dir()
-        .join("tools")
-        .join(format!("{safe}-{:016x}.json", fnv1a(&spec.identity())))
+    crate::paths::cache_dir().join("tools").join(format!(
+        "{}-{:016x}.json",
+        file_stem(&spec.name),
+        fnv1a(&spec.identity())
+    ))
 }
 
 impl CacheEntry {
@@ -71,12 +53,14 @@ impl CacheEntry {
         Some(CacheEntry {
             tools,
             era: doc.get("protocol").and_then(Era::from_value),
-            server_info: doc.get("serverInfo").cloned().unwrap_or(Value::Null),
-            instructions: doc
-                .get("instructions")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            capabilities: doc.get("capabilities").cloned().unwrap_or(Value::Null),
+            description: ServerDescription {
+                server_info: doc.get("serverInfo").cloned().unwrap_or(Value::Null),
+                instructions: doc
+                    .get("instructions")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                capabilities: doc.get("capabilities").cloned().unwrap_or(Value::Null),
+            },
             fetched_at_ms: doc.get("fetchedAtMs").and_then(Value::as_u64).unwrap_or(0),
             ttl_ms: doc.get("ttlMs").and_then(Value::as_u64),
         })
@@ -96,9 +80,9 @@ impl CacheEntry {
         let doc = json!({
             "server": spec.name,
             "protocol": self.era.as_ref().map(Era::to_value),
-            "serverInfo": self.server_info,
-            "instructions": self.instructions,
-            "capabilities": self.capabilities,
+            "serverInfo": self.description.server_info,
+            "instructions": self.description.instructions,
+            "capabilities": self.description.capabilities,
             "fetchedAtMs": self.fetched_at_ms,
             "ttlMs": self.ttl_ms,
             "tools": self.tools,
@@ -109,7 +93,7 @@ impl CacheEntry {
                 return;
             }
         }
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        let tmp = crate::paths::temp_beside(&path);
         if let Ok(bytes) = serde_json::to_vec(&doc) {
             if std::fs::write(&tmp, bytes).is_ok() {
                 let _ = std::fs::rename(&tmp, &path);

@@ -2,24 +2,53 @@
 //! project files hosts already use (`.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`).
 //!
 //! The user's file wins on a name collision, so a repository cannot redefine a server the
-//! user set up. `${VAR}` is expanded when a server is started, never stored expanded.
+//! user set up. A project file is someone else's code: its servers are listed but not started,
+//! and none of the user's `${VAR}`s is expanded into them, until `ferry trust` records the
+//! file's content (`trust`). `${VAR}` is expanded when a server is started, never stored
+//! expanded. Every loader applies one name rule ([`check_server_name`]).
 
-use super::import::{normalize_entry, servers_in_json};
-use crate::transport::stdio::ChildSpec;
+use super::import::{normalize_entry, parse_jsonc, servers_in_json, SERVER_KEYS};
+use super::trust::{TrustState, TrustStore};
+use crate::transport::framing::DEFAULT_MAX_MESSAGE;
+use crate::transport::http::HttpConnection;
+use crate::transport::stdio::{ChildSpec, StdioChild};
+use crate::transport::Transport;
 use crate::{Error, Result};
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Words that are ferry's own commands and so can never name a server.
-pub const RESERVED_NAMES: [&str; 14] = [
-    "add", "remove", "import", "find", "tokens", "skill", "serve", "daemon", "demo", "help",
-    "list", "version", "call", "config",
+pub const RESERVED_NAMES: [&str; 18] = [
+    "add",
+    "remove",
+    "import",
+    "find",
+    "tokens",
+    "skill",
+    "serve",
+    "daemon",
+    "demo",
+    "help",
+    "list",
+    "version",
+    "call",
+    "config",
+    "trust",
+    "completions",
+    "auth",
+    "__complete",
 ];
+
+/// The longest server name: names become parts of file names and header lines.
+pub const MAX_NAME_LEN: usize = 64;
 
 /// The longest per-request limit ferry accepts: a week.
 pub const MAX_TIMEOUT_SECS: f64 = 7.0 * 24.0 * 3600.0;
+
+/// The largest `maxMessageMB` accepted.
+const MAX_MESSAGE_MB: u64 = 4096;
 
 /// One configured server.
 #[derive(Debug, Clone)]
@@ -30,12 +59,23 @@ pub struct ServerSpec {
     pub timeout: Option<Duration>,
     /// Default output budget (`maxTokens`).
     pub max_tokens: Option<usize>,
+    /// The largest message accepted from the server (`maxMessageMB`).
+    pub max_message: usize,
     /// Only these tools are shown and callable (`includeTools`, `*` globs).
     pub include_tools: Vec<String>,
     /// These tools are hidden and refused (`excludeTools`, `*` globs).
     pub exclude_tools: Vec<String>,
+    /// Whether the daemon may keep it running between calls (`keepAlive`, default true).
+    pub keep_alive: bool,
+    /// How long the daemon keeps it when idle (`idleTimeout`, seconds).
+    pub idle_timeout: Option<Duration>,
     /// The file it came from, or a description of an ad-hoc server.
     pub origin: String,
+    /// How a command line names it (`ferry github`, `ferry --cmd '...'`), for hints that
+    /// run as printed.
+    pub invocation: String,
+    /// For a server from a project file: the file, and whether the user trusts its content.
+    pub project: Option<(PathBuf, TrustState)>,
 }
 
 /// How to reach a server, with `${VAR}` still unexpanded.
@@ -53,11 +93,31 @@ pub enum Target {
     },
 }
 
+fn seconds(
+    entry: &Map<String, Value>,
+    key: &str,
+    name: &str,
+    origin: &str,
+) -> Result<Option<Duration>> {
+    match entry.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => match value.as_f64() {
+            Some(secs) if secs > 0.0 && secs <= MAX_TIMEOUT_SECS => Ok(Some(Duration::from_secs_f64(secs))),
+            _ => Err(Error::usage(format!(
+                "server {name:?} in {origin}: {key:?} must be a number of seconds between 0 and {MAX_TIMEOUT_SECS}"
+            ))
+            .with_hint(format!("fix {key:?} in {origin}"))),
+        },
+    }
+}
+
 impl ServerSpec {
     /// Reads one `mcpServers` entry (any host's dialect).
     pub fn from_entry(name: &str, entry: &Map<String, Value>, origin: &str) -> Result<ServerSpec> {
-        let entry = normalize_entry(entry)
-            .map_err(|why| Error::usage(format!("server {name:?} in {origin}: {why}")))?;
+        let entry = normalize_entry(entry).map_err(|why| {
+            Error::usage(format!("server {name:?} in {origin}: {why}"))
+                .with_hint(format!("fix or remove that entry in {origin}"))
+        })?;
         let strings = |key: &str| -> BTreeMap<String, String> {
             entry
                 .get(key)
@@ -114,28 +174,34 @@ impl ServerSpec {
                 })
                 .unwrap_or_default()
         };
-        let timeout = match entry.get("timeout") {
-            None | Some(Value::Null) => None,
-            Some(value) => match value.as_f64() {
-                Some(secs) if secs > 0.0 && secs <= MAX_TIMEOUT_SECS => Some(Duration::from_secs_f64(secs)),
+        let max_message = match entry.get("maxMessageMB") {
+            None | Some(Value::Null) => DEFAULT_MAX_MESSAGE,
+            Some(value) => match value.as_u64() {
+                Some(mb) if (1..=MAX_MESSAGE_MB).contains(&mb) => mb as usize * 1024 * 1024,
                 _ => {
                     return Err(Error::usage(format!(
-                        "server {name:?} in {origin}: \"timeout\" must be a number of seconds between 0 and {MAX_TIMEOUT_SECS}"
-                    )))
+                        "server {name:?} in {origin}: \"maxMessageMB\" must be a whole number from 1 to {MAX_MESSAGE_MB}"
+                    ))
+                    .with_hint(format!("fix \"maxMessageMB\" in {origin}")))
                 }
             },
         };
         Ok(ServerSpec {
             name: name.to_string(),
             target,
-            timeout,
+            timeout: seconds(&entry, "timeout", name, origin)?,
             max_tokens: entry
                 .get("maxTokens")
                 .and_then(Value::as_u64)
                 .map(|n| n as usize),
+            max_message,
             include_tools: globs("includeTools"),
             exclude_tools: globs("excludeTools"),
+            keep_alive: entry.get("keepAlive").and_then(Value::as_bool) != Some(false),
+            idle_timeout: seconds(&entry, "idleTimeout", name, origin)?,
             origin: origin.to_string(),
+            invocation: format!("ferry {name}"),
+            project: None,
         })
     }
 
@@ -150,6 +216,12 @@ impl ServerSpec {
                     .with_hint("MCP servers are reached over http:// or https://, or started as a command with --cmd"));
             }
         }
+        let quoted = shlex::try_quote(word).map_or_else(|_| word.to_string(), |q| q.into_owned());
+        let invocation = if word.starts_with("http://") || word.starts_with("https://") {
+            format!("ferry {quoted}")
+        } else {
+            format!("ferry --cmd {quoted}")
+        };
         let target = if word.starts_with("http://") || word.starts_with("https://") {
             Target::Http {
                 url: word.to_string(),
@@ -163,7 +235,8 @@ impl ServerSpec {
                         .with_hint("check its quotes")
                 })?;
             if parts.is_empty() {
-                return Err(Error::usage("the server command is empty"));
+                return Err(Error::usage("the server command is empty")
+                    .with_hint("give the command to start, e.g. --cmd 'npx -y @modelcontextprotocol/server-everything'"));
             }
             let command = parts.remove(0);
             Target::Stdio {
@@ -178,9 +251,14 @@ impl ServerSpec {
             target,
             timeout: None,
             max_tokens: None,
+            max_message: DEFAULT_MAX_MESSAGE,
             include_tools: Vec::new(),
             exclude_tools: Vec::new(),
+            keep_alive: true,
+            idle_timeout: None,
             origin: "the command line".into(),
+            invocation,
+            project: None,
         })
     }
 
@@ -207,11 +285,68 @@ impl ServerSpec {
         }
     }
 
+    /// The command line or URL, as configured (unexpanded), for the server list.
+    pub fn target_text(&self) -> String {
+        match &self.target {
+            Target::Stdio { command, args, .. } => std::iter::once(command.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            Target::Http { url, .. } => url.clone(),
+        }
+    }
+
     /// Whether a tool passes the include/exclude filters.
     pub fn allows_tool(&self, tool: &str) -> bool {
         let included =
             self.include_tools.is_empty() || self.include_tools.iter().any(|g| glob_match(g, tool));
         included && !self.exclude_tools.iter().any(|g| glob_match(g, tool))
+    }
+
+    /// Refuses a project server whose file the user has not trusted (as it is now).
+    pub fn check_trusted(&self) -> Result<()> {
+        match &self.project {
+            Some((file, TrustState::Untrusted)) => Err(Error::usage(format!(
+                "{} comes from {}, which you have not trusted: ferry does not start a repository's servers on its own",
+                self.name,
+                file.display()
+            ))
+            .with_hint(format!(
+                "read {}, then run `ferry trust` in that directory",
+                file.display()
+            ))),
+            Some((file, TrustState::Changed)) => Err(Error::usage(format!(
+                "{} comes from {}, which changed since you trusted it",
+                self.name,
+                file.display()
+            ))
+            .with_hint(format!(
+                "read {} again, then run `ferry trust` in that directory",
+                file.display()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// Starts the server or prepares its connection, expanding `${VAR}` now. A project
+    /// server must be trusted first.
+    pub fn connect(&self) -> Result<Transport> {
+        self.check_trusted()?;
+        match &self.target {
+            Target::Stdio { .. } => {
+                let child = self.child_spec()?;
+                StdioChild::spawn(&child, &crate::paths::log_file(&self.name))
+            }
+            Target::Http { url, .. } => {
+                let (expanded, headers) = self.http_target()?;
+                let shown = if url.contains("${") {
+                    url.clone()
+                } else {
+                    crate::transport::http::redacted_url(url)
+                };
+                HttpConnection::connect(&expanded, &shown, headers, self.max_message)
+            }
+        }
     }
 
     /// The stdio command with `${VAR}` expanded.
@@ -237,6 +372,7 @@ impl ServerSpec {
                 .map(|(k, v)| Ok((k.clone(), expand(v)?)))
                 .collect::<Result<_>>()?,
             cwd: cwd.as_deref().map(expand).transpose()?.map(PathBuf::from),
+            max_message: self.max_message,
         })
     }
 
@@ -282,7 +418,7 @@ fn ad_hoc_name(word: &str) -> String {
     } else {
         base(program)
     };
-    let name: String = chosen
+    let mut name: String = chosen
         .split('@')
         .find(|s| !s.is_empty())
         .unwrap_or("server")
@@ -295,6 +431,7 @@ fn ad_hoc_name(word: &str) -> String {
             }
         })
         .collect();
+    name.truncate(MAX_NAME_LEN);
     if name.is_empty() {
         "server".into()
     } else {
@@ -366,11 +503,35 @@ pub struct Registry {
     pub servers: Vec<ServerSpec>,
     /// Entries that could not be read, as one-line warnings.
     pub warnings: Vec<String>,
+    /// The project files that apply here, nearest first, with their trust state.
+    pub project_files: Vec<(PathBuf, TrustState)>,
 }
 
 /// The user's configuration file.
 pub fn user_config_path() -> PathBuf {
     crate::paths::config_dir().join("servers.json")
+}
+
+/// The project files hosts read, relative to a directory.
+pub const PROJECT_FILES: [&str; 3] = [".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json"];
+
+/// The project files that apply in `cwd`, nearest first (the home directory's own dotfiles
+/// belong to hosts' user scope, not to a project).
+pub fn project_files(cwd: &Path) -> Vec<PathBuf> {
+    let home = crate::paths::home_dir();
+    let mut files = Vec::new();
+    for dir in cwd.ancestors() {
+        for relative in PROJECT_FILES {
+            if dir == home && relative != ".mcp.json" {
+                continue;
+            }
+            let path = dir.join(relative);
+            if path.is_file() {
+                files.push(path);
+            }
+        }
+    }
+    files
 }
 
 impl Registry {
@@ -379,44 +540,65 @@ impl Registry {
         let mut registry = Registry {
             servers: Vec::new(),
             warnings: Vec::new(),
+            project_files: Vec::new(),
         };
+        let mut seen = HashSet::new();
         let user = user_config_path();
         if let Some(doc) = read_json(&user)? {
-            registry.add_from(&doc, &user, cwd);
+            registry.add_from(&doc, &user, cwd, None, &mut seen);
         }
-        let home = crate::paths::home_dir();
-        for dir in cwd.ancestors() {
-            for relative in [".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json"] {
-                let path = dir.join(relative);
-                // The home directory's dotfiles belong to hosts' user scope, not to a project.
-                if dir == home && relative != ".mcp.json" {
+        let trust = TrustStore::load();
+        for path in project_files(cwd) {
+            let bytes = match std::fs::read(&path) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    registry.warnings.push(format!(
+                        "cannot read {} ({e}); its servers are skipped",
+                        path.display()
+                    ));
                     continue;
                 }
-                match read_json(&path) {
-                    Ok(Some(doc)) => registry.add_from(&doc, &path, cwd),
-                    Ok(None) => {}
-                    Err(e) => registry
-                        .warnings
-                        .push(format!("{} (its servers are skipped)", e.message)),
-                }
+            };
+            let state = trust.state(&path, &bytes);
+            registry.project_files.push((path.clone(), state));
+            match parse_document(&bytes, &path) {
+                Ok(doc) => registry.add_from(&doc, &path, cwd, Some(state), &mut seen),
+                Err(e) => registry
+                    .warnings
+                    .push(format!("{} (its servers are skipped)", e.message)),
             }
         }
         Ok(registry)
     }
 
-    fn add_from(&mut self, doc: &Value, path: &Path, cwd: &Path) {
+    fn add_from(
+        &mut self,
+        doc: &Value,
+        path: &Path,
+        cwd: &Path,
+        trust: Option<TrustState>,
+        seen: &mut HashSet<String>,
+    ) {
         let origin = path.display().to_string();
+        self.warnings.extend(shape_warnings(doc, &origin));
         for (name, entry) in servers_in_json(doc, cwd) {
             if entry.get("disabled").and_then(Value::as_bool) == Some(true) {
                 continue;
             }
-            if self.servers.iter().any(|s| s.name == name)
-                || RESERVED_NAMES.contains(&name.as_str())
-            {
+            if let Err(e) = check_server_name(&name) {
+                self.warnings
+                    .push(format!("skipped a server in {origin}: {}", e.message));
+                continue;
+            }
+            if seen.contains(&name) {
                 continue;
             }
             match ServerSpec::from_entry(&name, &entry, &origin) {
-                Ok(spec) => self.servers.push(spec),
+                Ok(mut spec) => {
+                    spec.project = trust.map(|t| (path.to_path_buf(), t));
+                    seen.insert(name);
+                    self.servers.push(spec);
+                }
                 Err(e) => self.warnings.push(e.message),
             }
         }
@@ -428,60 +610,144 @@ impl Registry {
     }
 }
 
-/// Reads a JSON file; a missing file is `None`, a broken one an error naming it.
+/// Warnings for server maps that are not maps and entries that are not objects, which the
+/// loader would otherwise skip without a word.
+fn shape_warnings(doc: &Value, origin: &str) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if !doc.is_object() {
+        warnings.push(format!(
+            "{origin} is not a JSON object; no servers read from it"
+        ));
+        return warnings;
+    }
+    for key in SERVER_KEYS {
+        match doc.get(key) {
+            None => {}
+            Some(Value::Object(map)) => {
+                for (name, entry) in map {
+                    if !entry.is_object() {
+                        warnings.push(format!(
+                            "server {:?} in {origin} is not an object (skipped); write {{\"command\": ...}} or {{\"url\": ...}}",
+                            crate::render::text::escape_line(name)
+                        ));
+                    }
+                }
+            }
+            Some(other) => warnings.push(format!(
+                "{key:?} in {origin} is {} instead of an object; no servers read from it",
+                if other.is_null() {
+                    "null"
+                } else {
+                    "not an object"
+                }
+            )),
+        }
+    }
+    warnings
+}
+
+fn parse_document(bytes: &[u8], path: &Path) -> Result<Value> {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    parse_jsonc(text).map_err(|e| {
+        Error::usage(format!("{} is not valid JSON: {e}", path.display()))
+            .with_hint(format!("fix or remove {}", path.display()))
+    })
+}
+
+/// Reads a JSON (or JSONC) file; a missing file is `None`, a broken one an error naming it.
 pub fn read_json(path: &Path) -> Result<Option<Value>> {
     match std::fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
-            Error::usage(format!("{} is not valid JSON: {e}", path.display()))
-                .with_hint("fix or remove the file")
-        }),
+        Ok(bytes) => parse_document(&bytes, path).map(Some),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::usage(format!("cannot read {}: {e}", path.display()))),
+        Err(e) => Err(Error::usage(format!("cannot read {}: {e}", path.display()))
+            .with_hint(format!("check the permissions of {}", path.display()))),
     }
 }
 
-/// Checks that `name` can be a server name.
+/// Checks that `name` can be a server name: 1 to 64 letters, digits, `-`, `_` and `.`, not
+/// starting with `-` or `.`, and not one of ferry's commands. Every loader applies it.
 pub fn check_server_name(name: &str) -> Result<()> {
+    let shown = crate::render::text::escape_line(name);
     if RESERVED_NAMES.contains(&name) {
         return Err(Error::usage(format!(
-            "{name:?} is a ferry command and cannot name a server"
+            "{shown:?} is a ferry command and cannot name a server"
         ))
         .with_hint("pick another name"));
     }
     let valid = !name.is_empty()
-        && !name.starts_with('-')
-        && !name.contains("://")
+        && name.chars().count() <= MAX_NAME_LEN
+        && !name.starts_with(['-', '.'])
         && name
             .chars()
             .all(|c| c.is_alphanumeric() || "-_.".contains(c));
     if !valid {
-        return Err(Error::usage(format!("invalid server name {name:?}"))
-            .with_hint("use letters, digits, '-', '_' and '.'"));
+        let shown: String = shown.chars().take(80).collect();
+        return Err(Error::usage(format!("invalid server name {shown:?}")).with_hint(format!(
+            "use 1 to {MAX_NAME_LEN} letters, digits, '-', '_' and '.', not starting with '-' or '.'"
+        )));
     }
     Ok(())
 }
 
-/// Adds or replaces servers in the user file, keeping everything else in it.
+/// Holds an exclusive lock on the user's config for a read-modify-write.
+struct ConfigLock {
+    _file: std::fs::File,
+}
+
+impl ConfigLock {
+    fn acquire(path: &Path) -> Result<ConfigLock> {
+        use std::os::unix::io::AsRawFd;
+        let io = |e: std::io::Error| {
+            Error::usage(format!("cannot lock {}: {e}", path.display()))
+                .with_hint(format!("check the permissions of {}", path.display()))
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let lock_path = path.with_extension("json.lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io)?;
+        // SAFETY: flock on a descriptor we own; the lock is released when the file closes.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(io(std::io::Error::last_os_error()));
+        }
+        Ok(ConfigLock { _file: file })
+    }
+}
+
+/// Adds or replaces servers in the user file, keeping everything else in it. The file is
+/// locked, read again under the lock and written atomically, so concurrent `ferry add`s all
+/// land.
 pub fn write_user_servers(
     entries: &[(String, Map<String, Value>)],
     replace: bool,
 ) -> Result<Vec<String>> {
     let path = user_config_path();
+    let _lock = ConfigLock::acquire(&path)?;
     let mut doc = read_json(&path)?.unwrap_or_else(|| Value::Object(Map::new()));
     let Some(root) = doc.as_object_mut() else {
-        return Err(Error::usage(format!(
-            "{} is not a JSON object",
-            path.display()
-        )));
+        return Err(
+            Error::usage(format!("{} is not a JSON object", path.display()))
+                .with_hint(format!("fix or remove {}", path.display())),
+        );
     };
     let servers = root
         .entry("mcpServers")
         .or_insert_with(|| Value::Object(Map::new()));
+    if servers.is_null() {
+        *servers = Value::Object(Map::new());
+    }
     let Some(servers) = servers.as_object_mut() else {
         return Err(Error::usage(format!(
             "\"mcpServers\" in {} is not an object",
             path.display()
-        )));
+        ))
+        .with_hint(format!("fix \"mcpServers\" in {}", path.display())));
     };
     let mut skipped = Vec::new();
     for (name, entry) in entries {
@@ -498,6 +764,7 @@ pub fn write_user_servers(
 /// Removes a server from the user file; false when it was not there.
 pub fn remove_user_server(name: &str) -> Result<bool> {
     let path = user_config_path();
+    let _lock = ConfigLock::acquire(&path)?;
     let Some(mut doc) = read_json(&path)? else {
         return Ok(false);
     };
@@ -514,15 +781,23 @@ pub fn remove_user_server(name: &str) -> Result<bool> {
 
 /// Writes JSON through a temporary file so a crash never leaves half a file.
 pub fn save_json(path: &Path, doc: &Value) -> Result<()> {
-    let io = |e: std::io::Error| Error::usage(format!("cannot write {}: {e}", path.display()));
+    let io = |e: std::io::Error| {
+        Error::usage(format!("cannot write {}: {e}", path.display())).with_hint(format!(
+            "check the permissions and free space of {}",
+            path.display()
+        ))
+    };
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
     let mut text = serde_json::to_string_pretty(doc).map_err(|e| Error::usage(e.to_string()))?;
     text.push('\n');
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
+    let tmp = crate::paths::temp_beside(path);
+    let written = std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.map_err(io)
 }
 
 #[cfg(test)]
@@ -573,13 +848,35 @@ mod tests {
             "fault_server"
         );
         assert_eq!(ad_hoc_name("https://example.com/mcp"), "mcp");
+        assert_eq!(
+            ad_hoc_name(&format!("/bin/{}", "x".repeat(300))).len(),
+            MAX_NAME_LEN
+        );
     }
 
     #[test]
     fn reserved_and_invalid_names_are_refused() {
         assert!(check_server_name("add").is_err());
+        assert!(check_server_name("trust").is_err());
         assert!(check_server_name("-x").is_err());
         assert!(check_server_name("my server").is_err());
+        assert!(check_server_name("..").is_err());
+        assert!(check_server_name(".hidden").is_err());
+        assert!(check_server_name("../../etc/passwd").is_err());
+        assert!(check_server_name(&"x".repeat(65)).is_err());
         assert!(check_server_name("github").is_ok());
+        assert!(check_server_name("my.server-2").is_ok());
+    }
+
+    #[test]
+    fn odd_shapes_are_warned_about() {
+        let doc = serde_json::json!({"mcpServers": {"a": "npx x", "b": {"command": "b"}}, "servers": null});
+        assert_eq!(
+            shape_warnings(&doc, "f.json"),
+            vec![
+                "server \"a\" in f.json is not an object (skipped); write {\"command\": ...} or {\"url\": ...}".to_string(),
+                "\"servers\" in f.json is null instead of an object; no servers read from it".to_string(),
+            ]
+        );
     }
 }

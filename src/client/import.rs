@@ -296,12 +296,24 @@ fn normalize_all(entries: Entries, shown: &str) -> Result<Entries, String> {
         .collect()
 }
 
-/// Appends `items`, replacing (in place) entries whose name is already present.
+/// Appends `items`, replacing (in place) entries whose name is already present. Linear in
+/// the entries: a config with thousands of servers loads as fast as it reads.
 fn merge(into: &mut Entries, items: Entries) {
+    if items.is_empty() {
+        return;
+    }
+    let mut index: std::collections::HashMap<String, usize> = into
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _))| (n.clone(), i))
+        .collect();
     for (name, entry) in items {
-        match into.iter_mut().find(|(n, _)| *n == name) {
-            Some(slot) => slot.1 = entry,
-            None => into.push((name, entry)),
+        match index.get(&name) {
+            Some(&i) => into[i].1 = entry,
+            None => {
+                index.insert(name.clone(), into.len());
+                into.push((name, entry));
+            }
         }
     }
 }
@@ -335,7 +347,7 @@ fn load_document(path: &Path, shown: &str) -> Result<Value, String> {
 }
 
 /// Parses JSON, falling back to JSONC (comments, trailing commas) when strict parsing fails.
-fn parse_jsonc(text: &str) -> Result<Value, serde_json::Error> {
+pub fn parse_jsonc(text: &str) -> Result<Value, serde_json::Error> {
     match serde_json::from_str(text) {
         Ok(v) => Ok(v),
         Err(strict) => {
@@ -447,7 +459,7 @@ fn toml_to_json(v: toml::Value) -> Value {
 }
 
 /// Top-level keys that hold a server map directly.
-const SERVER_KEYS: [&str; 4] = ["mcpServers", "servers", "mcp.servers", "mcp_servers"];
+pub const SERVER_KEYS: [&str; 4] = ["mcpServers", "servers", "mcp.servers", "mcp_servers"];
 
 fn has_server_map(doc: &Value) -> bool {
     SERVER_KEYS
@@ -649,17 +661,6 @@ fn scalar_string(v: &Value) -> Option<String> {
     }
 }
 
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
-}
-
 fn string_list(items: &[Value], field: &str) -> Result<Vec<Value>, String> {
     items
         .iter()
@@ -669,7 +670,7 @@ fn string_list(items: &[Value], field: &str) -> Result<Vec<Value>, String> {
                 format!(
                     "\"{field}\" must be a list of strings (item {} is {})",
                     i + 1,
-                    kind_of(v)
+                    crate::protocol::json_kind(v)
                 )
             })
         })
@@ -685,13 +686,13 @@ fn string_map(v: Option<&Value>, field: &str) -> Result<Map<String, Value>, Stri
                 Some(s) => Ok((k.clone(), Value::String(s))),
                 None => Err(format!(
                     "\"{field}\" value of \"{k}\" must be a string, not {}",
-                    kind_of(v)
+                    crate::protocol::json_kind(v)
                 )),
             })
             .collect(),
         Some(other) => Err(format!(
             "\"{field}\" must be an object of strings, not {}",
-            kind_of(other)
+            crate::protocol::json_kind(other)
         )),
     }
 }

@@ -1,19 +1,29 @@
-//! A session with one server, in either protocol era.
+//! A session with one server, in either protocol era, that many requests can share.
 //!
 //! The first time ferry meets a server it probes `server/discover`: a 2026-07-28 server
 //! answers and every later request is one stateless round trip; anything else (an error, no
 //! prompt answer, even a crash) falls back to the `initialize` handshake. The caller stores the
 //! era with the cached tools so later sessions skip the probe.
+//!
+//! One reader task owns the incoming messages and routes each response to the request waiting
+//! for it by id, so concurrent requests (the daemon's callers, the proxy's) share one
+//! connection. What the server asks meanwhile (roots, elicitation, sampling) goes to the
+//! [`ClientHandler`] of the request that is in flight, and its progress to that request too.
 
-use super::config::{ServerSpec, Target};
+use super::config::ServerSpec;
+use super::handler::{ClientHandler, ClientRequestError};
 use crate::protocol::{
-    self, Incoming, RpcError, HANDSHAKE_VERSION, HANDSHAKE_VERSIONS, STATELESS_VERSION,
+    self, Incoming, RpcError, ServerDescription, HANDSHAKE_VERSION, HANDSHAKE_VERSIONS,
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, STATELESS_VERSION,
 };
-use crate::transport::{http::HttpConnection, stdio::StdioChild, Event, Transport};
+use crate::transport::{Connection, Event, Transport};
 use crate::{Error, ErrorKind, Result};
 use serde_json::{json, Map, Value};
-use std::io::{BufRead, IsTerminal, Write};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 /// How long the probe waits before also trying the handshake.
@@ -26,6 +36,28 @@ const MAX_INPUT_ROUNDS: usize = 10;
 const ERA_MISMATCH: [i64; 6] = [-32002, -32600, -32601, -32020, -32021, -32022];
 /// Pagination gives up after this many pages (a server repeating cursors).
 const MAX_PAGES: usize = 1000;
+
+/// ferry's `clientInfo`.
+pub fn client_info() -> Value {
+    json!({"name": "ferry", "version": env!("CARGO_PKG_VERSION")})
+}
+
+/// Adds the stateless-era `_meta` keys to a request's params.
+pub fn with_stateless_meta(params: Option<Value>, version: &str, capabilities: &Value) -> Value {
+    let mut params = match params {
+        Some(Value::Object(map)) => map,
+        _ => Map::new(),
+    };
+    let meta = params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(meta) = meta {
+        meta.insert(META_PROTOCOL_VERSION.into(), Value::String(version.into()));
+        meta.insert(META_CLIENT_CAPABILITIES.into(), capabilities.clone());
+        meta.insert(META_CLIENT_INFO.into(), client_info());
+    }
+    Value::Object(params)
+}
 
 /// Which protocol era a server speaks, with the agreed version.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,130 +93,388 @@ impl Era {
 }
 
 /// How to open a session.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SessionOptions {
-    /// How long any one request may take.
+    /// How long any one request may take unless it says otherwise.
     pub timeout: Duration,
     /// The era remembered from an earlier session, which skips the probe.
     pub known_era: Option<Era>,
+    /// Answers server requests made outside any call (and during negotiation).
+    pub handler: Arc<dyn ClientHandler>,
+}
+
+/// Who a request is for: its handler, its time limit, whether it wants progress.
+#[derive(Clone)]
+pub struct CallContext {
+    pub handler: Arc<dyn ClientHandler>,
+    pub timeout: Duration,
+    /// Ask the server for progress notifications (they reach `handler.progress`).
+    pub progress: bool,
+}
+
+/// How a request ended, as the reader saw it.
+enum Reply {
+    Outcome(std::result::Result<Value, RpcError>),
+    /// A response with neither `result` nor `error`.
+    Malformed,
+    /// A message that could not be read arrived while this request waited.
+    Unreadable(String),
+    /// The server can send nothing more: the whole message, and the stderr tail.
+    Closed(String, String),
+}
+
+struct Pending {
+    reply: oneshot::Sender<Reply>,
+    handler: Arc<dyn ClientHandler>,
+    progress_token: Option<Value>,
+}
+
+/// What the session's requests and its reader share.
+struct Shared {
+    name: String,
+    pending: Mutex<HashMap<i64, Pending>>,
+    /// Set once the server can send nothing more: the message and stderr tail to report.
+    closed: Mutex<Option<(String, String)>>,
+    tools_changed: AtomicBool,
+    next_id: AtomicI64,
+    default_handler: Arc<dyn ClientHandler>,
+}
+
+/// The negotiated state.
+struct Agreed {
+    era: Era,
+    description: ServerDescription,
+    /// The stateless era was taken from the cache and no request has confirmed it yet.
+    era_assumed: bool,
 }
 
 /// An open session.
 pub struct Session {
-    transport: Transport,
     spec: ServerSpec,
-    pub era: Era,
-    pub server_info: Value,
-    pub capabilities: Value,
-    pub instructions: Option<String>,
-    /// Set when the server said its tools changed during this session.
-    pub tools_changed: bool,
-    /// The stateless era was taken from the cache and no request has confirmed it yet.
-    era_assumed: bool,
-    next_id: i64,
-    timeout: Duration,
+    connection: Arc<Connection>,
+    shared: Arc<Shared>,
+    agreed: Mutex<Agreed>,
+    /// Held while the era is being (re)negotiated, so concurrent requests do it once.
+    negotiating: tokio::sync::Mutex<()>,
+    reader: tokio::task::JoinHandle<()>,
+    timeout: Mutex<Duration>,
     client_capabilities: Value,
 }
 
 /// Why waiting for a response ended without one.
 enum WaitFailure {
-    Closed(String),
     TimedOut,
 }
 
-fn connect(spec: &ServerSpec) -> Result<Transport> {
-    match &spec.target {
-        Target::Stdio { .. } => {
-            let child = spec.child_spec()?;
-            let log = crate::paths::log_dir().join(format!("{}.log", spec.name));
-            Ok(Transport::Stdio(StdioChild::spawn(&child, &log)?))
-        }
-        Target::Http { .. } => {
-            let (url, headers) = spec.http_target()?;
-            Ok(Transport::Http(HttpConnection::new(&url, headers)?))
+/// Removes a request from the pending table when its future ends early (a timeout, a caller
+/// that went away), and tells the server to stop working on it.
+struct PendingGuard {
+    shared: Arc<Shared>,
+    connection: Arc<Connection>,
+    id: i64,
+    done: bool,
+}
+
+impl Drop for PendingGuard {
+    fn drop(&mut self) {
+        let was_pending = self
+            .shared
+            .pending
+            .lock()
+            .map(|mut p| p.remove(&self.id).is_some())
+            .unwrap_or(false);
+        if !self.done && was_pending {
+            let note = protocol::notification(
+                "notifications/cancelled",
+                Some(json!({"requestId": self.id, "reason": "the caller stopped waiting"})),
+            );
+            let connection = self.connection.clone();
+            if let Ok(handle) = tokio::runtime::Handle::try_current() {
+                handle.spawn(async move {
+                    let _ = connection.send(&note).await;
+                });
+            }
         }
     }
 }
 
-/// ferry answers elicitation only when a person is at the terminal to answer it.
-fn interactive() -> bool {
-    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+/// Opens the transport a spec describes.
+pub fn connect(spec: &ServerSpec) -> Result<Transport> {
+    spec.connect()
 }
 
 impl Session {
     /// Starts or connects to the server and agrees on a protocol era.
     pub async fn open(spec: &ServerSpec, options: SessionOptions) -> Result<Session> {
-        let client_capabilities = if interactive() {
-            json!({"elicitation": {"form": {}}})
-        } else {
-            json!({})
-        };
-        let mut session = Session {
-            transport: connect(spec)?,
-            spec: spec.clone(),
-            era: Era::Handshake(HANDSHAKE_VERSION.into()),
-            server_info: Value::Null,
-            capabilities: Value::Null,
-            instructions: None,
-            tools_changed: false,
-            era_assumed: false,
-            next_id: 0,
-            timeout: options.timeout,
-            client_capabilities,
-        };
-        match options.known_era {
+        Session::open_on(spec, spec.connect()?, options).await
+    }
+
+    /// As `open`, over a transport the caller made (tests use an in-memory one).
+    pub async fn open_on(
+        spec: &ServerSpec,
+        transport: Transport,
+        options: SessionOptions,
+    ) -> Result<Session> {
+        let is_stdio = matches!(transport.connection, Connection::Stdio(_));
+        let session = Session::start(spec, transport, &options);
+        match options.known_era.clone() {
             Some(Era::Stateless(version)) => {
                 session.adopt_stateless(version);
-                session.era_assumed = true;
+                session.agreed().era_assumed = true;
+                Ok(session)
             }
             Some(Era::Handshake(_)) => {
                 // A server replaced by a stateless-only one refuses `initialize`: find out anew.
                 if session.try_handshake(None).await?.is_err() {
-                    session.probe().await?;
+                    match session.probe().await {
+                        Ok(()) => {}
+                        Err(ProbeFailure::Closed) => return Err(session.closed_error()),
+                        Err(ProbeFailure::Error(e)) => return Err(e),
+                    }
                 }
+                Ok(session)
             }
-            None => session.probe().await?,
+            None => match session.probe().await {
+                Err(ProbeFailure::Closed) if is_stdio => {
+                    // Some old servers exit on a request before initialize: start again and
+                    // shake hands.
+                    tracing::debug!(server = %spec.name, "the server ended on server/discover; starting it again for the handshake");
+                    session.close().await;
+                    let retry = SessionOptions {
+                        known_era: Some(Era::Handshake(HANDSHAKE_VERSION.into())),
+                        ..options
+                    };
+                    let session = Session::start(spec, spec.connect()?, &retry);
+                    session.handshake(None).await?;
+                    Ok(session)
+                }
+                Err(ProbeFailure::Closed) => Err(session.closed_error()),
+                Err(ProbeFailure::Error(e)) => Err(e),
+                Ok(()) => Ok(session),
+            },
         }
-        Ok(session)
     }
 
-    fn adopt_stateless(&mut self, version: String) {
-        self.transport.set_protocol_version(&version);
-        self.era = Era::Stateless(version);
+    fn start(spec: &ServerSpec, transport: Transport, options: &SessionOptions) -> Session {
+        let connection = Arc::new(transport.connection);
+        let shared = Arc::new(Shared {
+            name: spec.name.clone(),
+            pending: Mutex::new(HashMap::new()),
+            closed: Mutex::new(None),
+            tools_changed: AtomicBool::new(false),
+            next_id: AtomicI64::new(1),
+            default_handler: options.handler.clone(),
+        });
+        let reader = tokio::spawn(read_events(
+            transport.incoming,
+            shared.clone(),
+            connection.clone(),
+        ));
+        Session {
+            spec: spec.clone(),
+            connection,
+            shared,
+            agreed: Mutex::new(Agreed {
+                era: Era::Handshake(HANDSHAKE_VERSION.into()),
+                description: ServerDescription::default(),
+                era_assumed: false,
+            }),
+            negotiating: tokio::sync::Mutex::new(()),
+            reader,
+            timeout: Mutex::new(options.timeout),
+            client_capabilities: options.handler.capabilities(),
+        }
     }
 
-    fn take_id(&mut self) -> i64 {
-        self.next_id += 1;
-        self.next_id
+    fn agreed(&self) -> std::sync::MutexGuard<'_, Agreed> {
+        self.agreed.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The era agreed with the server.
+    pub fn era(&self) -> Era {
+        self.agreed().era.clone()
+    }
+
+    /// What the server said about itself (`Null` fields when a stateless session skipped
+    /// discovery).
+    pub fn description(&self) -> ServerDescription {
+        self.agreed().description.clone()
+    }
+
+    /// Whether the server said its tools changed since the last call of this; clears it.
+    pub fn take_tools_changed(&self) -> bool {
+        self.shared.tools_changed.swap(false, Ordering::SeqCst)
+    }
+
+    /// Whether the server can still answer.
+    pub fn is_alive(&self) -> bool {
+        self.shared
+            .closed
+            .lock()
+            .map(|c| c.is_none())
+            .unwrap_or(false)
+    }
+
+    /// The server process's id (stdio).
+    pub fn pid(&self) -> Option<u32> {
+        self.connection.pid()
+    }
+
+    /// The default limit for each request from now on.
+    pub fn set_timeout(&self, timeout: Duration) {
+        if let Ok(mut t) = self.timeout.lock() {
+            *t = timeout;
+        }
+    }
+
+    fn timeout(&self) -> Duration {
+        self.timeout
+            .lock()
+            .map(|t| *t)
+            .unwrap_or(Duration::from_secs(60))
+    }
+
+    fn adopt_stateless(&self, version: String) {
+        self.connection.set_protocol_version(&version);
+        self.agreed().era = Era::Stateless(version);
+    }
+
+    fn take_id(&self) -> i64 {
+        self.shared.next_id.fetch_add(1, Ordering::SeqCst)
+    }
+
+    /// Registers a request and sends it; the receiver gets its reply.
+    async fn send_request(
+        &self,
+        id: i64,
+        method: &str,
+        params: Value,
+        handler: &Arc<dyn ClientHandler>,
+        deadline: Instant,
+    ) -> Result<(oneshot::Receiver<Reply>, PendingGuard)> {
+        let (reply, receiver) = oneshot::channel();
+        let progress_token = params
+            .get("_meta")
+            .and_then(|m| m.get("progressToken"))
+            .cloned();
+        if let Some((message, tail)) = self.shared.closed.lock().ok().and_then(|c| c.clone()) {
+            return Err(self.closed_error_from(message, tail));
+        }
+        if let Ok(mut pending) = self.shared.pending.lock() {
+            pending.insert(
+                id,
+                Pending {
+                    reply,
+                    handler: handler.clone(),
+                    progress_token,
+                },
+            );
+        }
+        let mut guard = PendingGuard {
+            shared: self.shared.clone(),
+            connection: self.connection.clone(),
+            id,
+            done: false,
+        };
+        let message = protocol::request(id, method, Some(params));
+        tracing::debug!(server = %self.spec.name, "-> {}", crate::client::trace_text(&message));
+        let sent = match tokio::time::timeout_at(deadline, self.connection.send(&message)).await {
+            Ok(sent) => sent,
+            Err(_) => Err(self.timeout_error(method)),
+        };
+        match sent {
+            Ok(()) => Ok((receiver, guard)),
+            Err(e) if e.kind == ErrorKind::Server && self.is_stdio() => {
+                // The server stopped reading: report how it ended.
+                guard.done = true;
+                drop(guard);
+                self.wait_closed().await;
+                Err(self.closed_error())
+            }
+            Err(e) => {
+                guard.done = true;
+                Err(e)
+            }
+        }
+    }
+
+    fn is_stdio(&self) -> bool {
+        matches!(*self.connection, Connection::Stdio(_))
+    }
+
+    /// Waits a moment for the reader to see the end of a server that stopped reading.
+    async fn wait_closed(&self) {
+        for _ in 0..50 {
+            if !self.is_alive() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    async fn wait(
+        receiver: oneshot::Receiver<Reply>,
+        deadline: Instant,
+    ) -> std::result::Result<Reply, WaitFailure> {
+        match tokio::time::timeout_at(deadline, receiver).await {
+            Ok(Ok(reply)) => Ok(reply),
+            Ok(Err(_)) => Ok(Reply::Closed("the session ended".into(), String::new())),
+            Err(_) => Err(WaitFailure::TimedOut),
+        }
     }
 
     /// `server/discover`; falls back to the handshake on anything but a usable answer.
-    async fn probe(&mut self) -> Result<()> {
+    async fn probe(&self) -> std::result::Result<(), ProbeFailure> {
         let id = self.take_id();
-        let params =
-            protocol::with_stateless_meta(None, STATELESS_VERSION, &self.client_capabilities);
-        let message = protocol::request(id, "server/discover", Some(params));
-        self.transport.set_protocol_version(STATELESS_VERSION);
-        let deadline = Instant::now() + PROBE_WAIT.min(self.timeout);
-        if let Err(e) = self.send_by(&message, deadline, "server/discover").await {
-            if e.kind == ErrorKind::Auth
-                || e.kind == ErrorKind::Usage
-                || matches!(self.transport, Transport::Stdio(_))
-            {
-                return Err(e);
+        let params = with_stateless_meta(None, STATELESS_VERSION, &self.client_capabilities);
+        self.connection.set_protocol_version(STATELESS_VERSION);
+        let deadline = Instant::now() + PROBE_WAIT.min(self.timeout());
+        let handler = self.shared.default_handler.clone();
+        let (receiver, mut guard) = match self
+            .send_request(id, "server/discover", params, &handler, deadline)
+            .await
+        {
+            Ok(sent) => sent,
+            Err(e) => {
+                if e.kind == ErrorKind::Auth || e.kind == ErrorKind::Usage {
+                    return Err(ProbeFailure::Error(e));
+                }
+                if self.is_stdio() {
+                    return Err(ProbeFailure::Closed);
+                }
+                // An HTTP server of the handshake era may reject the request outright, or sit on it.
+                tracing::debug!(server = %self.spec.name, "server/discover refused ({}); trying initialize", e.message);
+                return self.handshake(None).await.map_err(ProbeFailure::Error);
             }
-            // An HTTP server of the handshake era may reject the request outright, or sit on it.
-            return self.handshake(None).await;
-        }
-        match self.wait_for(&[id], deadline).await {
-            Ok((_, Ok(result))) => {
+        };
+        let reply = match Session::wait(receiver, deadline).await {
+            Ok(reply) => reply,
+            Err(WaitFailure::TimedOut) => {
+                tracing::debug!(server = %self.spec.name, "no answer to server/discover within {:?}; trying initialize", PROBE_WAIT);
+                // The probe may still win the race: keep waiting for it beside the handshake.
+                let (reply, receiver) = oneshot::channel();
+                if let Ok(mut pending) = self.shared.pending.lock() {
+                    if let Some(entry) = pending.get_mut(&id) {
+                        entry.reply = reply;
+                    }
+                }
+                let outcome = self.handshake(Some(receiver)).await;
+                guard.done = true;
+                drop(guard);
+                return outcome.map_err(ProbeFailure::Error);
+            }
+        };
+        guard.done = true;
+        drop(guard);
+        match reply {
+            Reply::Outcome(Ok(result)) => {
                 if self.discovered(&result) {
                     return Ok(());
                 }
-                self.handshake(None).await
+                self.handshake(None).await.map_err(ProbeFailure::Error)
             }
-            Ok((_, Err(error))) => {
-                if error.code == -32022 {
+            Reply::Outcome(Err(error)) => {
+                if error.code == protocol::UNSUPPORTED_PROTOCOL_VERSION {
                     let supported = error
                         .data
                         .as_ref()
@@ -196,29 +486,26 @@ impl Session {
                             .any(|v| v.as_str().is_some_and(|v| HANDSHAKE_VERSIONS.contains(&v)))
                     });
                     if !legacy {
-                        return Err(Error::server(format!(
-                            "{} speaks only protocol versions {supported} , which ferry {} does not support",
+                        return Err(ProbeFailure::Error(Error::server(format!(
+                            "{} speaks only protocol versions {supported}, which ferry {} does not support",
                             self.spec.name,
                             env!("CARGO_PKG_VERSION")
                         ))
-                        .with_hint("upgrade ferry"));
+                        .with_hint("upgrade ferry")));
                     }
                 }
-                self.handshake(None).await
+                tracing::debug!(server = %self.spec.name, "server/discover answered with an error ({error}); trying initialize");
+                self.handshake(None).await.map_err(ProbeFailure::Error)
             }
-            Err(WaitFailure::TimedOut) => self.handshake(Some(id)).await,
-            Err(WaitFailure::Closed(_)) if matches!(self.spec.target, Target::Stdio { .. }) => {
-                // Some old servers exit on a request before initialize: start again and shake hands.
-                let old = std::mem::replace(&mut self.transport, connect(&self.spec)?);
-                old.shutdown().await;
-                self.handshake(None).await
+            Reply::Malformed | Reply::Unreadable(_) => {
+                self.handshake(None).await.map_err(ProbeFailure::Error)
             }
-            Err(WaitFailure::Closed(reason)) => Err(self.closed_error(&reason).await),
+            Reply::Closed(..) => Err(ProbeFailure::Closed),
         }
     }
 
     /// Adopts a `server/discover` result that offers our stateless version.
-    fn discovered(&mut self, result: &Value) -> bool {
+    fn discovered(&self, result: &Value) -> bool {
         let offers = result
             .get("supportedVersions")
             .and_then(Value::as_array)
@@ -226,23 +513,14 @@ impl Session {
         if !offers {
             return false;
         }
-        self.capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
-        self.instructions = result
-            .get("instructions")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        self.server_info = result
-            .get("_meta")
-            .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"))
-            .or_else(|| result.get("serverInfo"))
-            .cloned()
-            .unwrap_or(Value::Null);
+        self.agreed().description = ServerDescription::from_discover(result);
         self.adopt_stateless(STATELESS_VERSION.into());
+        tracing::debug!(server = %self.spec.name, "era: stateless {STATELESS_VERSION}");
         true
     }
 
     /// `initialize` + `notifications/initialized`. A probe still pending may win the race.
-    async fn handshake(&mut self, pending_probe: Option<i64>) -> Result<()> {
+    async fn handshake(&self, pending_probe: Option<oneshot::Receiver<Reply>>) -> Result<()> {
         match self.try_handshake(pending_probe).await? {
             Ok(()) => Ok(()),
             Err(refusal) => Err(self.rpc_error("initialize", refusal)),
@@ -250,41 +528,78 @@ impl Session {
     }
 
     /// The handshake, with the server's refusal of `initialize` kept apart from other failures.
-    async fn try_handshake(&mut self, pending_probe: Option<i64>) -> Result<Result<(), RpcError>> {
-        let id = self.take_id();
-        let params = json!({
-            "protocolVersion": HANDSHAKE_VERSION,
-            "capabilities": self.client_capabilities,
-            "clientInfo": protocol::client_info(),
-        });
-        self.transport.set_protocol_version(HANDSHAKE_VERSION);
-        let deadline = Instant::now() + self.timeout;
-        self.send_by(
-            &protocol::request(id, "initialize", Some(params)),
-            deadline,
-            "initialize",
-        )
-        .await?;
-        let ids: Vec<i64> = std::iter::once(id).chain(pending_probe).collect();
-        loop {
-            let (answered, outcome) = match self.wait_for(&ids, deadline).await {
-                Ok(answer) => answer,
-                Err(WaitFailure::TimedOut) => {
-                    return Err(self.timeout_error("initialize"));
-                }
-                Err(WaitFailure::Closed(reason)) => return Err(self.closed_error(&reason).await),
-            };
-            if answered != id {
-                if let Ok(result) = outcome {
-                    if self.discovered(&result) {
-                        return Ok(Ok(()));
+    /// A refusal that names the versions the server does speak is retried once with one of
+    /// ours among them.
+    async fn try_handshake(
+        &self,
+        mut pending_probe: Option<oneshot::Receiver<Reply>>,
+    ) -> Result<std::result::Result<(), RpcError>> {
+        let mut offer = HANDSHAKE_VERSION.to_string();
+        for attempt in 0..2 {
+            let id = self.take_id();
+            let params = json!({
+                "protocolVersion": offer,
+                "capabilities": self.client_capabilities,
+                "clientInfo": client_info(),
+            });
+            self.connection.set_protocol_version(&offer);
+            let deadline = Instant::now() + self.timeout();
+            let handler = self.shared.default_handler.clone();
+            let (receiver, _guard) = self
+                .send_request(id, "initialize", params, &handler, deadline)
+                .await?;
+            let reply = match pending_probe.take() {
+                Some(mut probe) => {
+                    let mut receiver = receiver;
+                    tokio::select! {
+                        reply = &mut receiver => reply.unwrap_or(Reply::Closed("the session ended".into(), String::new())),
+                        probe_reply = &mut probe => {
+                            if let Ok(Reply::Outcome(Ok(result))) = probe_reply {
+                                if self.discovered(&result) {
+                                    return Ok(Ok(()));
+                                }
+                            }
+                            // The probe lost: wait for initialize alone.
+                            match Session::wait(receiver, deadline).await {
+                                Ok(reply) => reply,
+                                Err(WaitFailure::TimedOut) => return Err(self.timeout_error("initialize")),
+                            }
+                        }
+                        _ = tokio::time::sleep_until(deadline) => return Err(self.timeout_error("initialize")),
                     }
                 }
-                continue;
-            }
-            let result = match outcome {
-                Ok(result) => result,
-                Err(refusal) => return Ok(Err(refusal)),
+                None => match Session::wait(receiver, deadline).await {
+                    Ok(reply) => reply,
+                    Err(WaitFailure::TimedOut) => return Err(self.timeout_error("initialize")),
+                },
+            };
+            let result = match reply {
+                Reply::Outcome(Ok(result)) => result,
+                Reply::Outcome(Err(refusal)) => {
+                    let retry = refusal
+                        .data
+                        .as_ref()
+                        .and_then(|d| d.get("supported"))
+                        .and_then(Value::as_array)
+                        .and_then(|supported| {
+                            HANDSHAKE_VERSIONS.iter().find(|v| {
+                                **v != offer && supported.iter().any(|s| s.as_str() == Some(**v))
+                            })
+                        });
+                    match retry {
+                        Some(version) if attempt == 0 => {
+                            tracing::debug!(server = %self.spec.name, "initialize refused {offer}; retrying with {version}");
+                            offer = version.to_string();
+                            continue;
+                        }
+                        _ => return Ok(Err(refusal)),
+                    }
+                }
+                Reply::Malformed => {
+                    return Err(self.malformed_error("initialize"));
+                }
+                Reply::Unreadable(why) => return Err(self.unreadable_error("initialize", &why)),
+                Reply::Closed(message, tail) => return Err(self.closed_error_from(message, tail)),
             };
             let version = result
                 .get("protocolVersion")
@@ -293,78 +608,118 @@ impl Session {
                 .to_string();
             if !HANDSHAKE_VERSIONS.contains(&version.as_str()) {
                 return Err(Error::server(format!(
-                    "{} answered with protocol version {version:?}, which ferry does not support",
-                    self.spec.name
+                    "{} answered with protocol version {:?}, which ferry does not support",
+                    self.spec.name,
+                    crate::render::text::escape_line(&version)
                 ))
                 .with_hint("upgrade ferry or the server"));
             }
-            self.server_info = result.get("serverInfo").cloned().unwrap_or(Value::Null);
-            self.capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
-            self.instructions = result
-                .get("instructions")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            self.transport.set_protocol_version(&version);
-            self.era = Era::Handshake(version);
-            self.send(&protocol::notification("notifications/initialized", None))
-                .await?;
+            {
+                let mut agreed = self.agreed();
+                agreed.description = ServerDescription::from_initialize(&result);
+                agreed.era = Era::Handshake(version.clone());
+            }
+            tracing::debug!(server = %self.spec.name, "era: handshake {version}");
+            self.connection.set_protocol_version(&version);
+            self.notify("notifications/initialized", None).await?;
             // Sessions of this era may push messages outside any request (list_changed).
-            self.transport.listen();
+            self.connection.listen();
             return Ok(Ok(()));
         }
+        Err(Error::server(format!(
+            "{} refused every protocol version ferry offered",
+            self.spec.name
+        )))
     }
 
-    /// Sends a request and returns its result, answering whatever the server asks meanwhile and
-    /// following `input_required` rounds of the stateless era.
-    pub async fn request(&mut self, method: &str, params: Value) -> Result<Value> {
+    /// Sends a notification.
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<()> {
+        let message = protocol::notification(method, params);
+        tracing::debug!(server = %self.spec.name, "-> {}", crate::client::trace_text(&message));
+        self.connection.send(&message).await
+    }
+
+    /// Sends a request with the session's own handler and limit.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value> {
+        let context = CallContext {
+            handler: self.shared.default_handler.clone(),
+            timeout: self.timeout(),
+            progress: false,
+        };
+        self.request_with(method, params, &context).await
+    }
+
+    /// Sends a request and returns its result, answering whatever the server asks meanwhile
+    /// through the caller's handler, and following `input_required` rounds of the stateless era.
+    pub async fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        context: &CallContext,
+    ) -> Result<Value> {
         let mut params = params;
+        if context.progress {
+            let token = format!("ferry-{}", self.shared.next_id.load(Ordering::SeqCst));
+            if let Value::Object(map) = &mut params {
+                let meta = map
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(meta) = meta {
+                    meta.insert("progressToken".into(), json!(token));
+                }
+            }
+        }
+        let started = std::time::Instant::now();
         for _ in 0..MAX_INPUT_ROUNDS {
             let id = self.take_id();
-            let wire_params = match &self.era {
-                Era::Stateless(version) => protocol::with_stateless_meta(
-                    Some(params.clone()),
-                    version,
-                    &self.client_capabilities,
-                ),
+            let era = self.era();
+            let wire_params = match &era {
+                Era::Stateless(version) => {
+                    with_stateless_meta(Some(params.clone()), version, &self.client_capabilities)
+                }
                 Era::Handshake(_) => params.clone(),
             };
             // The limit covers sending too: an HTTP server may hold the POST until it is done.
-            let deadline = Instant::now() + self.timeout;
-            self.send_by(
-                &protocol::request(id, method, Some(wire_params)),
-                deadline,
-                method,
-            )
-            .await?;
-            let result = match self.wait_for(&[id], deadline).await {
-                Ok((_, Ok(result))) => {
-                    self.era_assumed = false;
+            let deadline = Instant::now() + context.timeout;
+            let (receiver, mut guard) = self
+                .send_request(id, method, wire_params, &context.handler, deadline)
+                .await?;
+            let reply = match Session::wait(receiver, deadline).await {
+                Ok(reply) => reply,
+                Err(WaitFailure::TimedOut) => {
+                    // The guard tells the server to stop working on it.
+                    drop(guard);
+                    return Err(self.timeout_error_for(method, context.timeout));
+                }
+            };
+            guard.done = true;
+            drop(guard);
+            let result = match reply {
+                Reply::Outcome(Ok(result)) => {
+                    self.agreed().era_assumed = false;
                     result
                 }
-                Ok((_, Err(error))) => {
+                Reply::Outcome(Err(error)) => {
                     // Errors that mean "not processed, wrong era" (the server was replaced by
                     // one of the handshake era): probe once and send again.
-                    if self.era_assumed && ERA_MISMATCH.contains(&error.code) {
-                        self.era_assumed = false;
-                        self.probe().await?;
-                        continue;
+                    let assumed = std::mem::take(&mut self.agreed().era_assumed);
+                    if assumed && ERA_MISMATCH.contains(&error.code) {
+                        tracing::debug!(server = %self.spec.name, "the remembered era was refused ({error}); probing again");
+                        let _lock = self.negotiating.lock().await;
+                        match self.probe().await {
+                            Ok(()) => continue,
+                            Err(ProbeFailure::Error(e)) => return Err(e),
+                            Err(ProbeFailure::Closed) => return Err(self.closed_error()),
+                        }
                     }
                     return Err(self.rpc_error(method, error));
                 }
-                Err(WaitFailure::TimedOut) => {
-                    // Tell the server to stop working on it before the process goes away.
-                    let note = json!({"requestId": id, "reason": "timeout"});
-                    let _ = self
-                        .send(&protocol::notification(
-                            "notifications/cancelled",
-                            Some(note),
-                        ))
-                        .await;
-                    return Err(self.timeout_error(method));
-                }
-                Err(WaitFailure::Closed(reason)) => return Err(self.closed_error(&reason).await),
+                Reply::Malformed => return Err(self.malformed_error(method)),
+                Reply::Unreadable(why) => return Err(self.unreadable_error(method, &why)),
+                Reply::Closed(message, tail) => return Err(self.closed_error_from(message, tail)),
             };
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                tracing::debug!(server = %self.spec.name, "{method} answered in {:?}", started.elapsed());
                 return Ok(result);
             }
             let responses = match result.get("inputRequests").and_then(Value::as_object) {
@@ -376,7 +731,9 @@ impl Session {
                             .and_then(Value::as_str)
                             .unwrap_or_default();
                         let params = request.get("params").cloned().unwrap_or(Value::Null);
-                        let answer = answer_server_request(method, &params)
+                        let answer = context
+                            .handler
+                            .answer(method, &params)
                             .await
                             .unwrap_or_else(|e| json!({"error": e.message}));
                         responses.insert(key.clone(), answer);
@@ -408,7 +765,7 @@ impl Session {
     }
 
     /// Fetches every page of a list method (`tools/list`...), returning the items and `ttlMs`.
-    pub async fn list_all(&mut self, method: &str, key: &str) -> Result<(Vec<Value>, Option<u64>)> {
+    pub async fn list_all(&self, method: &str, key: &str) -> Result<(Vec<Value>, Option<u64>)> {
         let mut items = Vec::new();
         let mut cursor: Option<Value> = None;
         let mut ttl = None;
@@ -418,14 +775,16 @@ impl Session {
                 Some(cursor) => json!({"cursor": cursor}),
                 None => json!({}),
             };
-            let page = self.request(method, params).await?;
-            if let Some(page_items) = page.get(key).and_then(Value::as_array) {
-                items.extend(page_items.iter().cloned());
-            } else if page.get(key).is_some() {
-                return Err(Error::server(format!(
-                    "{} sent a {method} result whose {key:?} is not a list",
-                    self.spec.name
-                )));
+            let mut page = self.request(method, params).await?;
+            match page.get_mut(key).map(Value::take) {
+                Some(Value::Array(page_items)) => items.extend(page_items),
+                Some(Value::Null) | None => {}
+                Some(_) => {
+                    return Err(Error::server(format!(
+                        "{} sent a {method} result whose {key:?} is not a list",
+                        self.spec.name
+                    )))
+                }
             }
             ttl = page.get("ttlMs").and_then(Value::as_u64).or(ttl);
             match page.get("nextCursor") {
@@ -443,212 +802,223 @@ impl Session {
 
     /// Ends the session and stops the server.
     pub async fn close(self) {
-        self.transport.shutdown().await;
-    }
-
-    /// Waits for the response to one of `ids`, serving server requests and notifications.
-    async fn wait_for(
-        &mut self,
-        ids: &[i64],
-        deadline: Instant,
-    ) -> Result<(i64, Result<Value, RpcError>), WaitFailure> {
-        loop {
-            let event = match tokio::time::timeout_at(deadline, self.transport.recv()).await {
-                Ok(event) => event,
-                Err(_) => return Err(WaitFailure::TimedOut),
-            };
-            let message = match event {
-                Event::Message(message) => message,
-                Event::Closed(reason) => return Err(WaitFailure::Closed(reason)),
-            };
-            match protocol::classify(message) {
-                Incoming::Response { id, outcome } => {
-                    if let Some(ours) = ids.iter().find(|ours| protocol::id_matches(&id, **ours)) {
-                        return Ok((*ours, outcome));
-                    }
-                    // An error the server could not tie to a request (`"id": null`, for a
-                    // request it could not read) answers the one we are waiting for.
-                    if let ([only], true, Err(_)) = (ids, id.is_null(), &outcome) {
-                        return Ok((*only, outcome));
-                    }
-                }
-                Incoming::Request { id, method, params } => {
-                    let reply = match method.as_str() {
-                        "ping" => protocol::response(id, json!({})),
-                        _ => match answer_server_request(&method, &params).await {
-                            Ok(result) => protocol::response(id, result),
-                            Err(e) => protocol::error_response(id, e.code, &e.message),
-                        },
-                    };
-                    if self.send(&reply).await.is_err() {
-                        return Err(WaitFailure::Closed("the server went away".into()));
-                    }
-                }
-                Incoming::Notification { method, .. } => {
-                    if method == "notifications/tools/list_changed" {
-                        self.tools_changed = true;
-                    }
-                }
-                Incoming::Invalid => {}
-            }
-        }
-    }
-
-    /// Sends one message within `deadline`.
-    async fn send_by(&mut self, message: &Value, deadline: Instant, method: &str) -> Result<()> {
-        match tokio::time::timeout_at(deadline, self.send(message)).await {
-            Ok(sent) => sent,
-            Err(_) => Err(self.timeout_error(method)),
-        }
-    }
-
-    /// Sets the limit for each request from now on.
-    pub fn set_timeout(&mut self, timeout: Duration) {
-        self.timeout = timeout;
-    }
-
-    /// Sends one message; a stdio server that stopped reading is reported with how it ended.
-    async fn send(&mut self, message: &Value) -> Result<()> {
-        match self.transport.send(message).await {
-            Err(e)
-                if matches!(self.transport, Transport::Stdio(_)) && e.kind == ErrorKind::Server =>
-            {
-                Err(self.closed_error("it stopped reading its input").await)
-            }
-            outcome => outcome,
-        }
+        self.connection.shutdown().await;
+        self.reader.abort();
     }
 
     fn timeout_error(&self, method: &str) -> Error {
+        self.timeout_error_for(method, self.timeout())
+    }
+
+    fn timeout_error_for(&self, method: &str, timeout: Duration) -> Error {
         Error::timeout(format!(
             "{} did not answer {method} within {}s",
             self.spec.name,
-            self.timeout.as_secs_f64()
+            timeout.as_secs_f64()
         ))
         .with_hint("raise the limit with --timeout SECONDS or \"timeout\" in the server's config")
-        .with_detail(self.transport.stderr_tail())
+        .with_detail(self.connection.stderr_tail())
     }
 
-    async fn closed_error(&mut self, reason: &str) -> Error {
-        let status = match &mut self.transport {
-            Transport::Stdio(child) => child.exit_description().await,
-            Transport::Http(_) => None,
-        };
-        let message = match status {
-            Some(status) => format!("{} stopped: {reason} ({status})", self.spec.name),
-            None => format!("{} stopped: {reason}", self.spec.name),
-        };
-        let mut error = Error::server(message).with_detail(self.transport.stderr_tail());
-        if let Some(log) = self.transport.log_path() {
+    fn closed_error(&self) -> Error {
+        let (message, tail) = self
+            .shared
+            .closed
+            .lock()
+            .ok()
+            .and_then(|c| c.clone())
+            .unwrap_or_else(|| {
+                (
+                    format!("{} stopped", self.spec.name),
+                    self.connection.stderr_tail(),
+                )
+            });
+        self.closed_error_from(message, tail)
+    }
+
+    fn closed_error_from(&self, message: String, tail: String) -> Error {
+        let mut error = Error::server(message).with_detail(tail);
+        if let Some(log) = self.connection.log_path() {
             error = error.with_hint(format!("its stderr is in {}", log.display()));
         }
         error
     }
 
+    fn malformed_error(&self, method: &str) -> Error {
+        Error::server(format!(
+            "{} answered {method} with neither a result nor an error",
+            self.spec.name
+        ))
+        .with_hint("the server broke the protocol; report it to its authors")
+    }
+
+    fn unreadable_error(&self, method: &str, why: &str) -> Error {
+        Error::server(format!(
+            "{}'s answer to {method} could not be read: {why}",
+            self.spec.name
+        ))
+        .with_hint(format!(
+            "if the answer is legitimately this large, raise \"maxMessageMB\" in {}'s config",
+            self.spec.name
+        ))
+    }
+
     fn rpc_error(&self, method: &str, error: RpcError) -> Error {
         Error::server(format!(
-            "{} answered {method} with an error: {error}",
-            self.spec.name
+            "{} answered {method} with an error: {}",
+            self.spec.name,
+            crate::render::text::escape_line(&error.to_string())
         ))
     }
 }
 
-/// A server-to-client request answered by ferry itself.
-pub struct ClientRequestError {
-    pub code: i64,
-    pub message: String,
+/// Why a probe ended without an era.
+enum ProbeFailure {
+    /// The server went away (a stdio server may be started again for the handshake).
+    Closed,
+    Error(Error),
 }
 
-/// Answers `roots/list`, `elicitation/create` and `sampling/createMessage` (refused).
-async fn answer_server_request(method: &str, params: &Value) -> Result<Value, ClientRequestError> {
-    match method {
-        "roots/list" => {
-            let cwd = std::env::current_dir().unwrap_or_default();
-            Ok(
-                json!({"roots": [{"uri": format!("file://{}", cwd.display()), "name": "current directory"}]}),
-            )
-        }
-        "elicitation/create" => {
-            // The terminal is read off the runtime's thread, so Ctrl-C is still heard.
-            let params = params.clone();
-            Ok(tokio::task::spawn_blocking(move || elicit(&params))
-                .await
-                .unwrap_or_else(|_| json!({"action": "cancel"})))
-        }
-        "sampling/createMessage" => {
-            eprintln!("ferry: the server asked for sampling (an LLM completion), which ferry does not provide; refused");
-            Err(ClientRequestError {
-                code: -1,
-                message: "ferry does not provide sampling".into(),
-            })
-        }
-        _ => Err(ClientRequestError {
-            code: protocol::METHOD_NOT_FOUND,
-            message: format!("ferry does not support {method}"),
-        }),
-    }
-}
-
-/// Asks the person at the terminal for the fields a server requests; declines without one.
-fn elicit(params: &Value) -> Value {
-    if !interactive() {
-        return json!({"action": "decline"});
-    }
-    let message = params
-        .get("message")
-        .and_then(Value::as_str)
-        .unwrap_or("The server asks for input.");
-    let mut err = std::io::stderr();
-    let _ = writeln!(err, "ferry: {message}");
-    if let Some(url) = params.get("url").and_then(Value::as_str) {
-        let _ = writeln!(err, "open: {url}");
-        let _ = write!(err, "press Enter when done, or type 'no' to decline: ");
-        let _ = err.flush();
-        let answer = read_line();
-        return if answer.as_deref().map(str::trim) == Some("no") {
-            json!({"action": "decline"})
-        } else {
-            json!({"action": "accept"})
+/// The reader: routes every incoming message until the server can send nothing more.
+async fn read_events(
+    mut incoming: mpsc::UnboundedReceiver<Event>,
+    shared: Arc<Shared>,
+    connection: Arc<Connection>,
+) {
+    let reason = loop {
+        let Some(event) = incoming.recv().await else {
+            break "the connection closed".to_string();
         };
-    }
-    let schema = crate::schema::ToolSchema::from_input_schema(
-        params.get("requestedSchema").unwrap_or(&Value::Null),
-    );
-    let mut content = Map::new();
-    for prop in &schema.props {
-        let kind = crate::schema::render_type(&prop.shape);
-        let _ = write!(
-            err,
-            "{}{} ({kind}): ",
-            prop.name,
-            if prop.required { "" } else { " [optional]" }
-        );
-        let _ = err.flush();
-        let Some(answer) = read_line() else {
-            return json!({"action": "cancel"});
-        };
-        let answer = answer.trim();
-        if answer.is_empty() {
-            if prop.required {
-                return json!({"action": "decline"});
+        match event {
+            Event::Message(message) => {
+                if tracing::enabled!(tracing::Level::DEBUG) {
+                    tracing::debug!(server = %shared.name, "<- {}", crate::client::trace_text(&message));
+                }
+                route(message, &shared, &connection);
             }
-            continue;
-        }
-        let value = match prop.shape.kind {
-            crate::schema::Kind::Str | crate::schema::Kind::Enum(_) => {
-                Value::String(answer.to_string())
+            Event::Unreadable(why) => {
+                tracing::debug!(server = %shared.name, "unreadable message: {why}");
+                // It was most likely an answer: fail what waits rather than let it time out.
+                fail_all(&shared, || Reply::Unreadable(why.clone()));
             }
-            _ => serde_json::from_str(answer).unwrap_or_else(|_| Value::String(answer.to_string())),
-        };
-        content.insert(prop.name.clone(), value);
+            Event::Closed(reason) => break reason,
+        }
+    };
+    let status = connection.exit_description().await;
+    let message = match status {
+        Some(status) => format!("{} stopped: {reason} ({status})", shared.name),
+        None => format!("{} stopped: {reason}", shared.name),
+    };
+    tracing::debug!(server = %shared.name, "{message}");
+    let tail = connection.stderr_tail();
+    if let Ok(mut closed) = shared.closed.lock() {
+        *closed = Some((message.clone(), tail.clone()));
     }
-    json!({"action": "accept", "content": content})
+    fail_all(&shared, || Reply::Closed(message.clone(), tail.clone()));
 }
 
-fn read_line() -> Option<String> {
-    let mut line = String::new();
-    match std::io::stdin().lock().read_line(&mut line) {
-        Ok(0) | Err(_) => None,
-        Ok(_) => Some(line),
+/// Ends every request still waiting with the same reply.
+fn fail_all(shared: &Shared, reply: impl Fn() -> Reply) {
+    let waiting: Vec<Pending> = shared
+        .pending
+        .lock()
+        .map(|mut p| p.drain().map(|(_, v)| v).collect())
+        .unwrap_or_default();
+    for pending in waiting {
+        let _ = pending.reply.send(reply());
     }
 }
+
+/// The id a response names, as one of ours.
+fn our_id(id: &Value) -> Option<i64> {
+    match id {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+fn route(message: Value, shared: &Arc<Shared>, connection: &Arc<Connection>) {
+    match protocol::classify(message) {
+        Incoming::Response { id, outcome } => {
+            let mut pending = match shared.pending.lock() {
+                Ok(p) => p,
+                Err(_) => return,
+            };
+            let entry = match our_id(&id).and_then(|id| pending.remove(&id)) {
+                Some(entry) => Some(entry),
+                // An error the server could not tie to a request (`"id": null`, for a request
+                // it could not read) answers the one we are waiting for, if only one waits.
+                None if id.is_null() && outcome.is_err() && pending.len() == 1 => {
+                    let key = *pending.keys().next().unwrap_or(&0);
+                    pending.remove(&key)
+                }
+                None => None,
+            };
+            if let Some(entry) = entry {
+                let _ = entry.reply.send(Reply::Outcome(outcome));
+            }
+        }
+        Incoming::BadResponse { id } => {
+            let entry = shared
+                .pending
+                .lock()
+                .ok()
+                .and_then(|mut p| our_id(&id).and_then(|id| p.remove(&id)));
+            if let Some(entry) = entry {
+                let _ = entry.reply.send(Reply::Malformed);
+            }
+        }
+        Incoming::Request { id, method, params } => {
+            if method == "ping" {
+                let connection = connection.clone();
+                tokio::spawn(async move {
+                    let _ = connection.send(&protocol::response(id, json!({}))).await;
+                });
+                return;
+            }
+            // The request in flight most recently is the one the server is working on.
+            let handler = shared
+                .pending
+                .lock()
+                .ok()
+                .and_then(|p| {
+                    p.iter()
+                        .max_by_key(|(id, _)| **id)
+                        .map(|(_, e)| e.handler.clone())
+                })
+                .unwrap_or_else(|| shared.default_handler.clone());
+            let connection = connection.clone();
+            tokio::spawn(async move {
+                let reply = match handler.answer(&method, &params).await {
+                    Ok(result) => protocol::response(id, result),
+                    Err(ClientRequestError { code, message }) => {
+                        protocol::error_response(id, code, &message)
+                    }
+                };
+                let _ = connection.send(&reply).await;
+            });
+        }
+        Incoming::Notification { method, params } => match method.as_str() {
+            "notifications/tools/list_changed" => {
+                shared.tools_changed.store(true, Ordering::SeqCst);
+            }
+            "notifications/progress" => {
+                let token = params.get("progressToken");
+                let handler = shared.pending.lock().ok().and_then(|p| {
+                    p.values()
+                        .find(|e| e.progress_token.is_some() && e.progress_token.as_ref() == token)
+                        .map(|e| e.handler.clone())
+                });
+                if let Some(handler) = handler {
+                    handler.progress(&params);
+                }
+            }
+            _ => {}
+        },
+        Incoming::Invalid => {}
+    }
+}
+
+#[cfg(test)]
+mod tests;

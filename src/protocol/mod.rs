@@ -1,12 +1,17 @@
-//! JSON-RPC 2.0 framing and the MCP message shapes ferry reads, over `serde_json::Value`.
+//! JSON-RPC 2.0 messages and the MCP shapes ferry reads and writes, over `serde_json::Value`,
+//! for either direction: a client (the CLI, the daemon) and a server (`ferry serve`) build and
+//! classify the same messages.
 //!
 //! Messages stay `Value`s so that whatever ferry does not understand (new fields, new content
-//! types, `_meta`) passes through untouched; the typed views in `tools` read only what ferry
-//! uses. Nothing here depends on the rest of ferry.
+//! types, `_meta`) passes through untouched; the typed views (`tools`, `describe`) read only
+//! what ferry uses. Nothing here depends on the rest of ferry.
 
+pub mod describe;
 pub mod tools;
 
-use serde_json::{json, Map, Value};
+pub use describe::ServerDescription;
+
+use serde_json::{json, Value};
 
 /// The stateless protocol revision: no handshake, `server/discover`, per-request `_meta`.
 pub const STATELESS_VERSION: &str = "2026-07-28";
@@ -21,12 +26,41 @@ pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabi
 pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 
 /// JSON-RPC error codes ferry produces or recognises.
+pub const PARSE_ERROR: i64 = -32700;
+pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const INVALID_PARAMS: i64 = -32602;
+pub const INTERNAL_ERROR: i64 = -32603;
+/// A handshake-era request before `initialize`.
+pub const NOT_INITIALIZED: i64 = -32002;
+/// Resource not found (2025-11-25).
+pub const RESOURCE_NOT_FOUND: i64 = -32002;
+/// The request's protocol version is not one the server speaks (2026-07-28); `data.supported`
+/// lists those it does.
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+/// A header (`Mcp-Method`, `Mcp-Name`, `MCP-Protocol-Version`) disagrees with the body (2026-07-28).
+pub const HEADER_MISMATCH: i64 = -32020;
+/// A request needs a client capability the client did not declare (2026-07-28).
+pub const MISSING_CAPABILITY: i64 = -32021;
 
-/// ferry's `clientInfo`.
-pub fn client_info() -> Value {
-    json!({"name": "ferry", "version": env!("CARGO_PKG_VERSION")})
+/// What kind of JSON a value is, in words for messages: "a string", "a list"...
+pub fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The protocol version a stateless request declares in its `_meta`, if any.
+pub fn request_version(params: &Value) -> Option<&str> {
+    params
+        .get("_meta")
+        .and_then(|m| m.get(META_PROTOCOL_VERSION))
+        .and_then(Value::as_str)
 }
 
 /// A request object.
@@ -47,12 +81,12 @@ pub fn notification(method: &str, params: Option<Value>) -> Value {
     msg
 }
 
-/// A successful response to a server-to-client request.
+/// A successful response.
 pub fn response(id: Value, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
 
-/// An error response to a server-to-client request.
+/// An error response.
 pub fn error_response(id: Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
@@ -73,6 +107,8 @@ pub enum Incoming {
     },
     /// The server tells us something.
     Notification { method: String, params: Value },
+    /// A response to `id` with neither `result` nor `error`.
+    BadResponse { id: Value },
     /// Not a JSON-RPC 2.0 message.
     Invalid,
 }
@@ -137,28 +173,11 @@ pub fn classify(msg: Value) -> Incoming {
                     outcome: Ok(result),
                 }
             } else {
-                Incoming::Invalid
+                Incoming::BadResponse { id }
             }
         }
         (None, None) => Incoming::Invalid,
     }
-}
-
-/// Adds the stateless-era `_meta` keys to a request's params.
-pub fn with_stateless_meta(params: Option<Value>, version: &str, capabilities: &Value) -> Value {
-    let mut params = match params {
-        Some(Value::Object(map)) => map,
-        _ => Map::new(),
-    };
-    let meta = params
-        .entry("_meta")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(meta) = meta {
-        meta.insert(META_PROTOCOL_VERSION.into(), Value::String(version.into()));
-        meta.insert(META_CLIENT_CAPABILITIES.into(), capabilities.clone());
-        meta.insert(META_CLIENT_INFO.into(), client_info());
-    }
-    Value::Object(params)
 }
 
 /// True when an id in a response is the numeric id we sent (servers may echo it as a string).
@@ -198,16 +217,10 @@ mod tests {
         let note = classify(json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"}));
         assert!(matches!(note, Incoming::Notification { .. }));
         assert_eq!(classify(json!([1, 2])), Incoming::Invalid);
-        assert_eq!(classify(json!({"jsonrpc":"2.0","id":3})), Incoming::Invalid);
-    }
-
-    #[test]
-    fn stateless_meta_keeps_existing_params() {
-        let params =
-            with_stateless_meta(Some(json!({"name":"echo"})), STATELESS_VERSION, &json!({}));
-        assert_eq!(params["name"], "echo");
-        assert_eq!(params["_meta"][META_PROTOCOL_VERSION], STATELESS_VERSION);
-        assert_eq!(params["_meta"][META_CLIENT_INFO]["name"], "ferry");
+        assert_eq!(
+            classify(json!({"jsonrpc":"2.0","id":3})),
+            Incoming::BadResponse { id: json!(3) }
+        );
     }
 
     #[test]

@@ -65,49 +65,6 @@ pub fn parse_tools_owned(entries: Vec<Value>) -> (Vec<Tool>, Vec<String>) {
     (tools, warnings)
 }
 
-/// The first sentence of a description, on one line: what a listing shows.
-pub fn first_sentence(text: &str) -> String {
-    let text = text.trim();
-    let mut end = text.len();
-    for (i, c) in text.char_indices() {
-        if c == '\n' {
-            // A blank line or a list ends the summary paragraph.
-            let rest = &text[i + 1..];
-            let next = rest.trim_start_matches([' ', '\t']);
-            if next.starts_with('\n')
-                || next.starts_with('-')
-                || next.starts_with('*')
-                || next.starts_with('#')
-            {
-                end = i;
-                break;
-            }
-        }
-        if c == '.' || c == '!' || c == '?' {
-            let after = &text[i + c.len_utf8()..];
-            if after.is_empty() || after.starts_with(char::is_whitespace) {
-                // "e.g. x" and "v1.2" are not sentence ends.
-                let word_start = text[..i]
-                    .char_indices()
-                    .rev()
-                    .find(|(_, c)| c.is_whitespace())
-                    .map_or(0, |(p, c)| p + c.len_utf8());
-                let word = text[word_start..i].trim_start_matches(['(', '"', '[', '\'']);
-                if !matches!(word, "e.g" | "i.e" | "etc" | "vs" | "Dr" | "Mr" | "Ms") {
-                    end = i + c.len_utf8();
-                    break;
-                }
-            }
-        }
-    }
-    collapse_whitespace(&text[..end])
-}
-
-/// Joins all whitespace runs into single spaces.
-pub fn collapse_whitespace(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,27 +84,5 @@ mod tests {
         assert_eq!(names, ["echo", "no_schema"]);
         assert_eq!(warnings.len(), 3);
         assert_eq!(warnings[0], "skipped tool #2: tool entry is not an object");
-    }
-
-    #[test]
-    fn first_sentence_stops_at_the_first_period() {
-        assert_eq!(first_sentence("Read a file. Then more."), "Read a file.");
-        assert_eq!(
-            first_sentence("Use e.g. this one. More"),
-            "Use e.g. this one."
-        );
-        assert_eq!(first_sentence("Version 1.2 is here"), "Version 1.2 is here");
-        assert_eq!(
-            first_sentence("Line one\nline two.\n\nParagraph"),
-            "Line one line two."
-        );
-        assert_eq!(first_sentence("Summary\n\n- item"), "Summary");
-        assert_eq!(first_sentence(""), "");
-        // Multi-byte whitespace before the mark (French "fichier\u{a0}!").
-        assert_eq!(
-            first_sentence("Supprime le fichier\u{a0}! Attention."),
-            "Supprime le fichier !"
-        );
-        assert_eq!(first_sentence("全角\u{3000}です! 次"), "全角 です!");
     }
 }

@@ -1,12 +1,37 @@
 //! The tool schema model: a tool's `inputSchema` with `$ref`/`$defs`, `allOf`, `anyOf`/`oneOf`
-//! and type arrays resolved into one tree that every rendering (flags, help, listing) reads.
+//! and type arrays resolved into one tree that every rendering (flags, help, listing, meter)
+//! reads, and that validates arguments (`validate`) for the CLI and for serve alike.
 //!
 //! Building never fails: what the model cannot express becomes `Kind::Any`, so one odd schema
 //! can never take a listing down. Nothing here depends on the rest of ferry.
 
-mod render;
+mod notation;
+pub mod validate;
 
-pub use render::{render_type, render_value, signature};
+pub use notation::{render_type, render_value, signature};
+
+/// A property name as a kebab-case word (`dryRun`, `max_results` → `dry-run`, `max-results`):
+/// the alias the command line accepts.
+pub fn kebab(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c == '_' {
+            out.push('-');
+            prev_lower = false;
+        } else if c.is_uppercase() {
+            if prev_lower {
+                out.push('-');
+            }
+            out.extend(c.to_lowercase());
+            prev_lower = false;
+        } else {
+            out.push(c);
+            prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        }
+    }
+    out
+}
 
 use serde_json::{Map, Value};
 use std::collections::HashMap;

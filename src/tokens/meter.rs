@@ -11,9 +11,9 @@
 //! The meter takes plain `Tool`s, so anything that can describe tools (a live server, a saved
 //! `tools/list`, a serve manifest) can be measured.
 
-use super::tokenizer::Tokenizer;
 use crate::protocol::tools::Tool;
 use crate::render::{listing_line, tool_help};
+use crate::tokenizer::Tokenizer;
 use serde_json::{json, Value};
 
 /// The wire format a host sends tool definitions in.
@@ -160,8 +160,8 @@ impl Meter {
                 r#"{{"name":"ToolSearch","input":{{"query":"select:mcp__{server}__{}"}}}}"#,
                 tool.name
             ));
-            let help = count(&format!("ferry {server} {} --help\n", tool.name))
-                + count(&tool_help(server, tool));
+            let help =
+                count(&format!("ferry {server} {} --help\n", tool.name)) + count(&tool_help(tool));
             // A search prints the tool's own line among four others of about average length.
             let find = count(&format!(
                 "ferry find {}\n",
@@ -256,7 +256,7 @@ pub fn tools_from_json(doc: &Value) -> Option<&Vec<Value>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tokens::Encoding;
+    use crate::tokenizer::Encoding;
 
     #[test]
     fn host_format_drops_what_the_model_never_sees() {

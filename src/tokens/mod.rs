@@ -1,9 +1,6 @@
-//! The token economy: counting (`tokenizer`), the three-path meter (`meter`), tool search over
-//! the cache (`find`) and skill files (`skill`).
+//! The token economy: the three-path meter (`meter`), tool search over the cache (`find`) and
+//! skill files (`skill`). Counting itself is `crate::tokenizer`.
 
 pub mod find;
 pub mod meter;
 pub mod skill;
-pub mod tokenizer;
-
-pub use tokenizer::{Encoding, Tokenizer};

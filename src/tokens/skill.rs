@@ -3,9 +3,10 @@
 //! the body carries the listing. A marker records what it was made from, so `--check` can tell
 //! when the server's tools have changed since.
 
-use crate::client::cache::fnv1a;
-use crate::protocol::tools::{first_sentence, Tool};
+use crate::paths::fnv1a;
+use crate::protocol::tools::Tool;
 use crate::render::listing_line;
+use crate::render::text::first_sentence;
 
 /// Hosts reject longer descriptions (the Agent Skills format's limit).
 const MAX_DESCRIPTION: usize = 1024;

@@ -1,67 +1,134 @@
 //! Streamable HTTP as a client: one POST per message, answered with JSON or an SSE stream;
 //! `Mcp-Session-Id` and `MCP-Protocol-Version` kept across requests (handshake era), the
 //! `Mcp-Method`/`Mcp-Name` headers of the stateless era, and a GET stream when offered.
+//!
+//! Requests may be in flight concurrently (each POST answers on its own), so the connection
+//! is shared and its session state sits behind locks. Redirects are followed only to the same
+//! origin and only when they keep the method (307/308): configured headers never reach another
+//! host. Bodies and events are limited in size.
 
-use super::{Event, EventSender};
+use super::framing::{self, FrameError, SseParser};
+use super::stdio::forward;
+use super::{Connection, Event, EventSender, Transport};
 use crate::protocol::STATELESS_VERSION;
 use crate::{Error, Result};
 use base64::Engine;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use tokio::sync::mpsc;
+
+/// How many same-origin redirects one request may follow.
+const MAX_REDIRECTS: usize = 5;
 
 /// A connection to one MCP endpoint.
 pub struct HttpConnection {
     client: reqwest::Client,
-    url: String,
+    url: reqwest::Url,
+    /// The URL as configured (unexpanded) or redacted, for messages.
+    shown_url: String,
     headers: BTreeMap<String, String>,
-    session_id: Option<String>,
+    session_id: Mutex<Option<String>>,
     /// The agreed protocol version, sent as `MCP-Protocol-Version` once known.
-    pub(super) protocol_version: Option<String>,
+    protocol_version: Mutex<Option<String>>,
     sender: EventSender,
-    pub(super) incoming: mpsc::UnboundedReceiver<Event>,
-    event_stream_open: bool,
+    event_stream_open: AtomicBool,
+    max_message: usize,
+}
+
+/// A URL for messages: scheme, host and path; credentials and query values never shown.
+pub fn redacted_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(parsed) => {
+            let mut shown = format!("{}://{}", parsed.scheme(), parsed.host_str().unwrap_or(""));
+            if let Some(port) = parsed.port() {
+                shown.push_str(&format!(":{port}"));
+            }
+            shown.push_str(parsed.path());
+            if parsed.query().is_some() {
+                shown.push_str("?...");
+            }
+            shown
+        }
+        Err(_) => "(an invalid URL)".into(),
+    }
 }
 
 impl HttpConnection {
-    /// Prepares a connection; nothing is sent until the first message.
-    pub fn new(url: &str, headers: BTreeMap<String, String>) -> Result<HttpConnection> {
+    /// Prepares a connection; nothing is sent until the first message. `shown_url` is what
+    /// messages call it (the URL as configured, before `${VAR}` expansion).
+    pub fn connect(
+        url: &str,
+        shown_url: &str,
+        headers: BTreeMap<String, String>,
+        max_message: usize,
+    ) -> Result<Transport> {
         let parsed = reqwest::Url::parse(url)
-            .map_err(|e| Error::usage(format!("invalid server URL {url:?}: {e}")))?;
+            .map_err(|e| Error::usage(format!("invalid server URL {shown_url:?}: {e}")))?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(Error::usage(format!(
                 "unsupported URL scheme {:?}: use http or https",
                 parsed.scheme()
             )));
         }
+        for (name, value) in &headers {
+            if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err()
+                || reqwest::header::HeaderValue::from_str(value).is_err()
+            {
+                return Err(Error::usage(format!(
+                    "the header {name:?} for {shown_url} has a name or value HTTP cannot carry"
+                ))
+                .with_hint("fix the server's \"headers\" in its configuration"));
+            }
+        }
         let client = reqwest::Client::builder()
             .user_agent(concat!("ferry/", env!("CARGO_PKG_VERSION")))
+            .redirect(reqwest::redirect::Policy::none())
+            .referer(false)
             .build()
             .map_err(|e| Error::server(format!("could not set up HTTP: {e}")))?;
         let (sender, incoming) = mpsc::unbounded_channel();
-        Ok(HttpConnection {
-            client,
-            url: url.to_string(),
-            headers,
-            session_id: None,
-            protocol_version: None,
-            sender,
+        Ok(Transport {
+            connection: Connection::Http(HttpConnection {
+                client,
+                url: parsed,
+                shown_url: shown_url.to_string(),
+                headers,
+                session_id: Mutex::new(None),
+                protocol_version: Mutex::new(None),
+                sender,
+                event_stream_open: AtomicBool::new(false),
+                max_message,
+            }),
             incoming,
-            event_stream_open: false,
         })
     }
 
-    fn post(&self, message: &Value) -> reqwest::RequestBuilder {
+    pub(super) fn set_protocol_version(&self, version: &str) {
+        if let Ok(mut v) = self.protocol_version.lock() {
+            *v = Some(version.to_string());
+        }
+    }
+
+    fn protocol_version(&self) -> Option<String> {
+        self.protocol_version.lock().ok().and_then(|v| v.clone())
+    }
+
+    fn session_id(&self) -> Option<String> {
+        self.session_id.lock().ok().and_then(|v| v.clone())
+    }
+
+    fn post(&self, url: &reqwest::Url, message: &Value, body: Vec<u8>) -> reqwest::RequestBuilder {
         let mut request = self
             .client
-            .post(&self.url)
+            .post(url.clone())
             .header("Accept", "application/json, text/event-stream")
             .header("Content-Type", "application/json");
         for (name, value) in &self.headers {
             request = request.header(name, value);
         }
-        if let Some(version) = &self.protocol_version {
-            request = request.header("MCP-Protocol-Version", version);
+        if let Some(version) = self.protocol_version() {
             if version == STATELESS_VERSION {
                 if let Some(method) = message.get("method").and_then(Value::as_str) {
                     request = request.header("Mcp-Method", method);
@@ -76,28 +143,75 @@ impl HttpConnection {
                     }
                 }
             }
+            request = request.header("MCP-Protocol-Version", version);
         }
-        if let Some(session) = &self.session_id {
+        if let Some(session) = self.session_id() {
             request = request.header("Mcp-Session-Id", session);
         }
-        request
+        request.body(body)
     }
 
-    pub(super) async fn send(&mut self, message: &Value) -> Result<()> {
+    /// POSTs, following same-origin 307/308 redirects; anything else that redirects is an
+    /// error naming where it pointed.
+    async fn post_following(&self, message: &Value) -> Result<(reqwest::Response, reqwest::Url)> {
         let body = serde_json::to_vec(message).map_err(|e| Error::server(e.to_string()))?;
-        let response = self
-            .post(message)
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| connect_error(&self.url, e))?;
+        let mut url = self.url.clone();
+        for _ in 0..=MAX_REDIRECTS {
+            let response = self
+                .post(&url, message, body.clone())
+                .send()
+                .await
+                .map_err(|e| connect_error(&self.shown_url, e))?;
+            let status = response.status();
+            if !status.is_redirection() {
+                return Ok((response, url));
+            }
+            let target = response
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|location| url.join(location).ok());
+            let Some(target) = target else {
+                return Err(Error::server(format!(
+                    "{} answered HTTP {status} without a usable Location",
+                    self.shown_url
+                )));
+            };
+            let same_origin = target.origin() == self.url.origin();
+            let keeps_method = matches!(status.as_u16(), 307 | 308);
+            if !same_origin || !keeps_method {
+                let why = if !same_origin {
+                    "another origin, which would receive your configured headers"
+                } else {
+                    "a GET, which cannot carry the message"
+                };
+                return Err(Error::server(format!(
+                    "{} redirected (HTTP {}) to {}: ferry does not follow a redirect to {why}",
+                    self.shown_url,
+                    status.as_u16(),
+                    redacted_url(target.as_str())
+                ))
+                .with_hint("if the server moved, put its new URL in the configuration"));
+            }
+            url = target;
+        }
+        Err(Error::server(format!(
+            "{} redirected more than {MAX_REDIRECTS} times",
+            self.shown_url
+        )))
+    }
+
+    pub(super) async fn send(&self, message: &Value) -> Result<()> {
+        let (response, final_url) = self.post_following(message).await?;
         let status = response.status();
         if let Some(session) = response
             .headers()
             .get("mcp-session-id")
             .and_then(|v| v.to_str().ok())
         {
-            self.session_id = Some(session.to_string());
+            if let Ok(mut id) = self.session_id.lock() {
+                *id = Some(session.to_string());
+            }
         }
         if status == reqwest::StatusCode::UNAUTHORIZED || status == reqwest::StatusCode::FORBIDDEN {
             return Err(Error::auth(format!("the server refused the request: HTTP {status}"))
@@ -114,23 +228,26 @@ impl HttpConnection {
         }
         let request_id = message.get("method").and(message.get("id")).cloned();
         if content_type.starts_with("text/event-stream") && status.is_success() {
-            tokio::spawn(read_event_stream(response, self.sender.clone(), request_id));
+            tokio::spawn(read_event_stream(
+                response,
+                self.sender.clone(),
+                request_id,
+                self.max_message,
+            ));
             return Ok(());
         }
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|e| Error::server(format!("could not read the HTTP response: {e}")))?;
+        let bytes = read_body(response, self.max_message).await.map_err(|why| {
+            Error::server(format!("could not read the answer of {}: {why}", self.shown_url))
+                .with_hint("raise \"maxMessageMB\" in the server's config if the answer is legitimately this large")
+        })?;
         // A JSON-RPC body (success or error, whatever the status) is a message for the session.
         // Only JSON-RPC bodies are messages; other JSON (`{"detail": "Not Found"}`) is an HTTP error.
         let is_rpc = |v: &Value| {
             v.get("jsonrpc").is_some() || v.get("result").is_some() || v.get("error").is_some()
         };
-        match serde_json::from_slice::<Value>(&bytes) {
+        match framing::decode(&bytes) {
             Ok(Value::Array(batch)) if !batch.is_empty() && batch.iter().all(is_rpc) => {
-                for message in batch {
-                    let _ = self.sender.send(Event::Message(message));
-                }
+                let _ = forward(&self.sender, Value::Array(batch));
                 Ok(())
             }
             Ok(mut message @ Value::Object(_)) if is_rpc(&message) => {
@@ -144,44 +261,41 @@ impl HttpConnection {
                 let _ = self.sender.send(Event::Message(message));
                 Ok(())
             }
-            _ if status == reqwest::StatusCode::NOT_FOUND && self.session_id.is_some() => {
+            _ if status == reqwest::StatusCode::NOT_FOUND && self.session_id().is_some() => {
                 Err(Error::server("the server ended the session (HTTP 404)")
                     .with_hint("run the command again"))
             }
-            _ => {
-                let preview = String::from_utf8_lossy(&bytes[..bytes.len().min(200)])
-                    .trim()
-                    .to_string();
-                Err(Error::server(format!(
-                    "unexpected HTTP {status} from {}: {preview}",
-                    self.url
-                )))
-            }
+            _ => Err(http_error(
+                status,
+                &content_type,
+                &bytes,
+                &redacted_or_shown(&self.shown_url, &final_url, &self.url),
+            )),
         }
     }
 
     /// Opens the server's GET event stream, if it offers one, for messages outside requests
     /// (`list_changed` and the like). It runs in the background and costs the caller nothing;
     /// a server without one answers 405 and nothing more happens.
-    pub fn open_event_stream(&mut self) {
-        if self.event_stream_open {
+    pub fn open_event_stream(&self) {
+        if self.event_stream_open.swap(true, Ordering::SeqCst) {
             return;
         }
-        self.event_stream_open = true;
         let mut request = self
             .client
-            .get(&self.url)
+            .get(self.url.clone())
             .header("Accept", "text/event-stream");
         for (name, value) in &self.headers {
             request = request.header(name, value);
         }
-        if let Some(version) = &self.protocol_version {
+        if let Some(version) = self.protocol_version() {
             request = request.header("MCP-Protocol-Version", version);
         }
-        if let Some(session) = &self.session_id {
+        if let Some(session) = self.session_id() {
             request = request.header("Mcp-Session-Id", session);
         }
         let sender = self.sender.clone();
+        let limit = self.max_message;
         tokio::spawn(async move {
             if let Ok(response) = request.send().await {
                 let is_stream = response
@@ -190,29 +304,95 @@ impl HttpConnection {
                     .and_then(|v| v.to_str().ok())
                     .is_some_and(|v| v.starts_with("text/event-stream"));
                 if response.status().is_success() && is_stream {
-                    read_event_stream(response, sender, None).await;
+                    read_event_stream(response, sender, None, limit).await;
                 }
             }
         });
     }
 
     /// Ends the HTTP session, if the server gave one.
-    pub(super) async fn shutdown(self) {
-        if let Some(session) = &self.session_id {
-            let mut request = self
-                .client
-                .delete(&self.url)
-                .header("Mcp-Session-Id", session);
-            for (name, value) in &self.headers {
-                request = request.header(name, value);
+    pub(super) async fn shutdown(&self) {
+        let Some(session) = self.session_id.lock().ok().and_then(|mut s| s.take()) else {
+            return;
+        };
+        let mut request = self
+            .client
+            .delete(self.url.clone())
+            .header("Mcp-Session-Id", session);
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
+        }
+        if let Some(version) = self.protocol_version() {
+            request = request.header("MCP-Protocol-Version", version);
+        }
+        let _ = tokio::time::timeout(std::time::Duration::from_millis(500), request.send()).await;
+    }
+}
+
+/// The URL to name in an error: where a redirect led, else the configured one.
+fn redacted_or_shown(shown: &str, final_url: &reqwest::Url, configured: &reqwest::Url) -> String {
+    if final_url == configured {
+        shown.to_string()
+    } else {
+        redacted_url(final_url.as_str())
+    }
+}
+
+/// Reads a whole body, refusing more than `limit` bytes.
+async fn read_body(
+    mut response: reqwest::Response,
+    limit: usize,
+) -> std::result::Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                if bytes.len() + chunk.len() > limit {
+                    return Err(format!("the answer is over {} MB", limit / (1024 * 1024)));
+                }
+                bytes.extend_from_slice(&chunk);
             }
-            if let Some(version) = &self.protocol_version {
-                request = request.header("MCP-Protocol-Version", version);
-            }
-            let _ =
-                tokio::time::timeout(std::time::Duration::from_millis(500), request.send()).await;
+            Ok(None) => return Ok(bytes),
+            Err(e) => return Err(e.to_string()),
         }
     }
+}
+
+/// One line for an HTTP answer that is not JSON-RPC: the status, and a short, printable
+/// excerpt unless the body is an HTML page (seven lines of markup help nobody).
+fn http_error(status: reqwest::StatusCode, content_type: &str, body: &[u8], url: &str) -> Error {
+    let text = String::from_utf8_lossy(&body[..body.len().min(2000)]);
+    let looks_html = content_type.starts_with("text/html")
+        || text
+            .trim_start()
+            .to_ascii_lowercase()
+            .starts_with("<!doctype")
+        || text.trim_start().to_ascii_lowercase().starts_with("<html");
+    let excerpt = if looks_html || text.trim().is_empty() {
+        String::new()
+    } else {
+        let line: String = text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(160)
+            .collect();
+        format!(": {line}")
+    };
+    let page = if looks_html { " (an HTML page)" } else { "" };
+    let hint = if status.is_server_error() {
+        "the server failed; try again later, or check the server's own logs"
+    } else if status == reqwest::StatusCode::NOT_FOUND {
+        "check the URL: MCP endpoints often end in /mcp"
+    } else {
+        "check the URL and that it is an MCP endpoint"
+    };
+    Error::server(format!(
+        "unexpected HTTP {status} from {url}{page}{excerpt}"
+    ))
+    .with_hint(hint)
 }
 
 fn connect_error(url: &str, error: reqwest::Error) -> Error {
@@ -229,7 +409,7 @@ fn connect_error(url: &str, error: reqwest::Error) -> Error {
 }
 
 /// Header values must be visible ASCII; anything else is sent base64-encoded as the spec asks.
-fn header_safe(value: &str) -> String {
+pub fn header_safe(value: &str) -> String {
     if value.bytes().all(|b| (0x20..0x7f).contains(&b))
         && !value.starts_with(' ')
         && !value.ends_with(' ')
@@ -250,23 +430,36 @@ async fn read_event_stream(
     mut response: reqwest::Response,
     sender: EventSender,
     awaiting: Option<Value>,
+    limit: usize,
 ) {
-    let mut parser = SseParser::default();
+    let mut parser = SseParser::with_limit(limit);
     let mut answered = awaiting.is_none();
     let why = loop {
         match response.chunk().await {
-            Ok(Some(chunk)) => {
-                for data in parser.feed(&chunk) {
-                    if let Ok(message) = serde_json::from_str::<Value>(&data) {
-                        let is_answer = message.get("method").is_none()
-                            && message.get("id") == awaiting.as_ref();
-                        answered |= is_answer;
-                        if sender.send(Event::Message(message)).is_err() {
-                            return;
+            Ok(Some(chunk)) => match parser.feed(&chunk) {
+                Ok(events) => {
+                    for data in events {
+                        if let Ok(message) = framing::decode(data.as_bytes()) {
+                            let is_answer = message.get("method").is_none()
+                                && message.get("id") == awaiting.as_ref();
+                            answered |= is_answer;
+                            if forward(&sender, message).is_err() {
+                                return;
+                            }
                         }
                     }
                 }
-            }
+                Err(FrameError::TooLong(limit)) => {
+                    if !answered {
+                        let _ = sender.send(Event::Unreadable(format!(
+                            "the server sent an event over {} MB",
+                            limit / (1024 * 1024)
+                        )));
+                    }
+                    return;
+                }
+                Err(FrameError::Io(e)) => break e,
+            },
             Ok(None) => break "the server ended the response stream without answering".to_string(),
             Err(e) => break format!("the response stream broke: {e}"),
         }
@@ -276,83 +469,37 @@ async fn read_event_stream(
     }
 }
 
-/// Incremental `text/event-stream` parser: yields the data of each complete `message` event.
-#[derive(Default)]
-pub struct SseParser {
-    buffer: Vec<u8>,
-    /// How much of `buffer` is known to hold no line end, so it is not scanned again.
-    scanned: usize,
-    data: Vec<String>,
-    event: Option<String>,
-}
-
-impl SseParser {
-    /// Feeds bytes; returns the data of every event completed by them.
-    pub fn feed(&mut self, bytes: &[u8]) -> Vec<String> {
-        self.buffer.extend_from_slice(bytes);
-        let mut out = Vec::new();
-        let mut start = 0;
-        while let Some(offset) = self.buffer[start.max(self.scanned)..]
-            .iter()
-            .position(|&b| b == b'\n')
-        {
-            let end = start.max(self.scanned) + offset;
-            let line = self.buffer[start..end].to_vec();
-            start = end + 1;
-            let line = String::from_utf8_lossy(&line);
-            let line = line.trim_end_matches(['\n', '\r']);
-            if line.is_empty() {
-                let is_message = matches!(self.event.as_deref(), None | Some("message"));
-                if !self.data.is_empty() && is_message {
-                    out.push(self.data.join("\n"));
-                }
-                self.data.clear();
-                self.event = None;
-                continue;
-            }
-            let (field, value) = match line.split_once(':') {
-                Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
-                None => (line, ""),
-            };
-            match field {
-                "data" => self.data.push(value.to_string()),
-                "event" => self.event = Some(value.to_string()),
-                _ => {}
-            }
-        }
-        // One shift per chunk, not per line; what is left has no line end.
-        self.buffer.drain(..start);
-        self.scanned = self.buffer.len();
-        out
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn sse_events_split_across_chunks() {
-        let mut parser = SseParser::default();
-        assert!(parser.feed(b"event: message\ndata: {\"a\"").is_empty());
-        assert_eq!(
-            parser.feed(b":1}\n\n: comment\n\ndata: x\r\ndata: y\r\n\r\n"),
-            vec!["{\"a\":1}", "x\ny"]
-        );
-        assert!(parser.feed(b"event: ping\ndata: z\n\n").is_empty());
-        // A long line arriving in many small chunks.
-        let long = "x".repeat(100_000);
-        let mut events = Vec::new();
-        let body = format!("data: {long}\n\n");
-        for chunk in body.as_bytes().chunks(7) {
-            events.extend(parser.feed(chunk));
-        }
-        assert_eq!(events, vec![long]);
-    }
-
-    #[test]
     fn unsafe_header_values_are_encoded() {
         assert_eq!(header_safe("echo"), "echo");
         assert_eq!(header_safe("héllo"), "=?base64?aMOpbGxv?=");
+    }
+
+    #[test]
+    fn urls_in_messages_hide_credentials_and_queries() {
+        assert_eq!(
+            redacted_url("https://user:secret@example.com:8443/mcp?key=abc"),
+            "https://example.com:8443/mcp?..."
+        );
+        assert_eq!(redacted_url("http://127.0.0.1/mcp"), "http://127.0.0.1/mcp");
+    }
+
+    #[test]
+    fn html_error_pages_are_one_line() {
+        let error = http_error(
+            reqwest::StatusCode::INTERNAL_SERVER_ERROR,
+            "text/html",
+            b"<!DOCTYPE html>\n<html>\n<body>\n<h1>oops</h1>\n</body>\n</html>\n",
+            "http://x/mcp",
+        );
+        assert_eq!(
+            error.message,
+            "unexpected HTTP 500 Internal Server Error from http://x/mcp (an HTML page)"
+        );
+        assert!(error.hint.is_some());
     }
 }

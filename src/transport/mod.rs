@@ -1,88 +1,109 @@
-//! Moving JSON-RPC messages to and from a server: a child process over stdio, or Streamable
-//! HTTP. Both deliver what arrives as `Event`s on one channel, so a session reads one stream
-//! whatever the transport.
+//! Moving JSON-RPC messages between ferry and a peer: a child process over stdio, Streamable
+//! HTTP, or an in-memory pair (tests, and anything that runs a server in the same process).
+//!
+//! A client-side transport is a [`Connection`] that sends (from any task, concurrently) and a
+//! stream of [`Event`]s that one reader consumes, so a session can multiplex requests whatever
+//! the transport. `framing` (NDJSON and SSE) serves the server side too.
 
+pub mod framing;
 pub mod http;
+pub mod memory;
 pub mod stdio;
 
 use crate::Result;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-/// Something that arrived from the server.
+/// Something that arrived from the peer.
 #[derive(Debug)]
 pub enum Event {
     /// One decoded JSON-RPC message.
     Message(Value),
-    /// The server can send nothing more: why, in a few words.
+    /// The peer can send nothing more: why, in a few words.
     Closed(String),
+    /// A message could not be used (too large, undecodable): why. The session fails the
+    /// request it was waiting for at once instead of waiting for its timeout.
+    Unreadable(String),
 }
 
-/// A connection to one server.
-pub enum Transport {
+pub(crate) type EventSender = mpsc::UnboundedSender<Event>;
+
+/// The sending half of a connection to one server, shared by every request in flight.
+pub enum Connection {
     Stdio(stdio::StdioChild),
     Http(http::HttpConnection),
+    Memory(memory::MemoryConnection),
 }
 
-impl Transport {
-    /// Sends one message.
-    pub async fn send(&mut self, message: &Value) -> Result<()> {
-        match self {
-            Transport::Stdio(child) => child.send(message).await,
-            Transport::Http(conn) => conn.send(message).await,
-        }
-    }
+/// A connection and the events it delivers.
+pub struct Transport {
+    pub connection: Connection,
+    pub incoming: mpsc::UnboundedReceiver<Event>,
+}
 
-    /// The next event; `None` never happens while the transport is open.
-    pub async fn recv(&mut self) -> Event {
-        let incoming = match self {
-            Transport::Stdio(child) => &mut child.incoming,
-            Transport::Http(conn) => &mut conn.incoming,
-        };
-        incoming
-            .recv()
-            .await
-            .unwrap_or_else(|| Event::Closed("connection closed".into()))
+impl Connection {
+    /// Sends one message.
+    pub async fn send(&self, message: &Value) -> Result<()> {
+        match self {
+            Connection::Stdio(child) => child.send(message).await,
+            Connection::Http(conn) => conn.send(message).await,
+            Connection::Memory(conn) => conn.send(message),
+        }
     }
 
     /// The last lines the server wrote to stderr (stdio only), for error messages.
     pub fn stderr_tail(&self) -> String {
         match self {
-            Transport::Stdio(child) => child.stderr_tail(),
-            Transport::Http(_) => String::new(),
+            Connection::Stdio(child) => child.stderr_tail(),
+            _ => String::new(),
         }
     }
 
     /// Where the server's stderr is logged, if anywhere.
     pub fn log_path(&self) -> Option<std::path::PathBuf> {
         match self {
-            Transport::Stdio(child) => Some(child.log_path.clone()),
-            Transport::Http(_) => None,
+            Connection::Stdio(child) => Some(child.log_path.clone()),
+            _ => None,
+        }
+    }
+
+    /// The server process's id, for status reports (stdio only).
+    pub fn pid(&self) -> Option<u32> {
+        match self {
+            Connection::Stdio(child) => Some(child.pid),
+            _ => None,
+        }
+    }
+
+    /// How a stdio server ended, once it has (waits briefly for its last words).
+    pub async fn exit_description(&self) -> Option<String> {
+        match self {
+            Connection::Stdio(child) => child.exit_description().await,
+            _ => None,
         }
     }
 
     /// Tells the transport which protocol version was agreed (HTTP sends it as a header).
-    pub fn set_protocol_version(&mut self, version: &str) {
-        if let Transport::Http(conn) = self {
-            conn.protocol_version = Some(version.to_string());
+    pub fn set_protocol_version(&self, version: &str) {
+        if let Connection::Http(conn) = self {
+            conn.set_protocol_version(version);
         }
     }
 
     /// Listens for server messages outside requests, where the transport has such a channel
     /// (the Streamable HTTP GET stream of a handshake-era session).
-    pub fn listen(&mut self) {
-        if let Transport::Http(conn) = self {
+    pub fn listen(&self) {
+        if let Connection::Http(conn) = self {
             conn.open_event_stream();
         }
     }
 
     /// Ends the connection: closes stdin and stops the process group, or ends the HTTP session.
-    pub async fn shutdown(self) {
+    pub async fn shutdown(&self) {
         match self {
-            Transport::Stdio(child) => child.shutdown().await,
-            Transport::Http(conn) => conn.shutdown().await,
+            Connection::Stdio(child) => child.shutdown().await,
+            Connection::Http(conn) => conn.shutdown().await,
+            Connection::Memory(_) => {}
         }
     }
 }
-
-pub(crate) type EventSender = mpsc::UnboundedSender<Event>;

@@ -1,18 +1,23 @@
 //! A server as a child process: newline-delimited JSON-RPC on stdin/stdout, stderr drained
 //! into a per-server log so a chatty server can never block, the whole process group stopped
 //! on shutdown (stdin closed, then SIGTERM, then SIGKILL).
+//!
+//! The process itself is watched, not only its pipes: a server that forks and exits leaves a
+//! grandchild holding stdout open, and its end must still be noticed at once.
 
-use super::{Event, EventSender};
+use super::framing::{self, FrameError};
+use super::{Connection, Event, EventSender, Transport};
 use crate::{Error, Result};
 use serde_json::Value;
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::mpsc;
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{ChildStdin, Command};
+use tokio::sync::{mpsc, oneshot, watch};
 
 /// How long a server may take to exit after its stdin closes, before SIGTERM.
 /// Real servers take 170-370 ms to exit on EOF; a caller waiting for ferry to exit should not
@@ -20,6 +25,8 @@ use tokio::sync::mpsc;
 const STDIN_GRACE: Duration = Duration::from_millis(5);
 /// How long after SIGTERM before SIGKILL.
 const TERM_GRACE: Duration = Duration::from_millis(500);
+/// How long output may still arrive after the process exited (a grandchild may hold the pipe).
+const EXIT_DRAIN: Duration = Duration::from_millis(200);
 /// The server log is cut at this size (the stderr tail is still kept in memory).
 const LOG_LIMIT: u64 = 8 * 1024 * 1024;
 /// How much of the stderr end is kept for error messages.
@@ -32,24 +39,25 @@ pub struct ChildSpec {
     pub args: Vec<String>,
     pub env: BTreeMap<String, String>,
     pub cwd: Option<PathBuf>,
+    /// The largest message accepted from the server, in bytes.
+    pub max_message: usize,
 }
 
 /// A running server process.
 pub struct StdioChild {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    pgid: Option<i32>,
-    pub(super) incoming: mpsc::UnboundedReceiver<Event>,
+    stdin: tokio::sync::Mutex<Option<ChildStdin>>,
+    pub(super) pid: u32,
+    exit: watch::Receiver<Option<ExitStatus>>,
     tail: Arc<Mutex<VecDeque<u8>>>,
     /// Fires when stderr reaches its end, so a failure report has the server's last words.
-    stderr_done: Option<tokio::sync::oneshot::Receiver<()>>,
+    stderr_done: Mutex<Option<oneshot::Receiver<()>>>,
     pub(super) log_path: PathBuf,
-    stopped: bool,
+    stopped: AtomicBool,
 }
 
 impl StdioChild {
     /// Starts the process in its own process group, logging stderr to `log_path`.
-    pub fn spawn(spec: &ChildSpec, log_path: &Path) -> Result<StdioChild> {
+    pub fn spawn(spec: &ChildSpec, log_path: &Path) -> Result<Transport> {
         let mut command = Command::new(&spec.command);
         command
             .args(&spec.args)
@@ -70,13 +78,21 @@ impl StdioChild {
             Error::server(format!("could not start the server: {why}"))
                 .with_hint("check the server's \"command\" in its configuration")
         })?;
-        let pgid = child.id().map(|id| id as i32);
+        let pid = child.id().unwrap_or(0);
+        tracing::debug!(pid, command = %spec.command, "server started");
         let (sender, incoming) = mpsc::unbounded_channel();
         let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL_BYTES)));
+        let (stdout_done_tx, stdout_done) = oneshot::channel();
         if let Some(stdout) = child.stdout.take() {
-            tokio::spawn(read_messages(stdout, sender, tail.clone()));
+            let sender = sender.clone();
+            let tail = tail.clone();
+            let limit = spec.max_message;
+            tokio::spawn(async move {
+                read_messages(stdout, sender, tail, limit).await;
+                let _ = stdout_done_tx.send(());
+            });
         }
-        let (stderr_sent, stderr_done) = tokio::sync::oneshot::channel();
+        let (stderr_sent, stderr_done) = oneshot::channel();
         if let Some(stderr) = child.stderr.take() {
             let log = open_log(log_path);
             let tail = tail.clone();
@@ -85,23 +101,35 @@ impl StdioChild {
                 let _ = stderr_sent.send(());
             });
         }
-        Ok(StdioChild {
-            stdin: child.stdin.take(),
-            child,
-            pgid,
+        let stdin = child.stdin.take();
+        let (exit_tx, exit) = watch::channel(None);
+        tokio::spawn(async move {
+            let status = child.wait().await.ok();
+            let _ = exit_tx.send(status);
+            // The server is gone. Output it wrote before exiting still arrives; if the pipe
+            // stays open (a grandchild holds it), the session must not wait for its timeout.
+            if tokio::time::timeout(EXIT_DRAIN, stdout_done).await.is_err() {
+                let _ = sender.send(Event::Closed("the server exited".into()));
+            }
+        });
+        Ok(Transport {
+            connection: Connection::Stdio(StdioChild {
+                stdin: tokio::sync::Mutex::new(stdin),
+                pid,
+                exit,
+                tail,
+                stderr_done: Mutex::new(Some(stderr_done)),
+                log_path: log_path.to_path_buf(),
+                stopped: AtomicBool::new(false),
+            }),
             incoming,
-            tail,
-            stderr_done: Some(stderr_done),
-            log_path: log_path.to_path_buf(),
-            stopped: false,
         })
     }
 
-    pub(super) async fn send(&mut self, message: &Value) -> Result<()> {
-        let mut line = serde_json::to_vec(message).map_err(|e| Error::server(e.to_string()))?;
-        line.push(b'\n');
-        let stdin = self
-            .stdin
+    pub(super) async fn send(&self, message: &Value) -> Result<()> {
+        let line = framing::encode_line(message);
+        let mut stdin = self.stdin.lock().await;
+        let stdin = stdin
             .as_mut()
             .ok_or_else(|| Error::server("the server's stdin is closed"))?;
         let written = async {
@@ -134,43 +162,55 @@ impl StdioChild {
 
     /// Waits briefly for the process to exit, and for its last stderr to be read, and
     /// describes how it ended.
-    pub async fn exit_description(&mut self) -> Option<String> {
-        let status = match tokio::time::timeout(Duration::from_millis(300), self.child.wait()).await
-        {
-            Ok(Ok(status)) => Some(describe_status(status)),
-            _ => None,
-        };
-        if let Some(done) = self.stderr_done.take() {
+    pub async fn exit_description(&self) -> Option<String> {
+        let mut exit = self.exit.clone();
+        let status =
+            tokio::time::timeout(Duration::from_millis(300), exit.wait_for(Option::is_some))
+                .await
+                .ok()
+                .and_then(|r| r.ok().and_then(|s| *s));
+        let done = self.stderr_done.lock().ok().and_then(|mut d| d.take());
+        if let Some(done) = done {
             let _ = tokio::time::timeout(Duration::from_millis(200), done).await;
         }
-        status
+        status.map(describe_status)
+    }
+
+    /// Whether the process has exited.
+    pub fn has_exited(&self) -> bool {
+        self.exit.borrow().is_some()
+    }
+
+    async fn wait_exit(&self, limit: Duration) -> bool {
+        let mut exit = self.exit.clone();
+        let exited = tokio::time::timeout(limit, exit.wait_for(Option::is_some))
+            .await
+            .is_ok_and(|r| r.is_ok());
+        exited
     }
 
     /// Closes stdin, then stops the process group: SIGTERM after a short grace, SIGKILL after another.
-    pub async fn shutdown(mut self) {
-        self.stdin.take();
-        let exited = matches!(
-            tokio::time::timeout(STDIN_GRACE, self.child.wait()).await,
-            Ok(Ok(_))
-        );
+    pub async fn shutdown(&self) {
+        if self.stopped.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        self.stdin.lock().await.take();
+        let exited = self.wait_exit(STDIN_GRACE).await;
         // Children of the server (npx starts node) may outlive it: the group gets the signal too.
         self.signal_group(libc::SIGTERM);
-        if !exited
-            && tokio::time::timeout(TERM_GRACE, self.child.wait())
-                .await
-                .is_err()
-        {
+        if !exited && !self.wait_exit(TERM_GRACE).await {
             self.signal_group(libc::SIGKILL);
-            let _ = self.child.wait().await;
+            self.wait_exit(Duration::from_secs(5)).await;
         }
-        self.stopped = true;
+        // A grandchild that ignored SIGTERM goes too.
+        self.signal_group(libc::SIGKILL);
     }
 
     fn signal_group(&self, signal: i32) {
-        if let Some(pgid) = self.pgid {
+        if self.pid > 0 {
             // SAFETY: killpg only sends a signal; the group is the one we created for this child.
             unsafe {
-                libc::killpg(pgid, signal);
+                libc::killpg(self.pid as i32, signal);
             }
         }
     }
@@ -179,14 +219,13 @@ impl StdioChild {
 impl Drop for StdioChild {
     fn drop(&mut self) {
         // Whatever path dropped us (an error, a signal, a panic), leave nothing running.
-        if !self.stopped {
+        if !self.stopped.load(Ordering::SeqCst) {
             self.signal_group(libc::SIGKILL);
-            let _ = self.child.try_wait();
         }
     }
 }
 
-fn describe_status(status: std::process::ExitStatus) -> String {
+fn describe_status(status: ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (Some(code), _) => format!("exit status {code}"),
@@ -212,21 +251,21 @@ async fn read_messages(
     stdout: tokio::process::ChildStdout,
     sender: EventSender,
     tail: Arc<Mutex<VecDeque<u8>>>,
+    limit: usize,
 ) {
     let mut reader = BufReader::with_capacity(64 * 1024, stdout);
     let mut line = Vec::new();
     loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line).await {
-            Ok(0) => break,
-            Ok(_) => {
-                let text = trim_line(&line);
+        match framing::read_line(&mut reader, &mut line, limit).await {
+            Ok(false) => break,
+            Ok(true) => {
+                let text = line.trim_ascii();
                 if text.is_empty() {
                     continue;
                 }
-                match serde_json::from_slice::<Value>(text) {
+                match framing::decode(text) {
                     Ok(message) => {
-                        if sender.send(Event::Message(message)).is_err() {
+                        if forward(&sender, message).is_err() {
                             return;
                         }
                     }
@@ -242,7 +281,15 @@ async fn read_messages(
                     }
                 }
             }
-            Err(e) => {
+            Err(FrameError::TooLong(limit)) => {
+                let _ = sender.send(Event::Unreadable(format!(
+                    "the server sent a message over {} MB",
+                    limit / (1024 * 1024)
+                )));
+                let _ = sender.send(Event::Closed("its output could not be read".into()));
+                return;
+            }
+            Err(FrameError::Io(e)) => {
                 let _ = sender.send(Event::Closed(format!(
                     "could not read the server's output: {e}"
                 )));
@@ -253,16 +300,17 @@ async fn read_messages(
     let _ = sender.send(Event::Closed("the server closed its output".into()));
 }
 
-fn trim_line(line: &[u8]) -> &[u8] {
-    let start = line
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(line.len());
-    let end = line
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map_or(start, |p| p + 1);
-    &line[start..end.max(start)]
+/// Sends a message on, one event per element of a batch.
+pub(super) fn forward(sender: &EventSender, message: Value) -> std::result::Result<(), ()> {
+    match message {
+        Value::Array(batch) => {
+            for message in batch {
+                sender.send(Event::Message(message)).map_err(|_| ())?;
+            }
+            Ok(())
+        }
+        message => sender.send(Event::Message(message)).map_err(|_| ()),
+    }
 }
 
 async fn drain_stderr(

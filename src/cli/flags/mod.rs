@@ -3,12 +3,18 @@
 //! `--prop value`, `--prop=value`, a kebab-case alias, `--flag`/`--no-flag`/`--flag=false`,
 //! repeated flags for arrays of scalars, JSON (or `@file`, or `-` for stdin) for objects,
 //! arrays of objects and unions, one positional word for a tool with exactly one required
-//! property, and `--json '{...}'` for the whole object. Everything is checked here, before any
-//! server is contacted; errors name the flag and say what would be right.
+//! property, and `--json '{...}'` for the whole object. Every value is checked by the schema
+//! model's validation (`schema::validate`) before any server is contacted; errors name the
+//! flag and say what would be right, and hints are commands that run as printed.
 
-use crate::schema::{render_type, render_value, Kind, Prop, Shape, ToolSchema};
+use crate::schema::validate::{self, check_value, parse_bool, parse_word, Problem};
+use crate::schema::{kebab, render_type, Kind, Prop, Shape, ToolSchema};
 use crate::{Error, Result};
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// The most an `@file` or standard input may hold for one argument.
+pub const MAX_INPUT_BYTES: usize = 32 * 1024 * 1024;
 
 /// ferry's own options that may follow the tool name when no property has the same name.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -27,72 +33,124 @@ pub struct ParsedCall {
     pub options: CallOptions,
 }
 
-/// Reads standard input once, whoever asks for it.
-pub trait StdinSource {
-    fn read_all(&mut self) -> Result<String>;
+/// Which tool is parsed, and the command that names it (`ferry github`), for hints.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolRef<'a> {
+    pub tool: &'a str,
+    pub command: &'a str,
 }
 
-/// Standard input read ahead of parsing: the parser asks for it, the caller reads it without
-/// blocking its runtime (so Ctrl-C still works), then parses again with the text in hand.
-#[derive(Default)]
-pub struct DeferredStdin {
-    text: Option<String>,
-    used: bool,
-    /// Set when parsing needed standard input that was not read yet.
-    pub wanted: bool,
-}
-
-impl DeferredStdin {
-    /// Standard input already read.
-    pub fn with(text: String) -> Self {
-        DeferredStdin {
-            text: Some(text),
-            used: false,
-            wanted: false,
-        }
+impl ToolRef<'_> {
+    fn help_hint(&self) -> String {
+        format!("see: {} {} --help", self.command, shell_word(self.tool))
     }
 }
 
-impl StdinSource for DeferredStdin {
-    fn read_all(&mut self) -> Result<String> {
-        if self.used {
+/// A word as a shell would need it written.
+pub fn shell_word(word: &str) -> String {
+    shlex::try_quote(word)
+        .map(|q| q.into_owned())
+        .unwrap_or_else(|_| word.replace('\0', ""))
+}
+
+/// Input the parser needs from outside: standard input and `@file`s. Both can block (a FIFO,
+/// a terminal, `/dev/zero`), so the parser only asks; the caller reads them where a signal can
+/// still stop ferry, with a size limit, and parses again with the text in hand.
+#[derive(Default)]
+pub struct DeferredInput {
+    stdin: Option<String>,
+    stdin_used: bool,
+    files: HashMap<String, String>,
+    /// Set when parsing needed standard input that was not read yet.
+    pub wants_stdin: bool,
+    /// Files parsing needed that were not read yet.
+    pub wants_files: Vec<String>,
+}
+
+impl DeferredInput {
+    /// Provides standard input's text.
+    pub fn set_stdin(&mut self, text: String) {
+        self.stdin = Some(text);
+        self.wants_stdin = false;
+    }
+
+    /// Provides a file's text.
+    pub fn set_file(&mut self, path: String, text: String) {
+        self.wants_files.retain(|p| *p != path);
+        self.files.insert(path, text);
+    }
+
+    /// Whether parsing stopped for input not read yet.
+    pub fn wants_more(&self) -> bool {
+        self.wants_stdin || !self.wants_files.is_empty()
+    }
+
+    /// Prepares for another parse.
+    pub fn rewind(&mut self) {
+        self.stdin_used = false;
+    }
+
+    fn stdin(&mut self) -> Result<String> {
+        if self.stdin_used {
             return Err(Error::usage(
                 "standard input ('-') can be used for one value only",
             ));
         }
-        match self.text.take() {
+        match &self.stdin {
             Some(text) => {
-                self.used = true;
-                Ok(text)
+                self.stdin_used = true;
+                Ok(text.clone())
             }
             None => {
-                self.wanted = true;
+                self.wants_stdin = true;
                 Err(Error::usage("standard input is needed"))
+            }
+        }
+    }
+
+    fn file(&mut self, path: &str) -> Result<String> {
+        match self.files.get(path) {
+            Some(text) => Ok(text.clone()),
+            None => {
+                if !self.wants_files.iter().any(|p| p == path) {
+                    self.wants_files.push(path.to_string());
+                }
+                Err(Error::usage(format!("{path} is needed")))
             }
         }
     }
 }
 
-/// Converts `camelCase`/`snake_case` to `kebab-case` for the alias.
-pub fn kebab(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 4);
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if c == '_' {
-            out.push('-');
-            prev_lower = false;
-        } else if c.is_uppercase() {
-            if prev_lower {
-                out.push('-');
-            }
-            out.extend(c.to_lowercase());
-            prev_lower = false;
-        } else {
-            out.push(c);
-            prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        }
+/// Reads up to `MAX_INPUT_BYTES` of a file or standard input (blocking: call it off the
+/// runtime's thread).
+pub fn read_limited(path: Option<&str>) -> Result<String> {
+    use std::io::Read;
+    let what = path.map_or("standard input".to_string(), |p| format!("@{p}"));
+    let mut bytes = Vec::new();
+    let outcome = match path {
+        Some(p) => std::fs::File::open(p)
+            .and_then(|f| f.take(MAX_INPUT_BYTES as u64 + 1).read_to_end(&mut bytes)),
+        None => std::io::stdin()
+            .lock()
+            .take(MAX_INPUT_BYTES as u64 + 1)
+            .read_to_end(&mut bytes),
+    };
+    outcome.map_err(|e| {
+        Error::usage(format!("cannot read {what}: {e}"))
+            .with_hint("check the file's path and permissions")
+    })?;
+    if bytes.len() > MAX_INPUT_BYTES {
+        return Err(Error::usage(format!(
+            "{what} is over {} MB; ferry reads at most that for one argument",
+            MAX_INPUT_BYTES / (1024 * 1024)
+        ))
+        .with_hint("pass a smaller file, or a path the tool reads itself"));
     }
-    out
+    String::from_utf8(bytes).map_err(|_| {
+        Error::usage(format!("{what} is not UTF-8 text")).with_hint(
+            "arguments are JSON text; pass binary data as a path the tool reads, or as base64",
+        )
+    })
 }
 
 /// Finds the property a flag name refers to: verbatim, else an unambiguous kebab-case alias.
@@ -121,10 +179,10 @@ fn find_prop<'a>(schema: &'a ToolSchema, flag: &str) -> Result<Option<&'a Prop>>
 
 /// Parses the words after the tool name.
 pub fn parse_call(
-    tool: &str,
+    tool: ToolRef,
     schema: &ToolSchema,
     words: &[String],
-    stdin: &mut dyn StdinSource,
+    input: &mut DeferredInput,
 ) -> Result<ParsedCall> {
     let mut call = ParsedCall::default();
     let mut base: Option<Map<String, Value>> = None;
@@ -191,18 +249,22 @@ pub fn parse_call(
                             if inline.is_none() {
                                 i += 1;
                             }
-                            let text = load_text(&value, stdin)?;
+                            let text = load_text(&value, input)?;
                             match serde_json::from_str::<Value>(&text) {
                                 Ok(Value::Object(map)) => base = Some(map),
                                 Ok(_) => {
                                     return Err(Error::usage(
                                         "--json must be a JSON object of arguments",
-                                    ))
+                                    )
+                                    .with_hint(tool.help_hint()))
                                 }
                                 Err(e) => {
                                     return Err(Error::usage(format!(
                                         "--json is not valid JSON: {e}"
-                                    )))
+                                    ))
+                                    .with_hint(
+                                        "give an object such as --json '{\"name\": \"value\"}'",
+                                    ))
                                 }
                             }
                         }
@@ -210,11 +272,14 @@ pub fn parse_call(
                     }
                 }
                 "max-tokens" => {
-                    call.options.max_tokens =
-                        Some(parse_max_tokens(&take_value("a number of tokens")?)?)
+                    call.options.max_tokens = Some(super::options::parse_max_tokens(&take_value(
+                        "a number of tokens",
+                    )?)?)
                 }
                 "timeout" => {
-                    call.options.timeout = Some(parse_timeout(&take_value("a number of seconds")?)?)
+                    call.options.timeout = Some(super::options::parse_timeout(&take_value(
+                        "a number of seconds",
+                    )?)?)
                 }
                 _ => return Err(unknown_flag(tool, schema, name)),
             }
@@ -265,7 +330,7 @@ pub fn parse_call(
                 continue;
             }
         }
-        let value = parse_value(prop, shape, &text, stdin)?;
+        let value = parse_value(schema, prop, shape, &text, input)?;
         if call.arguments.contains_key(&prop.name) {
             return Err(Error::usage(format!("--{} is given twice", prop.name)));
         }
@@ -282,7 +347,7 @@ pub fn parse_call(
                     Kind::Array(items) if items.is_scalar() && !word.starts_with('[') => {
                         Value::Array(vec![parse_scalar(prop, items, word)?])
                     }
-                    _ => parse_value(prop, &prop.shape, word, stdin)?,
+                    _ => parse_value(schema, prop, &prop.shape, word, input)?,
                 };
                 call.arguments.insert(prop.name.clone(), value);
             }
@@ -290,22 +355,41 @@ pub fn parse_call(
                 let extra = positionals.get(1).unwrap_or(&positionals[0]);
                 return Err(
                     Error::usage(format!("unexpected argument {extra:?}")).with_hint(format!(
-                        "{tool} takes one bare value (--{}); give the others as --flags",
-                        prop.name
+                        "{} takes one bare value (--{}); give the others as --flags; {}",
+                        tool.tool,
+                        prop.name,
+                        tool.help_hint()
                     )),
                 );
             }
             _ => {
                 return Err(
-                    Error::usage(format!("unexpected argument {:?}", positionals[0])).with_hint(
-                        format!("give arguments as --flags; see: ferry ... {tool} --help"),
-                    ),
+                    Error::usage(format!("unexpected argument {:?}", positionals[0]))
+                        .with_hint(format!("give arguments as --flags; {}", tool.help_hint())),
                 );
             }
         }
     }
-    // Flags override keys of --json.
+    // Flags override keys of --json; what --json gave is checked like flags are.
     if let Some(mut base) = base {
+        for (key, value) in &base {
+            if call.arguments.contains_key(key) {
+                continue;
+            }
+            match schema.prop(key) {
+                Some(prop) => check_value(schema, &prop.shape, value, key, 0).map_err(|v| {
+                    Error::usage(format!("--json: {}", v.message())).with_hint(tool.help_hint())
+                })?,
+                None if !schema.open => {
+                    return Err(Error::usage(format!(
+                        "--json: unknown argument {key:?} for {}",
+                        tool.tool
+                    ))
+                    .with_hint(tool.help_hint()))
+                }
+                None => {}
+            }
+        }
         for (k, v) in std::mem::take(&mut call.arguments) {
             base.insert(k, v);
         }
@@ -314,49 +398,15 @@ pub fn parse_call(
     for prop in schema.must_give() {
         if !call.arguments.contains_key(&prop.name) {
             return Err(Error::usage(format!(
-                "missing required --{} ({}) for {tool}",
+                "missing required --{} ({}) for {}",
                 prop.name,
-                render_type(&prop.shape)
+                render_type(&prop.shape),
+                tool.tool
             ))
-            .with_hint(format!("see: {tool} --help")));
+            .with_hint(tool.help_hint()));
         }
     }
     Ok(call)
-}
-
-/// The value of `--max-tokens`.
-pub fn parse_max_tokens(text: &str) -> Result<usize> {
-    match text.parse::<usize>() {
-        Ok(n) if n >= MIN_MAX_TOKENS => Ok(n),
-        Ok(_) => Err(Error::usage(format!(
-            "--max-tokens must be at least {MIN_MAX_TOKENS}: the line that reports a cut takes about 40"
-        ))),
-        Err(_) => Err(Error::usage(format!("--max-tokens must be a whole number, not {text:?}"))),
-    }
-}
-
-/// Budgets below this cannot hold the cut marker and some output.
-pub const MIN_MAX_TOKENS: usize = 64;
-
-/// The value of `--timeout`, in seconds.
-pub fn parse_timeout(text: &str) -> Result<f64> {
-    let max = crate::client::config::MAX_TIMEOUT_SECS;
-    text.parse::<f64>()
-        .ok()
-        .filter(|s| s.is_finite() && *s > 0.0 && *s <= max)
-        .ok_or_else(|| {
-            Error::usage(format!(
-                "--timeout must be a number of seconds above 0 and at most {max}, not {text:?}"
-            ))
-        })
-}
-
-fn parse_bool(text: &str) -> Option<bool> {
-    match text {
-        "true" => Some(true),
-        "false" => Some(false),
-        _ => None,
-    }
 }
 
 fn invalid(prop: &Prop, text: &str, expected: &str) -> Error {
@@ -364,136 +414,33 @@ fn invalid(prop: &Prop, text: &str, expected: &str) -> Error {
 }
 
 /// Reads `@file`, `-` (stdin) or the word itself.
-fn load_text(word: &str, stdin: &mut dyn StdinSource) -> Result<String> {
+fn load_text(word: &str, input: &mut DeferredInput) -> Result<String> {
     if word == "-" {
-        return stdin.read_all();
+        return input.stdin();
     }
     if let Some(path) = word.strip_prefix('@') {
-        return std::fs::read_to_string(path)
-            .map_err(|e| Error::usage(format!("cannot read {path}: {e}")));
+        return input.file(path);
     }
     Ok(word.to_string())
 }
 
 /// One word as a scalar of `shape` (string, number, boolean, enum).
 fn parse_scalar(prop: &Prop, shape: &Shape, text: &str) -> Result<Value> {
-    if shape.nullable && text == "null" && shape.kind != Kind::Str {
-        return Ok(Value::Null);
-    }
-    let value = match &shape.kind {
-        Kind::Str => Value::String(text.to_string()),
-        Kind::Int => {
-            let n = text
-                .parse::<i64>()
-                .map_err(|_| invalid(prop, text, "an integer"))?;
-            Value::Number(n.into())
-        }
-        Kind::Num => parse_number(text).ok_or_else(|| invalid(prop, text, "a number"))?,
-        Kind::Bool => {
-            Value::Bool(parse_bool(text).ok_or_else(|| invalid(prop, text, "true or false"))?)
-        }
-        Kind::Enum(values) => {
-            let found = values.iter().find(|v| match v {
-                Value::String(s) => s == text,
-                other => same_word(other, text),
-            });
-            match found {
-                Some(value) => value.clone(),
-                None => {
-                    let choices: Vec<String> = values.iter().map(render_value).collect();
-                    return Err(invalid(
-                        prop,
-                        text,
-                        &format!("one of {}", choices.join(", ")),
-                    ));
-                }
-            }
-        }
-        Kind::Const(value) => {
-            let matches = match value {
-                Value::String(s) => s == text,
-                other => same_word(other, text),
-            };
-            if !matches {
-                return Err(invalid(prop, text, &render_value(value)));
-            }
-            value.clone()
-        }
-        // A union of scalars: the first variant the word fits, strings last.
-        Kind::Union(variants) => {
-            let mut ordered: Vec<&Shape> =
-                variants.iter().filter(|v| v.kind != Kind::Str).collect();
-            ordered.extend(variants.iter().filter(|v| v.kind == Kind::Str));
-            return ordered
-                .into_iter()
-                .find_map(|variant| parse_scalar(prop, variant, text).ok())
-                .ok_or_else(|| invalid(prop, text, &render_type(shape)));
-        }
-        _ => serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string())),
-    };
-    check_range(prop, shape, &value, text)?;
-    Ok(value)
-}
-
-/// Whether a non-string JSON value is written as `text` (`3`, `true`).
-fn same_word(value: &Value, text: &str) -> bool {
-    let written = value.to_string();
-    written == text
-}
-
-fn parse_number(text: &str) -> Option<Value> {
-    if let Ok(n) = text.parse::<i64>() {
-        return Some(Value::Number(n.into()));
-    }
-    text.parse::<f64>()
-        .ok()
-        .and_then(Number::from_f64)
-        .map(Value::Number)
-}
-
-fn check_range(prop: &Prop, shape: &Shape, value: &Value, text: &str) -> Result<()> {
-    let Some(n) = value.as_f64() else {
-        return Ok(());
-    };
-    for (key, bound_value) in &shape.constraints {
-        let Some(bound) = bound_value.as_f64() else {
-            continue;
-        };
-        let ok = match key.as_str() {
-            "minimum" => n >= bound,
-            "maximum" => n <= bound,
-            "exclusiveMinimum" => n > bound,
-            "exclusiveMaximum" => n < bound,
-            _ => true,
-        };
-        if !ok {
-            let relation = match key.as_str() {
-                "minimum" => ">=",
-                "maximum" => "<=",
-                "exclusiveMinimum" => ">",
-                _ => "<",
-            };
-            return Err(invalid(
-                prop,
-                text,
-                &format!("a value {relation} {}", render_value(bound_value)),
-            ));
-        }
-    }
-    Ok(())
+    parse_word(shape, text).map_err(|expected| invalid(prop, text, &expected))
 }
 
 /// A value of any shape: scalars as words, everything else as JSON (or `@file`, or `-`).
 fn parse_value(
+    schema: &ToolSchema,
     prop: &Prop,
     shape: &Shape,
     text: &str,
-    stdin: &mut dyn StdinSource,
+    input: &mut DeferredInput,
 ) -> Result<Value> {
     if shape.is_scalar() {
         return parse_scalar(prop, shape, text);
     }
-    let text = load_text(text, stdin)?;
+    let text = load_text(text, input)?;
     if shape.kind == Kind::Any {
         return Ok(serde_json::from_str(&text).unwrap_or(Value::String(text)));
     }
@@ -523,7 +470,7 @@ fn parse_value(
             if let Some((index, item)) = list
                 .iter()
                 .enumerate()
-                .find(|(_, item)| !scalar_fits(items, item))
+                .find(|(_, item)| !validate::scalar_fits(items, item))
             {
                 return Err(Error::usage(format!(
                     "--{} expects JSON of type {}: item {} is {item}",
@@ -534,68 +481,26 @@ fn parse_value(
             }
         }
     }
+    check_value(schema, shape, &value, &prop.name, 0).map_err(|violation| {
+        match violation.problem {
+            Problem::Wrong { .. } | Problem::Missing(_) | Problem::Unknown => {
+                Error::usage(format!("--{}", violation.message()))
+            }
+        }
+    })?;
     Ok(value)
 }
 
-/// Whether a JSON value is one the scalar shape accepts.
-fn scalar_fits(shape: &Shape, value: &Value) -> bool {
-    if value.is_null() && shape.nullable {
-        return true;
-    }
-    match &shape.kind {
-        Kind::Str => value.is_string(),
-        Kind::Int => {
-            value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
-        }
-        Kind::Num => value.is_number(),
-        Kind::Bool => value.is_boolean(),
-        Kind::Null => value.is_null(),
-        Kind::Enum(values) => values.contains(value),
-        Kind::Const(expected) => expected == value,
-        Kind::Union(variants) => variants.iter().any(|v| scalar_fits(v, value)),
-        _ => true,
-    }
-}
-
-fn unknown_flag(tool: &str, schema: &ToolSchema, name: &str) -> Error {
+fn unknown_flag(tool: ToolRef, schema: &ToolSchema, name: &str) -> Error {
     let candidates = schema.props.iter().map(|p| p.name.as_str());
-    let error = Error::usage(format!("unknown flag --{name} for {tool}"));
-    match closest(name, candidates) {
+    let error = Error::usage(format!("unknown flag --{name} for {}", tool.tool));
+    match crate::client::catalog::closest(name, candidates) {
         Some(best) => error.with_hint(format!("did you mean --{best}?")),
-        None if schema.props.is_empty() => error.with_hint(format!("{tool} takes no arguments")),
-        None => error.with_hint(format!("see: {tool} --help")),
-    }
-}
-
-/// The candidate nearest to `word` by edit distance, if it is near enough to be a typo.
-pub fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let word_lower = word.to_lowercase();
-    candidates
-        .map(|c| {
-            (
-                edit_distance(&word_lower, &kebab(c))
-                    .min(edit_distance(&word_lower, &c.to_lowercase())),
-                c,
-            )
-        })
-        .filter(|(d, c)| *d <= 2.max(c.len() / 3))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = if ca == *cb { prev } else { prev + 1 };
-            prev = row[j + 1];
-            row[j + 1] = cost.min(row[j] + 1).min(prev + 1);
+        None if schema.props.is_empty() => {
+            error.with_hint(format!("{} takes no arguments", tool.tool))
         }
+        None => error.with_hint(tool.help_hint()),
     }
-    row[b.len()]
 }
 
 #[cfg(test)]

@@ -1,15 +1,10 @@
 use super::*;
 use serde_json::json;
 
-struct FakeStdin(Option<String>);
-
-impl StdinSource for FakeStdin {
-    fn read_all(&mut self) -> Result<String> {
-        self.0
-            .take()
-            .ok_or_else(|| Error::usage("standard input ('-') can be used for one value only"))
-    }
-}
+const TOOL: ToolRef = ToolRef {
+    tool: "tool",
+    command: "ferry srv",
+};
 
 fn schema() -> ToolSchema {
     ToolSchema::from_input_schema(&json!({
@@ -30,12 +25,9 @@ fn schema() -> ToolSchema {
 
 fn parse(words: &[&str]) -> Result<ParsedCall> {
     let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-    parse_call(
-        "tool",
-        &schema(),
-        &words,
-        &mut FakeStdin(Some("{\"k\":\"from stdin\"}".into())),
-    )
+    let mut input = DeferredInput::default();
+    input.set_stdin("{\"k\":\"from stdin\"}".into());
+    parse_call(TOOL, &schema(), &words, &mut input)
 }
 
 fn args(words: &[&str]) -> Value {
@@ -121,7 +113,7 @@ fn errors_are_one_clear_line() {
     );
     assert_eq!(
         error(&["--count", "2"]),
-        "missing required --message (str) for tool | see: tool --help"
+        "missing required --message (str) for tool | see: ferry srv tool --help"
     );
     assert_eq!(
         error(&["hi", "--count", "two"]),
@@ -156,11 +148,41 @@ fn nullable_scalars_take_null() {
         .iter()
         .map(|w| w.to_string())
         .collect();
-    let call = parse_call("t", &schema, &words, &mut FakeStdin(None)).unwrap();
+    let call = parse_call(TOOL, &schema, &words, &mut DeferredInput::default()).unwrap();
     // A nullable string keeps the word: "null" is a string too.
     assert_eq!(
         Value::Object(call.arguments),
         json!({"n": null, "e": null, "s": "null"})
+    );
+}
+
+#[test]
+fn json_arguments_are_checked_like_flags() {
+    assert_eq!(
+        error(&["--json", "{\"message\": \"hi\", \"count\": \"x\"}"]),
+        "--json: count expects an integer, not \"x\" | see: ferry srv tool --help"
+    );
+    assert_eq!(
+        error(&["hi", "--meta", "{\"k\": 5}"]),
+        "--meta.k expects a string, not 5"
+    );
+}
+
+#[test]
+fn files_and_stdin_are_asked_for_not_read() {
+    let words: Vec<String> = ["hi", "--meta", "@/some/file"]
+        .iter()
+        .map(|w| w.to_string())
+        .collect();
+    let mut input = DeferredInput::default();
+    assert!(parse_call(TOOL, &schema(), &words, &mut input).is_err());
+    assert_eq!(input.wants_files, ["/some/file"]);
+    input.set_file("/some/file".into(), "{\"k\": \"v\"}".into());
+    input.rewind();
+    let call = parse_call(TOOL, &schema(), &words, &mut input).unwrap();
+    assert_eq!(
+        Value::Object(call.arguments),
+        json!({"message": "hi", "meta": {"k": "v"}})
     );
 }
 

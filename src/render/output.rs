@@ -2,8 +2,9 @@
 //! structured content once, binary content to files with a one-line note, and a token budget
 //! that keeps head and tail and says where the full output is.
 
+use super::text::escape_text;
 use crate::paths;
-use crate::tokens::{Encoding, Tokenizer};
+use crate::tokenizer::{Encoding, Tokenizer};
 use base64::Engine;
 use serde_json::Value;
 use std::fmt::Write;
@@ -18,20 +19,9 @@ pub struct OutputContext {
 
 impl OutputContext {
     pub fn new(server: &str, what: &str) -> OutputContext {
-        let safe = |s: &str| {
-            s.chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect::<String>()
-        };
         OutputContext {
             dir: paths::output_dir(),
-            stem: format!("{}-{}", safe(server), safe(what)),
+            stem: paths::file_stem(&format!("{server}-{what}")),
         }
     }
 
@@ -39,7 +29,9 @@ impl OutputContext {
     fn save(&self, bytes: &[u8], extension: &str) -> Result<PathBuf, String> {
         paths::ensure_private_dir(&self.dir)
             .map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
-        let millis = crate::client::cache::now_ms();
+        let millis = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
         for n in 0..1000 {
             let path = self
                 .dir
@@ -63,8 +55,17 @@ impl OutputContext {
     }
 }
 
-/// Renders a `tools/call` result (or a `prompts/get`/`resources/read` result) as text.
+/// Renders a `tools/call` result (or a `prompts/get`/`resources/read` result) as text, with
+/// control characters escaped.
 pub fn render_result(result: &Value, ctx: &OutputContext) -> String {
+    let out = render_unescaped(result, ctx);
+    match escape_text(&out) {
+        std::borrow::Cow::Borrowed(_) => out,
+        std::borrow::Cow::Owned(escaped) => escaped,
+    }
+}
+
+fn render_unescaped(result: &Value, ctx: &OutputContext) -> String {
     let mut out = String::new();
     let mut texts: Vec<&str> = Vec::new();
     if let Some(blocks) = result.get("content").and_then(Value::as_array) {
@@ -161,11 +162,7 @@ fn render_block(block: &Value, ctx: &OutputContext, out: &mut String) {
                 let _ = write!(out, " ({mime})");
             }
             if let Some(description) = block.get("description").and_then(Value::as_str) {
-                let _ = write!(
-                    out,
-                    " - {}",
-                    crate::protocol::tools::collapse_whitespace(description)
-                );
+                let _ = write!(out, " - {}", super::text::collapse_whitespace(description));
             }
             out.push('\n');
         }

@@ -1,7 +1,8 @@
-//! Renderings of a tool for people and models: the listing line and the `--help` text, both
-//! from the schema model, shared by the CLI, the token meter and the skill writer.
+//! A tool for people and models: the listing line and the `--help` text, both from the
+//! schema model, shared by the CLI, the token meter, the skill writer and serve.
 
-use crate::protocol::tools::{collapse_whitespace, first_sentence, Tool};
+use super::text::{collapse_whitespace, escape_line, escape_text, first_sentence};
+use crate::protocol::tools::Tool;
 use crate::schema::{render_type, render_value, Kind, Shape, ToolSchema};
 use std::fmt::Write;
 
@@ -26,7 +27,7 @@ pub fn listing_line(tool: &Tool) -> String {
     if !summary.is_empty() {
         let _ = write!(line, " - {summary}");
     }
-    line
+    escape_line(&line).into_owned()
 }
 
 /// The gist of a description: its first clause, without articles or the final period.
@@ -68,7 +69,7 @@ pub fn summary(description: &str) -> String {
 
 /// The whole usage text for one tool: what it does, then every property, one line each:
 /// `--name type required =default [constraints]: description`, nested fields indented.
-pub fn tool_help(_server: &str, tool: &Tool) -> String {
+pub fn tool_help(tool: &Tool) -> String {
     let schema = ToolSchema::from_input_schema(&tool.input_schema);
     let mut out = String::new();
     let description = tool.description.trim();
@@ -80,7 +81,12 @@ pub fn tool_help(_server: &str, tool: &Tool) -> String {
         out.push_str("(no arguments)\n");
     }
     for prop in &schema.props {
-        let _ = write!(out, "--{} {}", prop.name, line_type(&prop.shape));
+        let _ = write!(
+            out,
+            "--{} {}",
+            escape_line(&prop.name),
+            line_type(&prop.shape)
+        );
         write_facts(&mut out, &prop.shape, prop.required);
         out.push('\n');
         write_nested(&mut out, &prop.shape, 2);
@@ -92,7 +98,7 @@ pub fn tool_help(_server: &str, tool: &Tool) -> String {
         out.push('\n');
         write_nested(&mut out, shape, 2);
     }
-    out
+    escape_text(&out).into_owned()
 }
 
 /// ` (required) = default [min 1]: description` after the type.
@@ -177,7 +183,7 @@ fn write_nested(out: &mut String, shape: &Shape, indent: usize) {
                     out,
                     "{:indent$}{} {}",
                     "",
-                    prop.name,
+                    escape_line(&prop.name),
                     line_type(&prop.shape)
                 );
                 write_facts(out, &prop.shape, prop.required);
@@ -272,7 +278,7 @@ mod tests {
             "properties": {"from": {"$ref": "#/$defs/Point"}, "to": {"$ref": "#/$defs/Point"}}, "required": ["from", "to"]}}),
         );
         assert_eq!(
-            tool_help("maps", &t),
+            tool_help(&t),
             "Plan a route.\n--from Point required\n--to Point required\nPoint: obj\n  x num required: East\n  y num required\n"
         );
     }
@@ -287,7 +293,7 @@ mod tests {
             }}}),
         );
         assert_eq!(
-            tool_help("s", &t),
+            tool_help(&t),
             "--modes {str:obj}\n  * obj\n    mode str: How\n\
              --labels obj\n  main str\n  * str: Other labels\n\
              --paths str|str[]\n  | str: One path\n  | str[]: Several paths\n"
@@ -334,7 +340,7 @@ mod tests {
                 "count": {"type": "integer", "minimum": 1, "maximum": 9007199254740991_i64}},
             "required": ["path", "edits"]}}));
         assert_eq!(
-            tool_help("fs", &t),
+            tool_help(&t),
             "Edit a file.\n\
              --path str required\n\
              --edits obj[] required\n  \

@@ -8,8 +8,8 @@ use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 use tiktoken_rs::{CoreBPE, Rank};
 
-const O200K_VOCAB: &[u8] = include_bytes!("../../assets/tokenizers/o200k_base.bin");
-const CL100K_VOCAB: &[u8] = include_bytes!("../../assets/tokenizers/cl100k_base.bin");
+const O200K_VOCAB: &[u8] = include_bytes!("../assets/tokenizers/o200k_base.bin");
+const CL100K_VOCAB: &[u8] = include_bytes!("../assets/tokenizers/cl100k_base.bin");
 /// cl100k_base's split pattern, as tiktoken defines it.
 const CL100K_PATTERN: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
 

@@ -1,0 +1,124 @@
+//! `ferry completions bash|zsh|fish`: a completion script generated from the one options
+//! table (clap_complete), with configured server names and their cached tool names completed
+//! through `ferry __complete`, which reads only the config and the cache.
+
+use super::terminal::emit;
+use crate::client::{catalog, CacheEntry, Registry};
+use crate::{Outcome, Result};
+use clap::ArgMatches;
+use clap_complete::Shell;
+
+const BASH_DYNAMIC: &str = r#"
+# Server names as the first word, their cached tool names as the second.
+_ferry_dynamic() {
+    local cur="${COMP_WORDS[COMP_CWORD]}"
+    if [[ $COMP_CWORD -eq 1 && "$cur" != -* ]]; then
+        _ferry "$@"
+        COMPREPLY+=( $(compgen -W "$(ferry __complete servers 2>/dev/null)" -- "$cur") )
+        return 0
+    fi
+    if [[ $COMP_CWORD -eq 2 && "$cur" != -* ]]; then
+        local tools
+        tools="$(ferry __complete tools "${COMP_WORDS[1]}" 2>/dev/null)"
+        if [[ -n "$tools" ]]; then
+            COMPREPLY=( $(compgen -W "$tools" -- "$cur") )
+            return 0
+        fi
+    fi
+    _ferry "$@"
+}
+complete -F _ferry_dynamic -o bashdefault -o default ferry
+"#;
+
+const ZSH_DYNAMIC: &str = r#"
+# Server names as the first word, their cached tool names as the second.
+_ferry_dynamic() {
+    if (( CURRENT == 2 )) && [[ "$words[2]" != -* ]]; then
+        local -a servers
+        servers=(${(f)"$(ferry __complete servers 2>/dev/null)"})
+        compadd -a servers
+        _ferry "$@"
+        return
+    fi
+    if (( CURRENT == 3 )) && [[ "$words[3]" != -* ]]; then
+        local -a tools
+        tools=(${(f)"$(ferry __complete tools "$words[2]" 2>/dev/null)"})
+        if (( ${#tools} )); then
+            compadd -a tools
+            return
+        fi
+    fi
+    _ferry "$@"
+}
+compdef _ferry_dynamic ferry
+"#;
+
+const FISH_DYNAMIC: &str = r#"
+# Server names as the first word, their cached tool names as the second.
+complete -c ferry -n '__fish_use_subcommand' -f -a '(ferry __complete servers 2>/dev/null)'
+complete -c ferry -n 'test (count (commandline -opc)) -eq 2' -f -a '(ferry __complete tools (commandline -opc)[2] 2>/dev/null)'
+"#;
+
+/// `ferry completions SHELL`.
+pub fn completions(matches: &ArgMatches) -> Result<Outcome> {
+    let shell = matches
+        .get_one::<String>("shell")
+        .map(String::as_str)
+        .unwrap_or("bash");
+    let (kind, dynamic) = match shell {
+        "zsh" => (Shell::Zsh, ZSH_DYNAMIC),
+        "fish" => (Shell::Fish, FISH_DYNAMIC),
+        _ => (Shell::Bash, BASH_DYNAMIC),
+    };
+    let mut script = Vec::new();
+    clap_complete::generate(kind, &mut super::command(), "ferry", &mut script);
+    let mut text = String::from_utf8_lossy(&script).into_owned();
+    if kind == Shell::Zsh {
+        // The generated script registers `_ferry` itself; ours wraps it.
+        text = text.replace("compdef _ferry ferry", "");
+    }
+    text.push_str(dynamic);
+    emit(&text)?;
+    Ok(Outcome::Success)
+}
+
+/// `ferry __complete servers` and `ferry __complete tools SERVER`: names, one per line, from
+/// the config and the cache only. Failures print nothing: a completion never shows errors.
+pub fn complete(matches: &ArgMatches) -> Result<Outcome> {
+    let Ok(cwd) = std::env::current_dir() else {
+        return Ok(Outcome::Success);
+    };
+    let Ok(registry) = Registry::load(&cwd) else {
+        return Ok(Outcome::Success);
+    };
+    let what = matches.get_one::<String>("what").map(String::as_str);
+    let mut out = String::new();
+    match what {
+        Some("servers") => {
+            for spec in &registry.servers {
+                out.push_str(&spec.name);
+                out.push('\n');
+            }
+        }
+        Some("tools") => {
+            let server = matches.get_one::<String>("server").map(String::as_str);
+            if let Some(spec) = server.and_then(|s| registry.get(s)) {
+                if let Some(entry) = CacheEntry::load(spec).filter(CacheEntry::has_tools) {
+                    for tool in catalog::usable_tools(spec, entry).0 {
+                        if !tool
+                            .name
+                            .chars()
+                            .any(|c| c.is_whitespace() || c.is_control())
+                        {
+                            out.push_str(&tool.name);
+                            out.push('\n');
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    emit(&out)?;
+    Ok(Outcome::Success)
+}

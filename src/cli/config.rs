@@ -1,0 +1,318 @@
+//! The configured servers: `ferry` (the list), `add`, `remove`, `import`, and `trust` for a
+//! repository's project files.
+
+use super::terminal::{emit, warn};
+use crate::client::catalog::{self, closest};
+use crate::client::config::{self, check_server_name, project_files, Registry, ServerSpec};
+use crate::client::import::{read_servers, ImportSource};
+use crate::client::trust::{TrustState, TrustStore};
+use crate::client::CacheEntry;
+use crate::{Error, Outcome, Result};
+use clap::ArgMatches;
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+
+/// Loads the registry for the working directory, printing its warnings.
+pub fn load_registry() -> Result<Registry> {
+    let cwd = std::env::current_dir().map_err(|e| {
+        Error::usage(format!("cannot read the current directory: {e}"))
+            .with_hint("cd into a directory that exists")
+    })?;
+    let registry = Registry::load(&cwd)?;
+    for warning in &registry.warnings {
+        warn(&format!("warning: {warning}"));
+    }
+    Ok(registry)
+}
+
+/// The error for a name that is not a configured server.
+pub fn unknown_server(name: &str, registry: &Registry) -> Error {
+    let shown = crate::render::text::escape_line(name);
+    let error = Error::usage(format!("unknown server {shown:?}"));
+    match closest(name, registry.servers.iter().map(|s| s.name.as_str())) {
+        Some(best) => error.with_hint(format!("did you mean `ferry {best}`? `ferry` lists the configured servers")),
+        None => error.with_hint("`ferry` lists the configured servers; add one with `ferry add NAME -- COMMAND` or `ferry add NAME URL`"),
+    }
+}
+
+/// `ferry`: one line per server: name, transport, tool count, warm or cold, command.
+pub fn list_servers() -> Result<Outcome> {
+    let registry = load_registry()?;
+    if registry.servers.is_empty() {
+        warn("no servers configured");
+        warn("hint: `ferry add NAME -- COMMAND`, `ferry add NAME URL`, `ferry import claude`, or try `ferry demo`");
+        return Ok(Outcome::Success);
+    }
+    let width = registry
+        .servers
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for spec in &registry.servers {
+        let tools = match CacheEntry::load(spec).filter(CacheEntry::has_tools) {
+            Some(entry) => format!("{} tools", catalog::usable_tools(spec, entry).0.len()),
+            None => "? tools".to_string(),
+        };
+        let mut line = format!(
+            "{:width$}  {:5}  {:>9}  {}  {}",
+            spec.name,
+            spec.transport_name(),
+            tools,
+            warmth(spec),
+            spec.target_text()
+        );
+        if let Some((file, state)) = &spec.project {
+            if *state != TrustState::Trusted {
+                line.push_str(&format!("  ({}: {})", file.display(), state.label()));
+            }
+        }
+        out.push_str(&crate::render::text::escape_line(&line));
+        out.push('\n');
+    }
+    emit(&out)?;
+    Ok(Outcome::Success)
+}
+
+/// Whether the server is kept running between calls.
+fn warmth(_spec: &ServerSpec) -> &'static str {
+    "cold"
+}
+
+/// `ferry add NAME -- COMMAND [ARGS...]` or `ferry add NAME URL [--header K:V]`.
+pub fn add(matches: &ArgMatches) -> Result<Outcome> {
+    let usage = || {
+        Error::usage("ferry add needs a command after -- or a URL")
+            .with_hint("ferry add NAME -- COMMAND [ARGS...]  or  ferry add NAME URL [--header K:V]")
+    };
+    let name = matches
+        .get_one::<String>("name")
+        .cloned()
+        .unwrap_or_default();
+    check_server_name(&name)?;
+    let strings = |id: &str| super::strings(matches, id);
+    let command = strings("command");
+    let url = matches.get_one::<String>("url");
+    let mut entry = Map::new();
+    match (url, command.split_first()) {
+        (Some(_), Some(_)) => {
+            return Err(
+                Error::usage("give either a URL or a command after --, not both")
+                    .with_hint("ferry add NAME URL  or  ferry add NAME -- COMMAND [ARGS...]"),
+            )
+        }
+        (Some(url), None) => {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(Error::usage(format!("unexpected {url:?}")).with_hint(
+                    "put the server's command after --: ferry add NAME -- COMMAND ARGS",
+                ));
+            }
+            entry.insert("url".into(), json!(url));
+            let mut headers = Map::new();
+            for pair in strings("header") {
+                let (k, v) = pair.split_once(':').ok_or_else(|| {
+                    Error::usage(format!("--header expects NAME:VALUE, not {pair:?}"))
+                        .with_hint("for example: --header 'Authorization: Bearer ${TOKEN}'")
+                })?;
+                headers.insert(k.trim().to_string(), json!(v.trim()));
+            }
+            if !headers.is_empty() {
+                entry.insert("headers".into(), Value::Object(headers));
+            }
+            if !strings("env").is_empty() {
+                return Err(
+                    Error::usage("--env is for stdio servers (a command after --)")
+                        .with_hint("use --header for a URL server"),
+                );
+            }
+        }
+        (None, Some((program, args))) => {
+            entry.insert("command".into(), json!(program));
+            entry.insert("args".into(), json!(args));
+            let mut env = Map::new();
+            for pair in strings("env") {
+                let (k, v) = pair.split_once('=').ok_or_else(|| {
+                    Error::usage(format!("--env expects KEY=VALUE, not {pair:?}"))
+                        .with_hint("for example: --env API_KEY=${API_KEY}")
+                })?;
+                env.insert(k.to_string(), json!(v));
+            }
+            if !env.is_empty() {
+                entry.insert("env".into(), Value::Object(env));
+            }
+            if !strings("header").is_empty() {
+                return Err(Error::usage("--header is for URL servers")
+                    .with_hint("use --env for a stdio server"));
+            }
+        }
+        (None, None) => return Err(usage()),
+    }
+    // Validate before writing, so a broken entry never lands in the file.
+    ServerSpec::from_entry(&name, &entry, "the command line")?;
+    let skipped = config::write_user_servers(&[(name.clone(), entry)], matches.get_flag("force"))?;
+    if !skipped.is_empty() {
+        return Err(Error::usage(format!("server {name:?} already exists"))
+            .with_hint("use --force to replace it, or `ferry remove` first"));
+    }
+    emit(&format!(
+        "added {name} to {}\n",
+        config::user_config_path().display()
+    ))?;
+    Ok(Outcome::Success)
+}
+
+/// `ferry remove NAME`.
+pub fn remove(matches: &ArgMatches) -> Result<Outcome> {
+    let name = matches
+        .get_one::<String>("name")
+        .cloned()
+        .unwrap_or_default();
+    if config::remove_user_server(&name)? {
+        emit(&format!(
+            "removed {name} from {}\n",
+            config::user_config_path().display()
+        ))?;
+        Ok(Outcome::Success)
+    } else {
+        Err(Error::usage(format!(
+            "no server {:?} in {}",
+            crate::render::text::escape_line(&name),
+            config::user_config_path().display()
+        ))
+        .with_hint("servers from project files (.mcp.json...) are removed by editing those files"))
+    }
+}
+
+/// `ferry import claude|claude-code|cursor|vscode|windsurf|codex|PATH`.
+pub fn import(matches: &ArgMatches) -> Result<Outcome> {
+    let source = matches
+        .get_one::<String>("source")
+        .cloned()
+        .unwrap_or_default();
+    let cwd = std::env::current_dir().map_err(|e| {
+        Error::usage(format!("cannot read the current directory: {e}"))
+            .with_hint("cd into a directory that exists")
+    })?;
+    let source = ImportSource::parse(&source);
+    let servers = read_servers(&source, &crate::paths::home_dir(), &cwd).map_err(|why| {
+        Error::usage(why).with_hint(
+            "name a host (claude, claude-code, cursor, vscode, windsurf, codex) or a config file",
+        )
+    })?;
+    let mut accepted = Vec::new();
+    for (name, entry) in servers {
+        if let Err(e) = check_server_name(&name) {
+            warn(&format!("skipped {name}: {}", e.message));
+            continue;
+        }
+        if let Some(kind) = entry.get("transport").and_then(Value::as_str) {
+            warn(&format!(
+                "warning: {name} uses the {kind} transport; ferry speaks Streamable HTTP to it"
+            ));
+        }
+        accepted.push((name, entry));
+    }
+    let skipped = config::write_user_servers(&accepted, false)?;
+    let added: Vec<&str> = accepted
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .filter(|n| !skipped.iter().any(|s| s == n))
+        .collect();
+    let mut out = format!(
+        "imported {} server(s) into {}: {}\n",
+        added.len(),
+        config::user_config_path().display(),
+        added.join(", ")
+    );
+    if !skipped.is_empty() {
+        out.push_str(&format!("kept existing: {}\n", skipped.join(", ")));
+    }
+    emit(&out)?;
+    Ok(Outcome::Success)
+}
+
+/// `ferry trust [FILE]`, `ferry trust --list`, `ferry trust --revoke [FILE]`.
+pub fn trust(matches: &ArgMatches) -> Result<Outcome> {
+    let mut store = TrustStore::load();
+    if matches.get_flag("list") {
+        if store.files.is_empty() {
+            emit("no project files are trusted\n")?;
+            return Ok(Outcome::Success);
+        }
+        let mut out = String::new();
+        for file in &store.files {
+            let state = match std::fs::read(&file.path) {
+                Ok(bytes) => store.state(&file.path, &bytes).label(),
+                Err(_) => "missing",
+            };
+            out.push_str(&format!("{}  {state}\n", file.path.display()));
+        }
+        emit(&out)?;
+        return Ok(Outcome::Success);
+    }
+    let files: Vec<PathBuf> = match matches.get_one::<String>("file") {
+        Some(file) => vec![PathBuf::from(file)],
+        None => {
+            let cwd = std::env::current_dir().map_err(|e| {
+                Error::usage(format!("cannot read the current directory: {e}"))
+                    .with_hint("cd into the repository first")
+            })?;
+            project_files(&cwd)
+        }
+    };
+    if files.is_empty() {
+        return Err(Error::usage(
+            "no project file (.mcp.json, .cursor/mcp.json, .vscode/mcp.json) here or above",
+        )
+        .with_hint("cd into the repository whose servers you want to allow"));
+    }
+    let mut out = String::new();
+    if matches.get_flag("revoke") {
+        for file in &files {
+            let word = if store.revoke(file) {
+                "revoked"
+            } else {
+                "was not trusted"
+            };
+            out.push_str(&format!("{}: {word}\n", file.display()));
+        }
+        store.save()?;
+        emit(&out)?;
+        return Ok(Outcome::Success);
+    }
+    for file in &files {
+        let bytes = std::fs::read(file).map_err(|e| {
+            Error::usage(format!("cannot read {}: {e}", file.display()))
+                .with_hint("give the path of a project file")
+        })?;
+        store.trust(file, &bytes);
+        out.push_str(&format!(
+            "trusted {} ({})\n",
+            file.display(),
+            describe_servers(file, &bytes)
+        ));
+    }
+    store.save()?;
+    emit(&out)?;
+    Ok(Outcome::Success)
+}
+
+/// "servers: a, b" for a project file, so the user sees what they allowed.
+fn describe_servers(file: &Path, bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let Ok(doc) = crate::client::import::parse_jsonc(text) else {
+        return "not valid JSON".into();
+    };
+    let cwd = file.parent().unwrap_or(Path::new("."));
+    let names: Vec<String> = crate::client::import::servers_in_json(&doc, cwd)
+        .into_iter()
+        .map(|(name, _)| crate::render::text::escape_line(&name).into_owned())
+        .collect();
+    if names.is_empty() {
+        "no servers".into()
+    } else {
+        format!("servers: {}", names.join(", "))
+    }
+}

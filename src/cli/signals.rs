@@ -1,0 +1,42 @@
+//! Running async work from the command line so that Ctrl-C and SIGTERM are always heard: the
+//! work is dropped (and with it any server it started) and ferry exits 130. Blocking reads
+//! (standard input, a FIFO, a terminal prompt) run off the runtime's thread for the same reason.
+
+use crate::{Error, Result};
+
+/// A single-threaded runtime: a CLI call needs no more.
+pub fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::server(format!("cannot start the async runtime: {e}")))
+}
+
+/// Runs async work to its end, or until SIGINT/SIGTERM, when the work is dropped and with it
+/// any server it started. A blocked read is left behind, not waited for.
+pub fn block_on_interruptible<T>(work: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+    let runtime = runtime()?;
+    let outcome = runtime.block_on(async move {
+        tokio::select! {
+            outcome = work => outcome,
+            _ = interrupted() => Err(Error::interrupted()),
+        }
+    });
+    runtime.shutdown_background();
+    outcome
+}
+
+/// Resolves on SIGINT or SIGTERM, so the work is dropped and its server stopped.
+pub async fn interrupted() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => {}
+        _ = term.recv() => {}
+    }
+}

@@ -1,0 +1,238 @@
+//! The person at the terminal: where ferry's output goes (stdout, with write errors and a
+//! closed pipe turned into exit codes, never panics), warnings and errors on stderr (control
+//! characters escaped), and the [`TerminalHandler`] that answers a server's questions with this
+//! terminal and this working directory.
+
+use crate::client::handler::{
+    not_supported, roots_of, sampling_refused, BoxFuture, ClientHandler, ClientRequestError,
+};
+use crate::render::text::{escape_line, escape_text};
+use crate::{Error, ErrorKind, Result};
+use serde_json::{json, Map, Value};
+use std::io::{BufRead, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Writes to stdout. A closed pipe (`| head`) is a quiet end (exit 141); any other write
+/// failure (a full disk) is exit 1 with one line.
+pub fn emit(text: &str) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    let mut written = stdout.write_all(text.as_bytes());
+    if written.is_ok() && !text.is_empty() && !text.ends_with('\n') {
+        written = stdout.write_all(b"\n");
+    }
+    written.and_then(|_| stdout.flush()).map_err(write_error)
+}
+
+/// The error for a failed write to stdout.
+pub fn write_error(error: std::io::Error) -> Error {
+    if error.kind() == std::io::ErrorKind::BrokenPipe {
+        Error::new(
+            ErrorKind::ClosedPipe,
+            "the reader of ferry's output went away",
+        )
+    } else {
+        Error::new(
+            ErrorKind::Output,
+            format!("cannot write the output: {error}"),
+        )
+        .with_hint("check the free space and permissions where the output goes")
+    }
+}
+
+/// One line on stderr (a failed write to stderr has nowhere to be reported).
+pub fn warn(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{}", escape_line(text));
+}
+
+/// Prints an error as `error: ...`, any server detail, and a `hint:` line. A closed pipe is
+/// a quiet end and prints nothing.
+pub fn report(error: &Error) {
+    if error.kind == ErrorKind::ClosedPipe {
+        return;
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "error: {}", escape_line(&error.message));
+    if let Some(detail) = &error.detail {
+        let _ = writeln!(err, "server stderr (last lines):");
+        for line in detail.lines() {
+            let _ = writeln!(err, "  {}", escape_line(line));
+        }
+    }
+    if let Some(hint) = &error.hint {
+        let _ = writeln!(err, "hint: {}", escape_line(hint));
+    }
+}
+
+/// Whether a person is at the terminal to answer questions.
+pub fn interactive() -> bool {
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// Answers a server's requests for the person at this terminal: roots are the working
+/// directory, elicitation is asked on the terminal (declined without one), sampling is refused
+/// (said once), and progress is shown on stderr when it is a terminal.
+pub struct TerminalHandler {
+    cwd: Option<std::path::PathBuf>,
+    interactive: bool,
+    progress_shown: AtomicBool,
+    sampling_noted: AtomicBool,
+}
+
+impl TerminalHandler {
+    pub fn new() -> TerminalHandler {
+        TerminalHandler {
+            cwd: std::env::current_dir().ok(),
+            interactive: interactive(),
+            progress_shown: AtomicBool::new(false),
+            sampling_noted: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether progress is worth asking for (someone watches stderr).
+    pub fn shows_progress(&self) -> bool {
+        std::io::stderr().is_terminal()
+    }
+
+    /// Clears a progress line left on the terminal.
+    pub fn finish_progress(&self) {
+        if self.progress_shown.swap(false, Ordering::SeqCst) {
+            let _ = write!(std::io::stderr(), "\r\x1b[K");
+        }
+    }
+}
+
+impl Default for TerminalHandler {
+    fn default() -> Self {
+        TerminalHandler::new()
+    }
+}
+
+impl ClientHandler for TerminalHandler {
+    fn capabilities(&self) -> Value {
+        // `roots` is not declared: servers such as server-filesystem would replace the
+        // directories the user configured with ferry's working directory. A server that asks
+        // anyway gets the working directory.
+        if self.interactive {
+            json!({"elicitation": {"form": {}, "url": {}}})
+        } else {
+            json!({})
+        }
+    }
+
+    fn answer<'a>(
+        &'a self,
+        method: &'a str,
+        params: &'a Value,
+    ) -> BoxFuture<'a, std::result::Result<Value, ClientRequestError>> {
+        Box::pin(async move {
+            match method {
+                "roots/list" => Ok(roots_of(self.cwd.as_deref())),
+                "elicitation/create" => {
+                    if !self.interactive {
+                        return Ok(json!({"action": "decline"}));
+                    }
+                    // The terminal is read off the runtime's thread, so Ctrl-C is still heard.
+                    let params = params.clone();
+                    Ok(tokio::task::spawn_blocking(move || elicit(&params))
+                        .await
+                        .unwrap_or_else(|_| json!({"action": "cancel"})))
+                }
+                "sampling/createMessage" => {
+                    if !self.sampling_noted.swap(true, Ordering::SeqCst) {
+                        warn("ferry: the server asked for sampling (an LLM completion), which ferry does not provide; refused");
+                    }
+                    Err(sampling_refused())
+                }
+                _ => Err(not_supported(method)),
+            }
+        })
+    }
+
+    fn progress(&self, params: &Value) {
+        if !self.shows_progress() {
+            return;
+        }
+        let done = params
+            .get("progress")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0);
+        let total = params.get("total").and_then(Value::as_f64);
+        let message = params
+            .get("message")
+            .and_then(Value::as_str)
+            .map(|m| format!(" {}", escape_line(m)))
+            .unwrap_or_default();
+        let figure = match total {
+            Some(total) if total > 0.0 => format!("{done}/{total}"),
+            _ => format!("{done}"),
+        };
+        self.progress_shown.store(true, Ordering::SeqCst);
+        let line: String = format!("progress {figure}{message}")
+            .chars()
+            .take(100)
+            .collect();
+        let _ = write!(std::io::stderr(), "\r\x1b[K{line}");
+    }
+}
+
+/// Asks the person at the terminal for the fields a server requests.
+fn elicit(params: &Value) -> Value {
+    let message = params
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("The server asks for input.");
+    let mut err = std::io::stderr();
+    let _ = writeln!(err, "ferry: {}", escape_text(message));
+    if let Some(url) = params.get("url").and_then(Value::as_str) {
+        let _ = writeln!(err, "open: {}", escape_line(url));
+        let _ = write!(err, "press Enter when done, or type 'no' to decline: ");
+        let _ = err.flush();
+        let answer = read_line();
+        return if answer.as_deref().map(str::trim) == Some("no") {
+            json!({"action": "decline"})
+        } else {
+            json!({"action": "accept"})
+        };
+    }
+    let schema = crate::schema::ToolSchema::from_input_schema(
+        params.get("requestedSchema").unwrap_or(&Value::Null),
+    );
+    let mut content = Map::new();
+    for prop in &schema.props {
+        let kind = crate::schema::render_type(&prop.shape);
+        let _ = write!(
+            err,
+            "{}{} ({}): ",
+            escape_line(&prop.name),
+            if prop.required { "" } else { " [optional]" },
+            escape_line(&kind)
+        );
+        let _ = err.flush();
+        let Some(answer) = read_line() else {
+            return json!({"action": "cancel"});
+        };
+        let answer = answer.trim();
+        if answer.is_empty() {
+            if prop.required {
+                return json!({"action": "decline"});
+            }
+            continue;
+        }
+        let value = match prop.shape.kind {
+            crate::schema::Kind::Str | crate::schema::Kind::Enum(_) => {
+                Value::String(answer.to_string())
+            }
+            _ => serde_json::from_str(answer).unwrap_or_else(|_| Value::String(answer.to_string())),
+        };
+        content.insert(prop.name.clone(), value);
+    }
+    json!({"action": "accept", "content": content})
+}
+
+fn read_line() -> Option<String> {
+    let mut line = String::new();
+    match std::io::stdin().lock().read_line(&mut line) {
+        Ok(0) | Err(_) => None,
+        Ok(_) => Some(line),
+    }
+}

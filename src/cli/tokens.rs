@@ -1,0 +1,319 @@
+//! `ferry tokens`: what servers' tools cost in context tokens, on three paths side by side.
+
+use super::sources::{file_source, live_sources, Source};
+use super::terminal::emit;
+use super::Globals;
+use crate::tokenizer::{Encoding, Tokenizer};
+use crate::tokens::meter::{self, break_even, session_cost, Host, Meter, ServerCost, Session};
+use crate::{Error, Outcome, Result};
+use clap::ArgMatches;
+use serde_json::{json, Value};
+use std::fmt::Write;
+
+/// `ferry tokens [SERVER...] [--from FILE...] [--tokenizer T] [--host H] [--json] [--tools]
+/// [--session N] [--turns T] [--no-cache]`
+pub fn tokens(matches: &ArgMatches, globals: &Globals) -> Result<Outcome> {
+    let strings = |id: &str| super::strings(matches, id);
+    let names = strings("servers");
+    let files = strings("from");
+    let encoding = match matches.get_one::<String>("tokenizer") {
+        Some(name) => Encoding::parse(name)?,
+        None => Encoding::O200kBase,
+    };
+    let host = match matches.get_one::<String>("host") {
+        Some(name) => Host::parse(name)?,
+        None => Host::Anthropic,
+    };
+    let as_json = matches.get_flag("json");
+    let per_tool = matches.get_flag("tools");
+    let mut session = Session {
+        tools_used: 5,
+        turns: 20,
+        prompt_cache: true,
+    };
+    let mut session_asked = false;
+    if let Some(n) = matches.get_one::<usize>("session") {
+        session.tools_used = *n;
+        session_asked = true;
+    }
+    if let Some(t) = matches.get_one::<usize>("turns") {
+        session.turns = (*t).max(1);
+        session_asked = true;
+    }
+    if matches.get_flag("no-cache") {
+        session.prompt_cache = false;
+        session_asked = true;
+    }
+    let mut sources: Vec<Source> = files
+        .iter()
+        .map(|f| file_source(f))
+        .collect::<Result<_>>()?;
+    if !names.is_empty() || files.is_empty() {
+        sources.extend(live_sources(&names, globals)?);
+    }
+    if sources.is_empty() {
+        return Err(Error::usage("no servers to measure")
+            .with_hint("configure one (ferry add NAME -- COMMAND) or pass --from tools.json"));
+    }
+    let meter = Meter {
+        tokenizer: Tokenizer::get(encoding)?,
+        host,
+    };
+    let costs: Vec<ServerCost> = sources
+        .iter()
+        .map(|s| meter.measure(&s.name, &s.tools, s.instructions.as_deref()))
+        .collect();
+    let report = Report::new(&costs, meter.ferry_upfront(), session);
+    if as_json {
+        emit(
+            &serde_json::to_string_pretty(&report.to_json(&meter, per_tool || costs.len() == 1))
+                .unwrap_or_default(),
+        )?;
+    } else {
+        emit(&report.to_text(&meter, per_tool || costs.len() == 1, session_asked))?;
+    }
+    Ok(Outcome::Success)
+}
+
+/// The figures of one run of the meter.
+struct Report<'a> {
+    costs: &'a [ServerCost],
+    ferry_upfront: usize,
+    session: Session,
+    eager: usize,
+    deferred: usize,
+    deferred_per_use: f64,
+    ferry_per_use: f64,
+}
+
+impl<'a> Report<'a> {
+    fn new(costs: &'a [ServerCost], ferry_upfront: usize, session: Session) -> Report<'a> {
+        let tools = || costs.iter().flat_map(|c| &c.tools);
+        Report {
+            costs,
+            ferry_upfront,
+            session,
+            eager: costs.iter().map(|c| c.eager).sum(),
+            deferred: costs.iter().map(|c| c.deferred).sum(),
+            deferred_per_use: meter::mean(tools(), |t| t.deferred_use),
+            ferry_per_use: meter::mean(tools(), |t| t.ferry_use),
+        }
+    }
+
+    fn sessions(&self) -> [(&'static str, f64); 3] {
+        [
+            (
+                "MCP eager",
+                session_cost(self.eager as f64, 0.0, self.session),
+            ),
+            (
+                "MCP deferred",
+                session_cost(self.deferred as f64, self.deferred_per_use, self.session),
+            ),
+            (
+                "ferry",
+                session_cost(self.ferry_upfront as f64, self.ferry_per_use, self.session),
+            ),
+        ]
+    }
+
+    fn to_text(&self, meter: &Meter, per_tool: bool, session_asked: bool) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{} tokens, {} tool format. Claude's tokenizer is not public: figures for Claude are close estimates.\n",
+            meter.tokenizer.encoding.name(),
+            meter.host.name()
+        );
+        let width = self
+            .costs
+            .iter()
+            .map(|c| c.server.len())
+            .max()
+            .unwrap_or(6)
+            .max(6);
+        let _ = writeln!(
+            out,
+            "{:width$}  {:>5}  {:>8}  {:>8}  {:>8}  {:>8}  {:>6}",
+            "", "", "up front", "", "per use", "", "help/"
+        );
+        let _ = writeln!(
+            out,
+            "{:width$}  {:>5}  {:>8}  {:>8}  {:>8}  {:>8}  {:>6}",
+            "server", "tools", "eager", "deferred", "deferred", "ferry", "defn"
+        );
+        let mut total_defs = 0;
+        let mut total_helps = 0;
+        for cost in self.costs {
+            total_defs += cost.definitions();
+            total_helps += cost.helps();
+            let _ = writeln!(
+                out,
+                "{:width$}  {:>5}  {:>8}  {:>8}  {:>8.0}  {:>8.0}  {:>6}",
+                cost.server,
+                cost.tools.len(),
+                cost.eager,
+                cost.deferred,
+                cost.deferred_per_use(),
+                cost.ferry_per_use(),
+                ratio(cost.helps(), cost.definitions())
+            );
+        }
+        let tools: usize = self.costs.iter().map(|c| c.tools.len()).sum();
+        if self.costs.len() > 1 {
+            let _ = writeln!(
+                out,
+                "{:width$}  {:>5}  {:>8}  {:>8}  {:>8.0}  {:>8.0}  {:>6}",
+                "total",
+                tools,
+                self.eager,
+                self.deferred,
+                self.deferred_per_use,
+                self.ferry_per_use,
+                ratio(total_helps, total_defs)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "\nferry up front: {} tokens (its skill header), once, whatever the number of servers and tools.",
+            self.ferry_upfront
+        );
+        let _ = writeln!(
+            out,
+            "eager up front is {} ferry's; deferred up front is {}.",
+            times(self.eager, self.ferry_upfront),
+            times(self.deferred, self.ferry_upfront)
+        );
+        match break_even(
+            self.eager as f64,
+            0.0,
+            self.ferry_upfront as f64,
+            self.ferry_per_use,
+        ) {
+            Some(k) => {
+                let _ = writeln!(out, "break-even with eager loading: ferry costs less until {k:.0} distinct tools are used.");
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "break-even with eager loading: none, ferry costs less at any use."
+                );
+            }
+        }
+        match break_even(
+            self.deferred as f64,
+            self.deferred_per_use,
+            self.ferry_upfront as f64,
+            self.ferry_per_use,
+        ) {
+            Some(k) => {
+                let _ = writeln!(out, "break-even with deferred loading: ferry costs less until {k:.0} distinct tools are used.");
+            }
+            None => {
+                let _ = writeln!(out, "break-even with deferred loading: none, ferry costs less at any number of tools used.");
+            }
+        }
+        if per_tool {
+            for cost in self.costs {
+                let w = cost
+                    .tools
+                    .iter()
+                    .map(|t| t.name.len())
+                    .max()
+                    .unwrap_or(4)
+                    .max(4);
+                let _ = writeln!(
+                    out,
+                    "\n{}: {:w$}  {:>10}  {:>7}  {:>5}  {:>9}  {:>9}",
+                    cost.server, "tool", "definition", "listing", "help", "help/defn", "ferry/use"
+                );
+                for tool in &cost.tools {
+                    let _ = writeln!(
+                        out,
+                        "{:pad$}{:w$}  {:>10}  {:>7}  {:>5}  {:>9}  {:>9}",
+                        "",
+                        tool.name,
+                        tool.definition,
+                        tool.listing_line,
+                        tool.help,
+                        ratio(tool.help, tool.definition),
+                        tool.ferry_use,
+                        pad = cost.server.len() + 2
+                    );
+                }
+            }
+        }
+        if session_asked {
+            let s = self.session;
+            let _ = writeln!(
+                out,
+                "\nsession: {} distinct tools used over {} turns, prompt caching {}; input tokens billed, in full-price equivalents:",
+                s.tools_used,
+                s.turns,
+                if s.prompt_cache { "on (reads 0.1x, writes 1.25x)" } else { "off" }
+            );
+            for (path, total) in self.sessions() {
+                let _ = writeln!(out, "  {path:12} {total:>12.0}");
+            }
+            out.push_str("  (each turn resends the context; a tool's per-use text joins it at first use and stays)\n");
+        }
+        out
+    }
+
+    fn to_json(&self, meter: &Meter, per_tool: bool) -> Value {
+        let servers: Vec<Value> = self
+            .costs
+            .iter()
+            .map(|c| {
+                let mut server = json!({
+                    "server": c.server, "tools": c.tools.len(), "instructions": c.instructions,
+                    "eager_upfront": c.eager, "deferred_upfront": c.deferred,
+                    "deferred_per_use": c.deferred_per_use(), "ferry_per_use": c.ferry_per_use(),
+                    "definitions": c.definitions(), "listing": c.listing, "helps": c.helps(),
+                });
+                if per_tool {
+                    server["per_tool"] = c
+                        .tools
+                        .iter()
+                        .map(|t| json!({"tool": t.name, "definition": t.definition, "listing_line": t.listing_line,
+                            "help": t.help, "deferred_per_use": t.deferred_use, "ferry_per_use": t.ferry_use}))
+                        .collect();
+                }
+                server
+            })
+            .collect();
+        json!({
+            "tokenizer": meter.tokenizer.encoding.name(),
+            "host": meter.host.name(),
+            "note": "Claude's tokenizer is not public: figures for Claude are close estimates.",
+            "ferry_upfront": self.ferry_upfront,
+            "servers": servers,
+            "total": {
+                "eager_upfront": self.eager, "deferred_upfront": self.deferred,
+                "deferred_per_use": self.deferred_per_use, "ferry_per_use": self.ferry_per_use,
+                "break_even_eager": break_even(self.eager as f64, 0.0, self.ferry_upfront as f64, self.ferry_per_use),
+                "break_even_deferred": break_even(self.deferred as f64, self.deferred_per_use, self.ferry_upfront as f64, self.ferry_per_use),
+            },
+            "session": {
+                "tools_used": self.session.tools_used, "turns": self.session.turns, "prompt_cache": self.session.prompt_cache,
+                "totals": self.sessions().iter().map(|(p, t)| json!({"path": p, "input_tokens": t.round()})).collect::<Vec<_>>(),
+            },
+        })
+    }
+}
+
+fn ratio(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        "-".into()
+    } else {
+        format!("{:.2}", part as f64 / whole as f64)
+    }
+}
+
+fn times(big: usize, small: usize) -> String {
+    if small == 0 {
+        "-".into()
+    } else {
+        format!("{:.1}x", big as f64 / small as f64)
+    }
+}

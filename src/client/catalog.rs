@@ -1,0 +1,176 @@
+//! The client workflow the CLI and the daemon share: open a session with the era remembered
+//! in the cache, list the tools and keep the cache current, filter them by the server's
+//! config, and name a missing tool with a "did you mean". What happens at the ends (a
+//! terminal, a socket) is the caller's.
+
+use super::cache::{now_ms, CacheEntry};
+use super::config::ServerSpec;
+use super::handler::ClientHandler;
+use super::session::{Era, Session, SessionOptions};
+use crate::protocol::tools::{parse_tools_owned, Tool};
+use crate::{Error, Result};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The per-request limit when neither the call nor the server's config gives one.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The limit for a server's requests: the caller's, else the config's, else 60 s.
+pub fn timeout_for(spec: &ServerSpec, requested: Option<f64>) -> Duration {
+    requested
+        .map(Duration::from_secs_f64)
+        .or(spec.timeout)
+        .unwrap_or(DEFAULT_TIMEOUT)
+}
+
+/// The protocol era the cache remembers for a server, unless the caller wants it found anew.
+pub fn remembered_era(spec: &ServerSpec, refresh: bool) -> Option<Era> {
+    if refresh {
+        return None;
+    }
+    CacheEntry::load(spec).and_then(|c| c.era)
+}
+
+/// Opens a session with the server.
+pub async fn open_session(
+    spec: &ServerSpec,
+    timeout: Duration,
+    known_era: Option<Era>,
+    handler: Arc<dyn ClientHandler>,
+) -> Result<Session> {
+    tracing::debug!(server = %spec.name, era = ?known_era, "opening a session");
+    Session::open(
+        spec,
+        SessionOptions {
+            timeout,
+            known_era,
+            handler,
+        },
+    )
+    .await
+}
+
+/// Lists the tools anew through `session` and stores them in the cache.
+pub async fn refresh_tools(spec: &ServerSpec, session: &Session) -> Result<CacheEntry> {
+    session.take_tools_changed();
+    let (mut tools, mut ttl_ms) = session.list_all("tools/list", "tools").await?;
+    // Some servers add tools right after the handshake and say so: list once more then.
+    if session.take_tools_changed() {
+        (tools, ttl_ms) = session.list_all("tools/list", "tools").await?;
+    }
+    // A stateless session that skipped discovery knows nothing new about the server itself.
+    let known = CacheEntry::load(spec).unwrap_or_default();
+    let fresh = session.description();
+    let mut description = known.description;
+    if !fresh.server_info.is_null() {
+        description.server_info = fresh.server_info;
+    }
+    if !fresh.capabilities.is_null() {
+        description.capabilities = fresh.capabilities;
+    }
+    if fresh.instructions.is_some() {
+        description.instructions = fresh.instructions;
+    }
+    let entry = CacheEntry {
+        tools,
+        era: Some(session.era()),
+        description,
+        fetched_at_ms: now_ms(),
+        ttl_ms,
+    };
+    entry.store(spec);
+    tracing::debug!(server = %spec.name, tools = entry.tools.len(), "cache stored");
+    Ok(entry)
+}
+
+/// After a call: when the server said its tools changed, list them again (or forget the
+/// list if that fails, so the next listing asks the server).
+pub async fn refresh_if_changed(spec: &ServerSpec, session: &Session) {
+    if session.take_tools_changed() {
+        tracing::debug!(server = %spec.name, "tools/list_changed: refreshing the cache");
+        if refresh_tools(spec, session).await.is_err() {
+            CacheEntry::invalidate(spec);
+        }
+    }
+}
+
+/// The cached entry, if it holds a tools list still fresh enough to show.
+pub fn cached(spec: &ServerSpec) -> Option<CacheEntry> {
+    let entry = CacheEntry::load(spec).filter(|e| e.has_tools() && !e.is_expired());
+    tracing::debug!(server = %spec.name, hit = entry.is_some(), "cache");
+    entry
+}
+
+/// The server's tools, filtered by its config, with one warning per malformed entry.
+pub fn usable_tools(spec: &ServerSpec, entry: CacheEntry) -> (Vec<Tool>, Vec<String>) {
+    let (tools, warnings) = parse_tools_owned(entry.tools);
+    let warnings = warnings
+        .into_iter()
+        .map(|w| format!("{}: {w}", spec.name))
+        .collect();
+    let tools = tools
+        .into_iter()
+        .filter(|t| spec.allows_tool(&t.name))
+        .collect();
+    (tools, warnings)
+}
+
+/// The error for a tool the server does not have, with the nearest name.
+pub fn unknown_tool(spec: &ServerSpec, name: &str, tools: &[Tool]) -> Error {
+    let shown = crate::render::text::escape_line(name);
+    let error = Error::usage(format!("unknown tool {shown:?} on {}", spec.name));
+    match closest(name, tools.iter().map(|t| t.name.as_str())) {
+        Some(best) => error.with_hint(format!(
+            "did you mean `{} {best}`? `{}` lists its tools",
+            spec.invocation, spec.invocation
+        )),
+        None => error.with_hint(format!("`{}` lists its tools", spec.invocation)),
+    }
+}
+
+/// The candidate nearest to `word` by edit distance, if it is near enough to be a typo.
+pub fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let word_lower = word.to_lowercase();
+    candidates
+        .map(|c| {
+            (
+                edit_distance(&word_lower, &crate::schema::kebab(c))
+                    .min(edit_distance(&word_lower, &c.to_lowercase())),
+                c,
+            )
+        })
+        .filter(|(d, c)| *d <= 2.max(c.len() / 3))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = if ca == *cb { prev } else { prev + 1 };
+            prev = row[j + 1];
+            row[j + 1] = cost.min(row[j] + 1).min(prev + 1);
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closest_names_typos_only() {
+        let names = ["get_current_time", "convert_time", "echo"];
+        assert_eq!(
+            closest("get_curent_time", names.into_iter()),
+            Some("get_current_time")
+        );
+        assert_eq!(closest("ecoh", names.into_iter()), Some("echo"));
+        assert_eq!(closest("completely-else", names.into_iter()), None);
+    }
+}
