@@ -8,21 +8,17 @@
 //! `catch_unwind` and all problems are collected, so one run reports every failing tool of every
 //! snapshot. Token counts are not tested here: `cargo bench --bench corpus` prints them.
 
+mod support;
+
 use ferry::protocol::tools::{parse_tools, Tool};
+use ferry::render::tool::LISTED_ARGS_MAX;
 use ferry::render::{line_type, listing_line, tool_help};
 use ferry::schema::{render_type, render_value, Kind, Shape, ToolSchema};
 use serde_json::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
-
-/// How many snapshots and tools the corpus holds at least (see its README).
-const MIN_SNAPSHOTS: usize = 13;
+/// How many tools the corpus holds at least (see its README).
 const MIN_TOOLS: usize = 316;
-
-/// Required argument names longer than this, joined by ", ", are left out of the listing.
-const LISTED_ARGS_MAX: usize = 20;
 
 /// One `<server>.tools.json` file: the server name and its raw `tools` array.
 struct Snapshot {
@@ -30,55 +26,22 @@ struct Snapshot {
     entries: Vec<Value>,
 }
 
-fn corpus_dir() -> PathBuf {
-    let dir = Path::new(CORPUS);
-    assert!(
-        dir.is_dir(),
-        "the MCP tools corpus is missing: expected a directory at {} \
-         (CI places `shared/` beside the checkout; check it out there to run these tests)",
-        dir.display()
-    );
-    dir.to_path_buf()
-}
-
 fn snapshots() -> Vec<Snapshot> {
-    let dir = corpus_dir();
-    let mut snapshots = Vec::new();
-    let listing = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot list the corpus at {}: {e}", dir.display()));
-    for entry in listing {
-        let path = entry
-            .unwrap_or_else(|e| panic!("cannot list the corpus at {}: {e}", dir.display()))
-            .path();
-        let Some(server) = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|n| n.strip_suffix(".tools.json"))
-        else {
-            continue;
-        };
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        let value: Value = serde_json::from_str(&text)
-            .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
-        let entries = value
-            .get("tools")
-            .and_then(Value::as_array)
-            .unwrap_or_else(|| panic!("{} has no \"tools\" array", path.display()))
-            .clone();
-        snapshots.push(Snapshot {
-            server: server.to_string(),
-            entries,
-        });
-    }
-    snapshots.sort_by(|a, b| a.server.cmp(&b.server));
-    assert!(
-        snapshots.len() >= MIN_SNAPSHOTS,
-        "expected at least {MIN_SNAPSHOTS} *.tools.json snapshots in {}, found {}",
-        dir.display(),
-        snapshots.len()
-    );
-    snapshots
+    support::corpus_snapshots()
+        .into_iter()
+        .map(|(server, path)| {
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+            let value: Value = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
+            let entries = value
+                .get("tools")
+                .and_then(Value::as_array)
+                .unwrap_or_else(|| panic!("{} has no \"tools\" array", path.display()))
+                .clone();
+            Snapshot { server, entries }
+        })
+        .collect()
 }
 
 /// The snapshot of `server`, parsed.
@@ -619,9 +582,9 @@ impl RawFacts {
     }
 }
 
-/// Raw descriptions that help is known to drop, as (server, tool, description start): renderer
-/// bugs, reported, each with an ignored test below. The raw check fails once one is shown,
-/// so that its entry is removed and its test switched on.
+/// Raw descriptions that help is known to drop, as (server, tool, description start). None is
+/// today; an entry would be a reported renderer bug, and the raw check fails once it is shown
+/// again, so the entry cannot outlive its fix.
 const KNOWN_LOSSES: [(&str, &str, &str); 0] = [];
 
 fn is_known_loss(server: &str, tool: &str, description: &str) -> bool {
@@ -1063,20 +1026,6 @@ fn help_shows_every_fact_of_the_raw_schema() {
     });
 }
 
-#[test]
-fn listing_and_help_never_panic() {
-    check_every_tool("rendering panics", |_server, tool, _raw| {
-        let schema = ToolSchema::from_input_schema(&tool.input_schema);
-        for prop in &schema.props {
-            let _ = render_type(&prop.shape);
-            let _ = line_type(&prop.shape);
-        }
-        let _ = listing_line(tool);
-        let _ = tool_help(tool);
-        Vec::new()
-    });
-}
-
 // ---------------------------------------------------------------------------------------------
 // Exact renderings of representative tools, reviewed by eye against the snapshot JSON.
 
@@ -1231,8 +1180,7 @@ fn gitlab_create_issue_emoji_reaction_listing() {
     );
 }
 
-// Known renderer bugs, reported and kept here to be switched on once fixed
-// (`cargo test --test corpus -- --ignored`); see `KNOWN_LOSSES`.
+// Renderer bugs found on the corpus, fixed, and kept as regression tests.
 
 /// `anyOf: [{type: object, description: D, properties...}, {type: null}]` with a description of
 /// its own: help shows the outer description and the object's fields, but never D.

@@ -90,17 +90,13 @@ fn parse_server_words(
     let matches = server_options()
         .try_get_matches_from(words)
         .map_err(|e| {
-            let first = e
-                .to_string()
-                .lines()
-                .next()
-                .unwrap_or("invalid option")
-                .trim_start_matches("error: ")
-                .to_string();
-            Error::usage(format!("{first} (for server {})", spec.name)).with_hint(format!(
-                "options: --refresh, --json, --resources, --read URI, --prompts, --prompt NAME; see: {} --help",
-                spec.invocation
-            ))
+            let (first, suggestion) = super::clap_message(&e);
+            let options = "--refresh, --json, --max-tokens N, --timeout SECONDS, --resources, --read URI, --prompts, --prompt NAME";
+            let hint = match suggestion {
+                Some(s) => format!("did you mean {s}? a server takes {options} before a tool"),
+                None => format!("a server takes {options} before a tool; `{}` lists its tools", spec.invocation),
+            };
+            Error::usage(format!("{first} for server {}", spec.name)).with_hint(hint)
         })?;
     globals.refresh |= matches.get_flag("refresh");
     globals.json |= matches.get_flag("json");
@@ -278,6 +274,7 @@ async fn call_tool(
         warnings.iter().for_each(|w| warn(&format!("warning: {w}")));
         tools.into_iter().find(|t| t.name == name)
     });
+    tracing::debug!(server = %spec.name, tool = name, hit = tool.is_some(), "cache lookup for the call");
     let mut session: Option<Session> = None;
     if tool.is_none() {
         // Not cached (or not there): list once more before calling it unknown.

@@ -313,23 +313,7 @@ fn clap_outcome(error: clap::Error) -> Result<Outcome> {
         }
         _ => {}
     }
-    let rendered = error.to_string();
-    let invalid = match error.get(ContextKind::InvalidArg) {
-        Some(ContextValue::String(arg)) => Some(arg.clone()),
-        _ => None,
-    };
-    let first = match (error.kind(), invalid) {
-        (ErrorKind::UnknownArgument, Some(arg)) if arg.starts_with('-') => {
-            format!("unknown option {arg}")
-        }
-        (ErrorKind::UnknownArgument, Some(arg)) => format!("unexpected argument {arg:?}"),
-        _ => rendered
-            .lines()
-            .next()
-            .unwrap_or("invalid arguments")
-            .trim_start_matches("error: ")
-            .to_string(),
-    };
+    let (first, suggestion) = clap_message(&error);
     let usage = match error.get(ContextKind::Usage) {
         Some(ContextValue::StyledStr(usage)) => usage.to_string(),
         _ => String::new(),
@@ -345,6 +329,33 @@ fn clap_outcome(error: clap::Error) -> Result<Outcome> {
     } else {
         command
     };
+    let hint = match suggestion {
+        Some(s) => format!("did you mean {s}? see: {command} --help"),
+        None => format!("see: {command} --help"),
+    };
+    Err(Error::usage(first).with_hint(hint))
+}
+
+/// A clap error's one line, in ferry's words, and the option or command it suggests.
+pub(crate) fn clap_message(error: &clap::Error) -> (String, Option<String>) {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let invalid = match error.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(arg)) => Some(arg.clone()),
+        _ => None,
+    };
+    let first = match (error.kind(), invalid) {
+        (ErrorKind::UnknownArgument, Some(arg)) if arg.starts_with('-') => {
+            format!("unknown option {arg}")
+        }
+        (ErrorKind::UnknownArgument, Some(arg)) => format!("unexpected argument {arg:?}"),
+        _ => error
+            .to_string()
+            .lines()
+            .next()
+            .unwrap_or("invalid arguments")
+            .trim_start_matches("error: ")
+            .to_string(),
+    };
     let suggestion = match error.get(ContextKind::SuggestedArg) {
         Some(ContextValue::String(s)) => Some(s.clone()),
         Some(ContextValue::Strings(s)) => s.first().cloned(),
@@ -354,11 +365,7 @@ fn clap_outcome(error: clap::Error) -> Result<Outcome> {
             _ => None,
         },
     };
-    let hint = match suggestion {
-        Some(s) => format!("did you mean {s}? see: {command} --help"),
-        None => format!("see: {command} --help"),
-    };
-    Err(Error::usage(first).with_hint(hint))
+    (first, suggestion)
 }
 
 fn run(args: impl IntoIterator<Item = OsString>) -> Result<Outcome> {

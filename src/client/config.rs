@@ -364,14 +364,16 @@ impl ServerSpec {
             )));
         };
         let expand = |text: &str| expand_vars(text, &self.name);
+        let env: BTreeMap<String, String> = env
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), expand(v)?)))
+            .collect::<Result<_>>()?;
+        let cwd = cwd.as_deref().map(expand).transpose()?.map(PathBuf::from);
         Ok(ChildSpec {
-            command: expand(command)?,
+            command: resolve_command(&expand(command)?, &env, cwd.as_deref())?,
             args: args.iter().map(|a| expand(a)).collect::<Result<_>>()?,
-            env: env
-                .iter()
-                .map(|(k, v)| Ok((k.clone(), expand(v)?)))
-                .collect::<Result<_>>()?,
-            cwd: cwd.as_deref().map(expand).transpose()?.map(PathBuf::from),
+            env,
+            cwd,
             max_message: self.max_message,
         })
     }
@@ -387,6 +389,31 @@ impl ServerSpec {
             .collect::<Result<_>>()?;
         Ok((expand_vars(url, &self.name)?, headers))
     }
+}
+
+/// A command resolved once, to an absolute path (the `PATH` the server gets, relative names
+/// from its working directory), with a clear error before anything is spawned.
+pub fn resolve_command(
+    command: &str,
+    env: &BTreeMap<String, String>,
+    cwd: Option<&Path>,
+) -> Result<String> {
+    let path = env
+        .get("PATH")
+        .map(std::ffi::OsString::from)
+        .or_else(|| std::env::var_os("PATH"));
+    let dir = match cwd {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+    };
+    which::which_in(command, path, &dir)
+        .map(|p| p.display().to_string())
+        .map_err(|_| {
+            Error::server(format!(
+                "could not start the server: command {command:?} not found"
+            ))
+            .with_hint("check the server's \"command\" in its configuration")
+        })
 }
 
 /// A readable, file-safe name for an ad-hoc server: the package a runner starts

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 /// Required argument names longer than this (joined) are left to `--help`, so that a listing
 /// line stays near a dozen tokens.
-const LISTED_ARGS_MAX: usize = 20;
+pub const LISTED_ARGS_MAX: usize = 20;
 
 /// `name(required args) - summary`: one short line per tool. `name()` takes no arguments;
 /// `name - summary` has arguments too many to list (see its `--help`).

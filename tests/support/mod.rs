@@ -223,3 +223,83 @@ pub fn corpus_snapshots() -> Vec<(String, PathBuf)> {
     );
     snapshots
 }
+
+/// The hostile server example, built by `cargo test` next to the test binaries.
+pub fn hostile_exe() -> String {
+    let exe = Path::new(FERRY)
+        .parent()
+        .unwrap()
+        .join("examples/hostile_server");
+    require(exe)
+}
+
+/// `.../hostile_server stdio MODE`
+pub fn hostile(mode: &str) -> String {
+    format!("{} stdio {mode}", hostile_exe())
+}
+
+/// A running hostile HTTP server: its main and other port, and its request log.
+pub struct HostileHttp {
+    pub child: std::process::Child,
+    pub port: u16,
+    pub other_port: u16,
+    pub log: PathBuf,
+}
+
+impl HostileHttp {
+    pub fn start(env: &Env, mode: &str) -> HostileHttp {
+        let log = env.path(&format!("hostile-{mode}.log"));
+        let mut child = Command::new(hostile_exe())
+            .args(["http", mode])
+            .env("HOSTILE_LOG", &log)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let mut ports = line.split_whitespace().map(|p| p.parse::<u16>().unwrap());
+        HostileHttp {
+            child,
+            port: ports.next().unwrap(),
+            other_port: ports.next().unwrap(),
+            log,
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+
+    /// Every request head the server saw.
+    pub fn requests(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for HostileHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Every file below `dir`, recursively.
+pub fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                found.push(path);
+            }
+        }
+    }
+    found
+}

@@ -1,0 +1,223 @@
+//! ferry's own command line: one options table, so every command refuses an unknown option the
+//! same way; global options a command would ignore are refused too; project files may be JSONC;
+//! `skill --check` asks the servers.
+
+mod support;
+
+use support::*;
+
+#[test]
+fn every_command_refuses_an_unknown_option_with_a_hint() {
+    let env = Env::new();
+    let commands: [&[&str]; 11] = [
+        &[],
+        &["add", "x"],
+        &["remove", "x"],
+        &["import", "claude"],
+        &["find", "words"],
+        &["tokens"],
+        &["skill"],
+        &["trust"],
+        &["demo"],
+        &["completions", "bash"],
+        &["list"],
+    ];
+    for command in commands {
+        let mut args: Vec<&str> = command.to_vec();
+        args.push("--bogus-option");
+        let run = env.run(&args);
+        let name = command.first().copied().unwrap_or("");
+        let see = match name {
+            "" => "see: ferry --help".to_string(),
+            // `ferry demo ...` passes its words to the demo server, which names its options.
+            "demo" => "a server takes --refresh".to_string(),
+            _ => format!("see: ferry {name} --help"),
+        };
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .starts_with("error: unknown option --bogus-option"),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("\nhint: "), "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(&see), "{args:?}: {}", run.stderr);
+        assert_eq!(run.stderr.lines().count(), 2, "{args:?}: {}", run.stderr);
+    }
+    // `find` used to take an option as a search word.
+    let typo = env.run(&["find", "issue", "--limt", "3"]);
+    assert_eq!(
+        (typo.code, typo.stderr.as_str()),
+        (
+            2,
+            "error: unknown option --limt\nhint: did you mean --limit? see: ferry find --help\n"
+        )
+    );
+}
+
+#[test]
+fn a_global_option_a_command_would_ignore_is_refused() {
+    let env = Env::new();
+    let run = env.run(&["--refresh", "find", "issue"]);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (2, "error: --refresh does not apply to `ferry find`\nhint: find searches the cache; refresh a server's with `ferry --refresh NAME`\n")
+    );
+    let run = env.run(&["--max-tokens", "100", "skill", "--check"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("error: --max-tokens does not apply to `ferry skill`\n"),
+        "{}",
+        run.stderr
+    );
+    let run = env.run(&["--json", "tokens"]);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (2, "error: --json does not apply to `ferry tokens`\nhint: write it after the command: ferry tokens --json\n")
+    );
+}
+
+#[test]
+fn project_files_may_have_comments_and_trailing_commas() {
+    let env = Env::new();
+    env.write(
+        "work/.vscode/mcp.json",
+        &format!(
+            "// written by VS Code\n{{\n  \"servers\": {{\n    /* the demo */\n    \"jsonc\": {{\"type\": \"stdio\", \"command\": {:?}, \"args\": [\"demo\", \"--server\"],}},\n  }},\n}}\n",
+            FERRY
+        ),
+    );
+    assert_eq!(env.run(&["trust"]).code, 0);
+    let run = env.run(&["jsonc", "word_count", "a b c"]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "3 words, 1 lines, 5 characters\n"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn skill_check_asks_the_server_and_cached_says_how_old_its_answer_is() {
+    let env = Env::new();
+    let tools = env.path("tools.json");
+    std::fs::write(&tools, "[\"alpha\", \"beta\"]").unwrap();
+    env.write(
+        "config/servers.json",
+        &serde_json::json!({"mcpServers": {"shifty": {
+            "command": hostile_exe(), "args": ["stdio", "from-file"],
+            "env": {"HOSTILE_TOOLS": tools.display().to_string()}}}})
+        .to_string(),
+    );
+    let wrote = env.run(&["skill", "shifty"]);
+    assert_eq!(
+        wrote.stdout, "wrote skills/shifty/SKILL.md (2 tools)\n",
+        "{}",
+        wrote.stderr
+    );
+    assert_eq!(
+        env.run(&["skill", "--check"]).stdout,
+        "skills/shifty/SKILL.md: up to date\n"
+    );
+    // The server's tools change; its config does not.
+    std::fs::write(&tools, "[\"alpha\", \"beta\", \"gamma\"]").unwrap();
+    let cached = env.run(&["skill", "--check", "--cached"]);
+    assert_eq!(cached.code, 0);
+    assert!(
+        cached
+            .stdout
+            .starts_with("skills/shifty/SKILL.md: up to date (against the cache, listed ")
+            && cached.stdout.ends_with(" ago)\n"),
+        "{}",
+        cached.stdout
+    );
+    let asked = env.run(&["skill", "--check"]);
+    assert_eq!(
+        (asked.code, asked.stdout.as_str()),
+        (
+            1,
+            "skills/shifty/SKILL.md: stale: the tools changed (run `ferry skill shifty`)\n"
+        )
+    );
+}
+
+#[test]
+fn find_says_when_nothing_is_cached_yet() {
+    let env = Env::new();
+    env.write(
+        "config/servers.json",
+        &serde_json::json!({"mcpServers": {"tour": {"command": FERRY, "args": ["demo", "--server"]}}}).to_string(),
+    );
+    let run = env.run(&["find", "count", "words"]);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (2, "error: no server's tools are cached yet (tour), so there is nothing to search\nhint: list a server once to cache its tools: ferry tour\n")
+    );
+    assert_eq!(env.run(&["tour"]).code, 0);
+    let run = env.run(&["find", "count", "words"]);
+    assert_eq!(
+        run.stdout.lines().next(),
+        Some("tour word_count(text) - Count words, lines and characters of text")
+    );
+}
+
+#[test]
+fn completions_name_servers_and_cached_tools() {
+    let env = Env::new();
+    env.write(
+        "config/servers.json",
+        &serde_json::json!({"mcpServers": {"tour": {"command": FERRY, "args": ["demo", "--server"]}}}).to_string(),
+    );
+    for shell in ["bash", "zsh", "fish"] {
+        let run = env.run(&["completions", shell]);
+        assert_eq!(run.code, 0, "{shell}: {}", run.stderr);
+        assert!(run.stdout.contains("ferry __complete servers"), "{shell}");
+        assert!(
+            run.stdout.contains("tokens"),
+            "{shell}: ferry's own commands"
+        );
+    }
+    assert_eq!(env.run(&["__complete", "servers"]).stdout, "tour\n");
+    assert_eq!(
+        env.run(&["__complete", "tools", "tour"]).stdout,
+        "",
+        "nothing cached yet"
+    );
+    env.run(&["tour"]);
+    assert_eq!(
+        env.run(&["__complete", "tools", "tour"]).stdout,
+        "word_count\nconvert_temperature\npixel\n"
+    );
+}
+
+#[test]
+fn verbose_shows_the_traffic_and_the_era_and_silence_is_the_default() {
+    let env = Env::new();
+    let quiet = env.run(&["demo", "word_count", "a"]);
+    assert_eq!(quiet.stderr, "");
+    let loud = env.run(&["--verbose", "demo", "--refresh", "word_count", "a"]);
+    assert_eq!(loud.stdout, "1 words, 1 lines, 1 characters\n");
+    assert!(
+        loud.stderr
+            .contains("-> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\""),
+        "{}",
+        loud.stderr
+    );
+    assert!(
+        loud.stderr.contains("era: stateless 2026-07-28"),
+        "{}",
+        loud.stderr
+    );
+    assert!(loud.stderr.contains("<- {"), "{}", loud.stderr);
+    let env_var = env
+        .command(&["demo", "word_count", "a"])
+        .env("FERRY_LOG", "debug")
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&env_var.stderr).contains("cache"),
+        "FERRY_LOG=debug"
+    );
+}
