@@ -2,7 +2,9 @@
 //! `../shared/corpus/`: per server, the host-format definitions (what an MCP host loads), the
 //! listing (tokens per tool), the mean `--help`, and help/definition. Prints figures only.
 //!
-//! Run: `cargo bench --bench corpus` (o200k_base; `-- cl100k_base` for the other encoding).
+//! Run: `cargo bench --bench corpus` (o200k_base; `-- cl100k_base` for the other encoding;
+//! `-- benches/heldout` or any directory of `*.tools.json` for snapshots the renderings were
+//! not tuned on).
 
 use ferry::protocol::tools::parse_tools;
 use ferry::render::{listing_line, tool_help};
@@ -11,13 +13,21 @@ use ferry::tokens::meter::{host_definition, tools_from_json, Host};
 use std::time::Instant;
 
 fn main() {
-    let encoding = match std::env::args().skip(1).find(|a| !a.starts_with('-')) {
-        Some(name) => Encoding::parse(&name).expect("o200k_base or cl100k_base"),
+    let words: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let encoding = match words.iter().find(|w| w.ends_with("_base")) {
+        Some(name) => Encoding::parse(name).expect("o200k_base or cl100k_base"),
         None => Encoding::O200kBase,
     };
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("../shared/corpus beside the checkout")
+    let dir = words
+        .iter()
+        .find(|w| !w.ends_with("_base"))
+        .cloned()
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus").to_string());
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {dir}: {e}"))
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.to_string_lossy().ends_with(".tools.json"))

@@ -1056,7 +1056,7 @@ fn filesystem_edit_file_help() {
 fn time_get_current_time_listing() {
     assert_eq!(
         listing_line(&tool("time", "get_current_time")),
-        "get_current_time(timezone) - Get current time in specific timezone"
+        "get_current_time(timezone) - Get current time in timezone"
     );
 }
 
@@ -1145,8 +1145,7 @@ fn everything_enum_with_spaces_is_quoted() {
     let t = tool("everything", "get-structured-content");
     assert_eq!(
         listing_line(&t),
-        "get-structured-content(location) - \
-         Returns structured content along with output schema for client data validation"
+        "get-structured-content(location) - Returns structured content"
     );
     assert_eq!(
         tool_help(&t),

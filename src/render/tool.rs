@@ -30,13 +30,88 @@ pub fn listing_line(tool: &Tool) -> String {
     escape_line(&line).into_owned()
 }
 
-/// The gist of a description: its first clause, without articles or the final period.
+/// The most words a summary keeps (articles and filler aside); a longer clause is cut before
+/// a word that starts a new part of it ("using", "and", "for"...) or at this many.
+const SUMMARY_WORDS: usize = 10;
+/// Words that begin a subordinate part of a clause: a summary may end before them.
+const CLAUSE_STARTS: [&str; 32] = [
+    "using",
+    "with",
+    "via",
+    "by",
+    "for",
+    "from",
+    "and",
+    "or",
+    "that",
+    "which",
+    "who",
+    "to",
+    "in",
+    "on",
+    "as",
+    "based",
+    "including",
+    "when",
+    "if",
+    "where",
+    "while",
+    "so",
+    "against",
+    "into",
+    "within",
+    "across",
+    "without",
+    "after",
+    "before",
+    "at",
+    "through",
+    "over",
+];
+/// Words that say nothing a listing needs ("Get all images" is "Get images").
+const FILLER: [&str; 9] = [
+    "a",
+    "an",
+    "the",
+    "all",
+    "specific",
+    "specified",
+    "given",
+    "existing",
+    "particular",
+];
+
+/// The gist of a description: its first clause, at most a few words, without articles, filler
+/// or the final period.
 pub fn summary(description: &str) -> String {
     let sentence = first_sentence(description);
-    let mut words: Vec<&str> = Vec::new();
     let all: Vec<&str> = sentence.split_whitespace().collect();
+    // "This tool searches..." and "Use this tool to search..." say "searches", "search".
+    let start = match all
+        .iter()
+        .take(4)
+        .map(|w| w.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [this, tool, will, ..] if this == "this" && tool == "tool" && will == "will" => 3,
+        [this, tool, ..] if this == "this" && tool == "tool" => 2,
+        [use_, this, tool, to]
+            if use_ == "use" && this == "this" && tool == "tool" && to == "to" =>
+        {
+            4
+        }
+        _ => 0,
+    };
+    let all = &all[start.min(all.len().saturating_sub(1))..];
+    let mut words: Vec<&str> = Vec::new();
+    let mut last_start: Option<usize> = None;
     for (i, word) in all.iter().enumerate() {
-        if matches!(word.to_ascii_lowercase().as_str(), "a" | "an" | "the") && i + 1 < all.len() {
+        let lower = word.to_ascii_lowercase();
+        if FILLER.contains(&lower.as_str()) && i + 1 < all.len() && !words.is_empty() {
+            continue;
+        }
+        if matches!(lower.as_str(), "a" | "an" | "the") && i + 1 < all.len() {
             continue;
         }
         // A clause ends at a colon, semicolon, dash or parenthesis once it has three words, and
@@ -50,12 +125,48 @@ pub fn summary(description: &str) -> String {
             words.push(&word[..word.len() - 1]);
             break;
         }
+        // A long clause ends before the part that qualifies it, once it has said enough.
+        let remaining = all[i..]
+            .iter()
+            .filter(|w| !FILLER.contains(&w.to_ascii_lowercase().as_str()))
+            .count();
+        if words.len() >= 4
+            && words.len() + remaining > SUMMARY_WORDS
+            && CLAUSE_STARTS.contains(&lower.as_str())
+        {
+            break;
+        }
+        if CLAUSE_STARTS.contains(&lower.as_str()) && words.len() >= 4 {
+            last_start = Some(words.len());
+        }
         words.push(word);
+        if words.len() >= SUMMARY_WORDS {
+            // Out of words mid-clause: end where its last part began, if that leaves enough.
+            if i + 1 < all.len() {
+                if let Some(cut) = last_start {
+                    words.truncate(cut);
+                }
+            }
+            break;
+        }
         if words.len() >= 3
             && matches!(all.get(i + 1), Some(next) if *next == "-" || *next == "\u{2013}" || next.starts_with('('))
         {
             break;
         }
+    }
+    // Never end on a word that leads into what was cut ("Get values for", "content along").
+    while words.len() > 2
+        && words.last().is_some_and(|w| {
+            let w = w.to_ascii_lowercase();
+            CLAUSE_STARTS.contains(&w.as_str())
+                || matches!(
+                    w.as_str(),
+                    "along" | "together" | "both" | "such" | "either" | "also"
+                )
+        })
+    {
+        words.pop();
     }
     let mut text = words.join(" ");
     // A clause cut inside parentheses drops the unclosed part: "List issues (default" -> "List issues".
@@ -64,7 +175,14 @@ pub fn summary(description: &str) -> String {
             text.truncate(open);
         }
     }
-    text.trim_end().trim_end_matches('.').to_string()
+    if text.matches('[').count() > text.matches(']').count() {
+        if let Some(open) = text.rfind('[') {
+            text.truncate(open);
+        }
+    }
+    text.trim_end()
+        .trim_end_matches([',', '.', ';', ':'])
+        .to_string()
 }
 
 /// The whole usage text for one tool: what it does, then every property, one line each:
@@ -266,7 +384,7 @@ mod tests {
         );
         assert_eq!(
             listing_line(&many),
-            "mr - Create merge request in given project"
+            "mr - Create merge request in project, with options"
         );
     }
 
@@ -297,6 +415,32 @@ mod tests {
             "--modes {str:obj}\n  * obj\n    mode str: How\n\
              --labels obj\n  main str\n  * str: Other labels\n\
              --paths str|str[]\n  | str: One path\n  | str[]: Several paths\n"
+        );
+    }
+
+    #[test]
+    fn long_summaries_end_where_a_qualifying_part_begins() {
+        assert_eq!(
+            summary("Performs web searches using Brave Search API and returns comprehensive search results with rich metadata."),
+            "Performs web searches using Brave Search API"
+        );
+        assert_eq!(
+            summary("This tool will take in user question about integrating with Stripe in their application."),
+            "take in user question about integrating"
+        );
+        assert_eq!(
+            summary("Get all images attached to a Jira issue as inline image content."),
+            "Get images attached to Jira issue as inline image content"
+        );
+        assert_eq!(
+            summary(
+                "Returns structured content along with output schema for client data validation"
+            ),
+            "Returns structured content"
+        );
+        assert_eq!(
+            summary("Read the complete contents of a file from the file system as text. Handles encodings."),
+            "Read complete contents of file from file system as text"
         );
     }
 
