@@ -84,15 +84,16 @@ fn project_files_may_have_comments_and_trailing_commas() {
     env.write(
         "work/.vscode/mcp.json",
         &format!(
-            "// written by VS Code\n{{\n  \"servers\": {{\n    /* the demo */\n    \"jsonc\": {{\"type\": \"stdio\", \"command\": {:?}, \"args\": [\"demo\", \"--server\"],}},\n  }},\n}}\n",
+            "// written by VS Code\n{{\n  \"servers\": {{\n    /* the demo */\n    \"jsonc\": {{\"type\": \"stdio\", \"command\": {:?}, \"args\": [\"serve\", \"--demo\"],}},\n  }},\n}}\n",
             FERRY
         ),
     );
     assert_eq!(env.run(&["trust"]).code, 0);
-    let run = env.run(&["jsonc", "word_count", "a b c"]);
+    let expected = demo_file(&env, "abc.txt", "a b c");
+    let run = env.run(&["jsonc", "word_count", "abc.txt"]);
     assert_eq!(
         (run.code, run.stdout.as_str()),
-        (0, "3 words, 1 lines, 5 characters\n"),
+        (0, expected.as_str()),
         "{}",
         run.stderr
     );
@@ -148,7 +149,7 @@ fn find_says_when_nothing_is_cached_yet() {
     let env = Env::new();
     env.write(
         "config/servers.json",
-        &serde_json::json!({"mcpServers": {"tour": {"command": FERRY, "args": ["demo", "--server"]}}}).to_string(),
+        &serde_json::json!({"mcpServers": {"tour": {"command": FERRY, "args": ["serve", "--demo"]}}}).to_string(),
     );
     let run = env.run(&["find", "count", "words"]);
     assert_eq!(
@@ -159,7 +160,9 @@ fn find_says_when_nothing_is_cached_yet() {
     let run = env.run(&["find", "count", "words"]);
     assert_eq!(
         run.stdout.lines().next(),
-        Some("tour word_count(text) - Count words, lines and characters of text")
+        Some(
+            "tour word_count(path) - Count lines, words and bytes of file under current directory"
+        )
     );
 }
 
@@ -168,7 +171,7 @@ fn completions_name_servers_and_cached_tools() {
     let env = Env::new();
     env.write(
         "config/servers.json",
-        &serde_json::json!({"mcpServers": {"tour": {"command": FERRY, "args": ["demo", "--server"]}}}).to_string(),
+        &serde_json::json!({"mcpServers": {"tour": {"command": FERRY, "args": ["serve", "--demo"]}}}).to_string(),
     );
     for shell in ["bash", "zsh", "fish"] {
         let run = env.run(&["completions", shell]);
@@ -188,17 +191,18 @@ fn completions_name_servers_and_cached_tools() {
     env.run(&["tour"]);
     assert_eq!(
         env.run(&["__complete", "tools", "tour"]).stdout,
-        "word_count\nconvert_temperature\npixel\n"
+        "date\nword_count\nlist_files\npixel\n"
     );
 }
 
 #[test]
 fn verbose_shows_the_traffic_and_the_era_and_silence_is_the_default() {
     let env = Env::new();
+    let expected = demo_file(&env, "a", "a\n");
     let quiet = env.run(&["demo", "word_count", "a"]);
     assert_eq!(quiet.stderr, "");
     let loud = env.run(&["--verbose", "demo", "--refresh", "word_count", "a"]);
-    assert_eq!(loud.stdout, "1 words, 1 lines, 1 characters\n");
+    assert_eq!(loud.stdout, expected);
     assert!(
         loud.stderr
             .contains("-> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\""),

@@ -7,7 +7,7 @@ use support::*;
 #[test]
 fn add_list_call_and_remove_a_stdio_server() {
     let env = Env::new();
-    let added = env.run(&["add", "tour", "--", support::FERRY, "demo", "--server"]);
+    let added = env.run(&["add", "tour", "--", support::FERRY, "serve", "--demo"]);
     assert_eq!(added.code, 0, "{}", added.stderr);
     assert!(added.stdout.starts_with("added tour to "));
     let config: serde_json::Value =
@@ -15,7 +15,7 @@ fn add_list_call_and_remove_a_stdio_server() {
             .unwrap();
     assert_eq!(
         config["mcpServers"]["tour"]["args"],
-        serde_json::json!(["demo", "--server"])
+        serde_json::json!(["serve", "--demo"])
     );
 
     let before = env.run(&[]);
@@ -25,29 +25,16 @@ fn add_list_call_and_remove_a_stdio_server() {
         before.stdout
     );
     let listing = env.run(&["tour"]);
-    assert_eq!(
-        listing.stdout,
-        "word_count(text) - Count words, lines and characters of text\n\
-         convert_temperature(value, from) - Convert temperature between Celsius, Fahrenheit and Kelvin\n\
-         pixel() - Return one-pixel PNG image\n"
-    );
+    assert_eq!(listing.stdout, DEMO_LISTING);
     let after = env.run(&[]);
     assert!(
-        after.stdout.starts_with("tour  stdio    3 tools  cold  "),
+        after.stdout.starts_with("tour  stdio    4 tools  cold  "),
         "{}",
         after.stdout
     );
-    let call = env.run(&[
-        "tour",
-        "convert_temperature",
-        "--value",
-        "100",
-        "--from",
-        "C",
-        "--to",
-        "F",
-    ]);
-    assert_eq!(call.stdout, "{\"value\":212.0,\"unit\":\"F\"}\n");
+    let expected = demo_file(&env, "notes.txt", "one two\nthree\n");
+    let call = env.run(&["tour", "word_count", "--path", "notes.txt"]);
+    assert_eq!(call.stdout, expected);
 
     let again = env.run(&["add", "tour", "--", "true"]);
     assert_eq!((again.code, again.stderr.as_str()), (2, "error: server \"tour\" already exists\nhint: use --force to replace it, or `ferry remove` first\n"));
@@ -107,13 +94,13 @@ fn reserved_names_and_bad_input_are_refused() {
 #[test]
 fn project_files_are_read_and_the_user_file_wins() {
     let env = Env::new();
-    let demo = serde_json::json!({"command": support::FERRY, "args": ["demo", "--server"]});
+    let demo = serde_json::json!({"command": support::FERRY, "args": ["serve", "--demo"]});
     env.write(
         "work/.mcp.json",
         &serde_json::json!({"mcpServers": {"proj": demo, "shared": {"command": "false"}}})
             .to_string(),
     );
-    env.write("work/.vscode/mcp.json", &serde_json::json!({"servers": {"vs": {"type": "stdio", "command": support::FERRY, "args": ["demo", "--server"]}}}).to_string());
+    env.write("work/.vscode/mcp.json", &serde_json::json!({"servers": {"vs": {"type": "stdio", "command": support::FERRY, "args": ["serve", "--demo"]}}}).to_string());
     env.write(
         "config/servers.json",
         &serde_json::json!({"mcpServers": {"shared": demo}}).to_string(),
@@ -126,6 +113,7 @@ fn project_files_are_read_and_the_user_file_wins() {
         .collect();
     assert_eq!(names, ["shared", "proj", "vs"], "{}", list.stdout);
     // A repository's servers start only once the user trusts its files.
+    let expected = demo_file(&env, "a", "a b\n");
     let refused = env.run(&["proj", "word_count", "a"]);
     assert_eq!(refused.code, 2, "{}", refused.stderr);
     assert!(
@@ -135,18 +123,13 @@ fn project_files_are_read_and_the_user_file_wins() {
     );
     let trusted = env.run(&["trust"]);
     assert_eq!(trusted.code, 0, "{}", trusted.stderr);
-    assert_eq!(
-        env.run(&["proj", "word_count", "a b"]).stdout,
-        "2 words, 1 lines, 3 characters\n"
-    );
-    assert_eq!(
-        env.run(&["shared", "word_count", "a b"]).stdout,
-        "2 words, 1 lines, 3 characters\n"
-    );
-    assert_eq!(
-        env.run(&["vs", "word_count", "a"]).stdout,
-        "1 words, 1 lines, 1 characters\n"
-    );
+    for server in ["proj", "shared", "vs"] {
+        assert_eq!(
+            env.run(&[server, "word_count", "a"]).stdout,
+            expected,
+            "{server}"
+        );
+    }
 }
 
 #[test]

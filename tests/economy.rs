@@ -90,7 +90,7 @@ fn tokens_measures_every_snapshot_on_three_paths() {
 fn tokens_and_skill_on_a_live_server_and_skill_staleness() {
     let env = Env::new();
     assert_eq!(
-        env.run(&["add", "tour", "--", FERRY, "demo", "--server"])
+        env.run(&["add", "tour", "--", FERRY, "serve", "--demo"])
             .code,
         0
     );
@@ -98,7 +98,7 @@ fn tokens_and_skill_on_a_live_server_and_skill_staleness() {
     assert_eq!(tokens.code, 0, "{}", tokens.stderr);
     assert!(tokens.stdout.contains("\ntour "), "{}", tokens.stdout);
     assert!(
-        tokens.stdout.contains("convert_temperature"),
+        tokens.stdout.contains("list_files"),
         "a single server gets a line per tool: {}",
         tokens.stdout
     );
@@ -106,14 +106,16 @@ fn tokens_and_skill_on_a_live_server_and_skill_staleness() {
     let skills = env.path("work/skills");
     let wrote = env.run(&["skill", "tour"]);
     assert_eq!(wrote.code, 0, "{}", wrote.stderr);
-    assert_eq!(wrote.stdout, "wrote skills/tour/SKILL.md (3 tools)\n");
+    assert_eq!(wrote.stdout, "wrote skills/tour/SKILL.md (4 tools)\n");
     let skill = std::fs::read_to_string(skills.join("tour/SKILL.md")).unwrap();
     assert!(
         skill.starts_with("---\nname: tour\ndescription: "),
         "{skill}"
     );
     assert!(
-        skill.contains("\nword_count(text) - Count words, lines and characters of text\n"),
+        skill.contains(
+            "\nword_count(path) - Count lines, words and bytes of file under current directory\n"
+        ),
         "{skill}"
     );
     assert!(skill.contains("`ferry tour <tool> --help`"));

@@ -158,12 +158,17 @@ fn plain_language_tasks_find_the_right_tool_in_the_top_three() {
 #[test]
 fn find_searches_the_cache_of_every_configured_server_without_starting_any() {
     let env = Env::new();
-    let (demo, counter) = env.counted(&format!("{FERRY} demo --server"));
+    let (demo, counter) = env.counted(&format!("{FERRY} serve --demo"));
     env.write("config/servers.json", &serde_json::json!({"mcpServers": {"tour": {"command": "sh", "args": ["-c", demo.trim_start_matches("sh -c ").trim_matches('\'')]}}}).to_string());
     assert_eq!(env.run(&["tour"]).code, 0);
-    let found = env.run(&["find", "fahrenheit", "temperature"]);
+    let found = env.run(&["find", "count", "words", "of", "a", "file"]);
     assert_eq!(found.code, 0, "{}", found.stderr);
-    assert_eq!(found.stdout.lines().next(), Some("tour convert_temperature(value, from) - Convert temperature between Celsius, Fahrenheit and Kelvin"));
+    assert_eq!(
+        found.stdout.lines().next(),
+        Some(
+            "tour word_count(path) - Count lines, words and bytes of file under current directory"
+        )
+    );
     assert_eq!(spawns(&counter), 1, "find never starts a server");
     let nothing = env.run(&["find", "zebra"]);
     assert_eq!((nothing.code, nothing.stdout.as_str()), (0, ""));

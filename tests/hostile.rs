@@ -701,12 +701,14 @@ fn odd_config_shapes_are_warned_about() {
         run.stderr
     );
     // A BOM is read as the editor meant it.
-    let demo = serde_json::json!({"mcpServers": {"bom": {"command": FERRY, "args": ["demo", "--server"]}}});
+    let demo =
+        serde_json::json!({"mcpServers": {"bom": {"command": FERRY, "args": ["serve", "--demo"]}}});
     env.write("config/servers.json", &format!("\u{feff}{demo}"));
-    let run = env.run(&["bom", "word_count", "a b"]);
+    let expected = demo_file(&env, "a", "a b");
+    let run = env.run(&["bom", "word_count", "a"]);
     assert_eq!(
         (run.code, run.stdout.as_str()),
-        (0, "2 words, 1 lines, 3 characters\n"),
+        (0, expected.as_str()),
         "{}",
         run.stderr
     );

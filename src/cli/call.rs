@@ -3,7 +3,6 @@
 //! table; the tool's arguments are parsed by the tool's schema (`flags`).
 
 use super::flags::{self, read_limited, CallOptions, DeferredInput, ParsedCall, ToolRef};
-use super::signals::block_on_interruptible;
 use super::terminal::{emit, warn, TerminalHandler};
 use super::{options, Globals};
 use crate::client::catalog::{self, closest};
@@ -14,6 +13,7 @@ use crate::protocol::tools::Tool;
 use crate::render::output::{self, OutputContext};
 use crate::render::{prompts, tool_help};
 use crate::schema::ToolSchema;
+use crate::signals::block_on_interruptible;
 use crate::{Error, Outcome, Result};
 use clap::{Arg, ArgAction, Command};
 use serde_json::{json, Map, Value};

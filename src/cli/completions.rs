@@ -60,7 +60,7 @@ complete -c ferry -n 'test (count (commandline -opc)) -eq 2' -f -a '(ferry __com
 "#;
 
 /// `ferry completions SHELL`.
-pub fn completions(matches: &ArgMatches) -> Result<Outcome> {
+pub fn completions(matches: &ArgMatches, mut table: clap::Command) -> Result<Outcome> {
     let shell = matches
         .get_one::<String>("shell")
         .map(String::as_str)
@@ -71,7 +71,7 @@ pub fn completions(matches: &ArgMatches) -> Result<Outcome> {
         _ => (Shell::Bash, BASH_DYNAMIC),
     };
     let mut script = Vec::new();
-    clap_complete::generate(kind, &mut super::command(), "ferry", &mut script);
+    clap_complete::generate(kind, &mut table, "ferry", &mut script);
     let mut text = String::from_utf8_lossy(&script).into_owned();
     if kind == Shell::Zsh {
         // The generated script registers `_ferry` itself; ours wraps it.

@@ -17,7 +17,7 @@ fn demo_spec() -> Result<ServerSpec> {
     spec.name = "demo".into();
     spec.target = Target::Stdio {
         command: exe.display().to_string(),
-        args: vec!["demo".into(), "--server".into()],
+        args: vec!["serve".into(), "--demo".into()],
         env: Default::default(),
         cwd: None,
     };
@@ -28,48 +28,80 @@ fn demo_spec() -> Result<ServerSpec> {
 
 /// `ferry demo`: the tour; `ferry demo --server`: the built-in server itself; anything else
 /// (`ferry demo --tools`, `ferry demo pixel`) is used like any server's command line.
-pub fn demo(words: &[String], globals: Globals) -> Result<Outcome> {
-    match words.first().map(String::as_str) {
+pub fn demo(given: &[String], globals: Globals) -> Result<Outcome> {
+    match given.first().map(String::as_str) {
         Some("--server") => {
-            crate::demo::serve_stdio();
-            return Ok(Outcome::Success);
+            // The built-in server is `ferry serve --demo`: run it in the foreground.
+            let exe = std::env::current_exe()
+                .map_err(|e| Error::server(format!("cannot find ferry's own binary: {e}")))?;
+            let status = std::process::Command::new(exe)
+                .args(["serve", "--demo"])
+                .status()
+                .map_err(|e| Error::server(format!("cannot start ferry serve --demo: {e}")))?;
+            return Ok(if status.success() {
+                Outcome::Success
+            } else {
+                Outcome::ToolReportedError
+            });
         }
-        Some(_) => return run_server(demo_spec()?, words, globals),
+        Some(_) => return run_server(demo_spec()?, given, globals),
         None => {}
     }
     let spec = demo_spec()?;
-    emit("ferry demo: a built-in MCP server (`ferry demo --server`), used as CLI commands.\n")?;
-    let steps: [(&str, &[&str]); 6] = [
+    emit("ferry demo: command-line tools served as MCP (`ferry serve --demo`, safe read-only commands\nover this directory), used through ferry like any MCP server.\n")?;
+    // A file of this directory, if there is one, for the word count.
+    let file = std::fs::read_dir(".")
+        .ok()
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| !n.starts_with('.') && !n.starts_with('-'))
+        .min();
+    let mut steps: Vec<(&str, Vec<String>)> = vec![
         (
             "list the tools, one line each (cached: later listings start no server)",
-            &["--refresh"],
+            words(&["--refresh"]),
         ),
         (
             "how to call a tool, derived from its JSON schema",
-            &["convert_temperature", "--help"],
+            words(&["list_files", "--help"]),
         ),
         (
-            "call it; numbers and enums are checked before the server is contacted",
-            &["convert_temperature", "--value", "451", "--from", "F"],
+            "call it: the server runs `ls` itself, with no shell in between",
+            words(&["list_files", "--sort", "extension"]),
         ),
         (
+            "flags become the command's own options only where the manifest says",
+            words(&["date", "--utc", "--format", "%H:%M"]),
+        ),
+    ];
+    if let Some(file) = &file {
+        steps.push((
             "the one required argument may be given bare",
-            &["word_count", "the quick brown fox", "--unique"],
-        ),
+            vec!["word_count".to_string(), file.clone()],
+        ));
+    }
+    steps.extend([
         (
             "images are saved to a file and shown as one line",
-            &["pixel"],
+            words(&["pixel"]),
+        ),
+        (
+            "a path outside the served directory is refused by the server (exit code 1)",
+            words(&["word_count", "/etc/passwd"]),
         ),
         (
             "a mistake is caught locally, with a hint and exit code 2",
-            &["convert_temperature", "--value", "3", "--from", "X"],
+            words(&["list_files", "--sort", "newest"]),
         ),
-    ];
+    ]);
     for (title, args) in steps {
         let shown: Vec<String> = args
             .iter()
             .map(|a| {
-                if *a == "--refresh" {
+                if a == "--refresh" {
                     "--tools".to_string()
                 } else {
                     super::flags::shell_word(a)
@@ -77,15 +109,22 @@ pub fn demo(words: &[String], globals: Globals) -> Result<Outcome> {
             })
             .collect();
         emit(&format!("\n# {title}\n$ ferry demo {}\n", shown.join(" ")))?;
-        let words: Vec<String> = args.iter().map(|w| w.to_string()).collect();
-        if let Err(error) = run_server(spec.clone(), &words, globals.clone()) {
-            if error.kind == crate::ErrorKind::ClosedPipe {
-                return Err(error);
+        match run_server(spec.clone(), &args, globals.clone()) {
+            Ok(crate::Outcome::Success) => {}
+            Ok(outcome) => emit(&format!("(exit code {})\n", crate::exit_code(&Ok(outcome))))?,
+            Err(error) => {
+                if error.kind == crate::ErrorKind::ClosedPipe {
+                    return Err(error);
+                }
+                report(&error);
+                emit(&format!("(exit code {})\n", error.kind.exit_code()))?;
             }
-            report(&error);
-            emit(&format!("(exit code {})\n", error.kind.exit_code()))?;
         }
     }
-    emit("\nnext: ferry add NAME -- COMMAND ARGS, or ferry import claude; then ferry NAME\n")?;
+    emit("\nnext: ferry add NAME -- COMMAND ARGS, or ferry import claude; then ferry NAME\n      ferry serve --manifest tools.toml to serve your own commands (ferry serve init CLI drafts one)\n")?;
     Ok(Outcome::Success)
+}
+
+fn words(list: &[&str]) -> Vec<String> {
+    list.iter().map(|w| w.to_string()).collect()
 }

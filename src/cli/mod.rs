@@ -13,7 +13,6 @@ mod demo;
 mod find;
 pub mod flags;
 pub mod options;
-pub mod signals;
 mod skill;
 mod sources;
 pub mod terminal;
@@ -294,13 +293,48 @@ pub fn command() -> Command {
         )
 }
 
-/// Runs ferry with the process's arguments; returns the exit code.
-pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
-    let result = run(args);
+/// Runs a command this module does not know (`serve`, `daemon`), given its matches and the
+/// global options; `None` when it does not know it either.
+pub type Other<'a> = &'a dyn Fn(&str, &ArgMatches, &Globals) -> Option<Result<Outcome>>;
+
+/// Runs ferry with the process's arguments and returns the exit code. `table` builds the
+/// whole options table ([`command`] with the binary's other commands added); `other` runs
+/// those.
+pub fn main(
+    args: impl IntoIterator<Item = OsString>,
+    table: impl Fn() -> Command,
+    other: Other,
+) -> i32 {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let result = match fast_path(&args) {
+        Some(result) => result,
+        None => run(args, table(), other),
+    };
     if let Err(error) = &result {
         report(error);
     }
     exit_code(&result)
+}
+
+/// The two commands an agent runs most, without building the options table: `ferry
+/// --version`, and `ferry <server> ...` (a word that is none of ferry's commands goes to the
+/// server whatever the table says).
+fn fast_path(args: &[OsString]) -> Option<Result<Outcome>> {
+    let first = args.get(1)?.to_str()?;
+    if args.len() == 2 && (first == "--version" || first == "-V") {
+        return Some(
+            emit(&format!("ferry {}\n", env!("CARGO_PKG_VERSION"))).map(|_| Outcome::Success),
+        );
+    }
+    let is_command = crate::client::config::RESERVED_NAMES.contains(&first);
+    if first.starts_with('-') || is_command || first.is_empty() {
+        return None;
+    }
+    let rest: Option<Vec<String>> = args[2..]
+        .iter()
+        .map(|a| a.to_str().map(str::to_string))
+        .collect();
+    Some(run_named_server(first, &rest?, Globals::default()))
 }
 
 /// Turns a clap error into ferry's one line and hint; help and version are printed.
@@ -368,8 +402,8 @@ pub(crate) fn clap_message(error: &clap::Error) -> (String, Option<String>) {
     (first, suggestion)
 }
 
-fn run(args: impl IntoIterator<Item = OsString>) -> Result<Outcome> {
-    let matches = match command().try_get_matches_from(
+fn run(args: Vec<OsString>, table: Command, other: Other) -> Result<Outcome> {
+    let matches = match table.clone().try_get_matches_from(
         std::iter::once(OsString::from("ferry")).chain(args.into_iter().skip(1)),
     ) {
         Ok(matches) => matches,
@@ -441,9 +475,18 @@ fn run(args: impl IntoIterator<Item = OsString>) -> Result<Outcome> {
         "demo" => demo::demo(&strings(sub, "words"), globals),
         "completions" => {
             refuse_globals("completions", &globals, &[])?;
-            completions::completions(sub)
+            completions::completions(sub, table)
         }
         "__complete" => completions::complete(sub),
+        name if table.find_subcommand(name).is_some() => {
+            refuse_globals(name, &globals, &[])?;
+            other(name, sub, &globals).unwrap_or_else(|| {
+                Err(
+                    Error::usage(format!("`ferry {name}` is not part of this build"))
+                        .with_hint("see: ferry --help"),
+                )
+            })
+        }
         server => {
             let words = strings(sub, "");
             run_named_server(server, &words, globals)

@@ -2,13 +2,13 @@
 //! listed now), and saved `tools/list` results.
 
 use super::config::load_registry;
-use super::signals::block_on_interruptible;
 use super::terminal::{warn, TerminalHandler};
 use super::Globals;
 use crate::client::catalog;
 use crate::client::config::{Registry, ServerSpec};
 use crate::client::CacheEntry;
 use crate::protocol::tools::{parse_tools, Tool};
+use crate::signals::block_on_interruptible;
 use crate::tokens::meter;
 use crate::{Error, Result};
 use serde_json::Value;

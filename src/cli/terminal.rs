@@ -1,48 +1,16 @@
-//! The person at the terminal: where ferry's output goes (stdout, with write errors and a
-//! closed pipe turned into exit codes, never panics), warnings and errors on stderr (control
-//! characters escaped), and the [`TerminalHandler`] that answers a server's questions with this
-//! terminal and this working directory.
+//! The person at the terminal: errors on stderr (control characters escaped), and the
+//! [`TerminalHandler`] that answers a server's questions with this terminal and this working
+//! directory. Plain output goes through `crate::console`.
 
 use crate::client::handler::{
     not_supported, roots_of, sampling_refused, BoxFuture, ClientHandler, ClientRequestError,
 };
+pub use crate::console::{emit, warn, write_error};
 use crate::render::text::{escape_line, escape_text};
-use crate::{Error, ErrorKind, Result};
+use crate::{Error, ErrorKind};
 use serde_json::{json, Map, Value};
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// Writes to stdout. A closed pipe (`| head`) is a quiet end (exit 141); any other write
-/// failure (a full disk) is exit 1 with one line.
-pub fn emit(text: &str) -> Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    let mut written = stdout.write_all(text.as_bytes());
-    if written.is_ok() && !text.is_empty() && !text.ends_with('\n') {
-        written = stdout.write_all(b"\n");
-    }
-    written.and_then(|_| stdout.flush()).map_err(write_error)
-}
-
-/// The error for a failed write to stdout.
-pub fn write_error(error: std::io::Error) -> Error {
-    if error.kind() == std::io::ErrorKind::BrokenPipe {
-        Error::new(
-            ErrorKind::ClosedPipe,
-            "the reader of ferry's output went away",
-        )
-    } else {
-        Error::new(
-            ErrorKind::Output,
-            format!("cannot write the output: {error}"),
-        )
-        .with_hint("check the free space and permissions where the output goes")
-    }
-}
-
-/// One line on stderr (a failed write to stderr has nowhere to be reported).
-pub fn warn(text: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{}", escape_line(text));
-}
 
 /// Prints an error as `error: ...`, any server detail, and a `hint:` line. A closed pipe is
 /// a quiet end and prints nothing.

@@ -73,7 +73,6 @@ impl ServerDescription {
             "resultType": "complete",
             "supportedVersions": supported,
             "capabilities": self.capabilities,
-            "serverInfo": self.server_info,
             "_meta": {META_SERVER_INFO: self.server_info},
         });
         if let Some(text) = &self.instructions {

@@ -106,6 +106,7 @@ pub fn summary(description: &str) -> String {
     let all = &all[start.min(all.len().saturating_sub(1))..];
     let mut words: Vec<&str> = Vec::new();
     let mut last_start: Option<usize> = None;
+    let mut cut_short = false;
     for (i, word) in all.iter().enumerate() {
         let lower = word.to_ascii_lowercase();
         if FILLER.contains(&lower.as_str()) && i + 1 < all.len() && !words.is_empty() {
@@ -134,6 +135,7 @@ pub fn summary(description: &str) -> String {
             && words.len() + remaining > SUMMARY_WORDS
             && CLAUSE_STARTS.contains(&lower.as_str())
         {
+            cut_short = true;
             break;
         }
         if CLAUSE_STARTS.contains(&lower.as_str()) && words.len() >= 4 {
@@ -143,6 +145,7 @@ pub fn summary(description: &str) -> String {
         if words.len() >= SUMMARY_WORDS {
             // Out of words mid-clause: end where its last part began, if that leaves enough.
             if i + 1 < all.len() {
+                cut_short = true;
                 if let Some(cut) = last_start {
                     words.truncate(cut);
                 }
@@ -153,6 +156,14 @@ pub fn summary(description: &str) -> String {
             && matches!(all.get(i + 1), Some(next) if *next == "-" || *next == "\u{2013}" || next.starts_with('('))
         {
             break;
+        }
+    }
+    // Cut mid-clause after a comma: end at the comma instead ("date and time, optionally").
+    if cut_short {
+        if let Some(comma) = words.iter().rposition(|w| w.ends_with(',')) {
+            if comma >= 2 {
+                words.truncate(comma + 1);
+            }
         }
     }
     // Never end on a word that leads into what was cut ("Get values for", "content along").

@@ -303,3 +303,213 @@ pub fn files_below(dir: &Path) -> Vec<PathBuf> {
     }
     found
 }
+
+/// The manifest ferry serve's tests serve.
+pub fn serve_manifest() -> String {
+    require(fixtures().join("serve.toml"))
+}
+
+/// The serve fixtures' root directory (canonical).
+pub fn serve_root() -> PathBuf {
+    std::fs::canonicalize(fixtures().join("serve-root")).unwrap()
+}
+
+/// `ferry serve ...` over stdio, driven by JSON-RPC lines.
+pub struct Served {
+    pub child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<serde_json::Value>,
+    /// Responses that arrived while another was awaited.
+    early: Vec<serde_json::Value>,
+}
+
+/// The 2026-07-28 `_meta` every stateless request carries.
+pub fn modern_meta() -> serde_json::Value {
+    serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"}
+    })
+}
+
+impl Served {
+    pub fn start(env: &Env, args: &[&str]) -> Served {
+        Served::start_with_env(env, args, &[])
+    }
+
+    /// As `start`, with these variables in ferry's own environment.
+    pub fn start_with_env(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> Served {
+        let mut all = vec!["serve"];
+        all.extend_from_slice(args);
+        let mut command = env.command(&all);
+        command.envs(vars.iter().copied());
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in
+                std::io::BufRead::lines(std::io::BufReader::new(stdout)).map_while(Result::ok)
+            {
+                if let Ok(value) = serde_json::from_str(&line) {
+                    if sender.send(value).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        Served {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            early: Vec::new(),
+        }
+    }
+
+    pub fn send(&mut self, message: &serde_json::Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Sends a stateless request and waits for its response (notifications before it are kept
+    /// in `notes`).
+    pub fn call(
+        &mut self,
+        id: u64,
+        method: &str,
+        mut params: serde_json::Value,
+        notes: &mut Vec<serde_json::Value>,
+    ) -> serde_json::Value {
+        let meta = params
+            .as_object_mut()
+            .unwrap()
+            .entry("_meta")
+            .or_insert_with(|| serde_json::json!({}));
+        for (k, v) in modern_meta().as_object().unwrap() {
+            meta.as_object_mut()
+                .unwrap()
+                .entry(k.clone())
+                .or_insert(v.clone());
+        }
+        self.send(
+            &serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        );
+        self.wait(id, notes)
+    }
+
+    /// Waits for the response to `id` (30 s at most).
+    pub fn wait(&mut self, id: u64, notes: &mut Vec<serde_json::Value>) -> serde_json::Value {
+        let wanted = serde_json::json!(id);
+        if let Some(i) = self.early.iter().position(|m| m.get("id") == Some(&wanted)) {
+            return self.early.remove(i);
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let message = match self.lines.recv_timeout(left) {
+                Ok(message) => message,
+                Err(e) => {
+                    let _ = self.child.kill();
+                    let mut stderr = String::new();
+                    if let Some(mut err) = self.child.stderr.take() {
+                        let _ = std::io::Read::read_to_string(&mut err, &mut stderr);
+                    }
+                    panic!("no response to {id} ({e}); ferry serve's stderr:\n{stderr}");
+                }
+            };
+            match message.get("id") {
+                Some(got) if *got == wanted => return message,
+                Some(_) => self.early.push(message),
+                None => notes.push(message),
+            }
+        }
+    }
+
+    /// The text of a tool result's first block.
+    pub fn text(result: &serde_json::Value) -> String {
+        result["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        self.stdin.take();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Writes `text` to `work/NAME` and returns what `ferry demo word_count NAME` prints for it:
+/// `wc`'s own line for the file's canonical path.
+pub fn demo_file(env: &Env, name: &str, text: &str) -> String {
+    env.write(&format!("work/{name}"), text);
+    let path = std::fs::canonicalize(env.path(&format!("work/{name}"))).unwrap();
+    let out = Command::new("wc").arg("--").arg(&path).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The demo server's listing (`ferry serve --demo`).
+pub const DEMO_LISTING: &str = "date - Show current date and time\n\
+word_count(path) - Count lines, words and bytes of file under current directory\n\
+list_files - List files of directory under current directory\n\
+pixel() - Return one-pixel PNG image\n";
+
+/// `ferry serve --http` on a free loopback port, stopped when dropped. Standard error is
+/// drained after the address line so warnings never block or break the server.
+pub struct HttpServed {
+    child: std::process::Child,
+    pub url: String,
+    pub port: u16,
+}
+
+impl HttpServed {
+    pub fn start(env: &Env, args: &[&str]) -> HttpServed {
+        HttpServed::start_with_env(env, args, &[])
+    }
+
+    /// As `start`, with these variables in ferry's own environment.
+    pub fn start_with_env(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> HttpServed {
+        let mut all = vec!["serve"];
+        all.extend_from_slice(args);
+        if !args.contains(&"--http") {
+            all.extend_from_slice(&["--http", "127.0.0.1:0"]);
+        }
+        let mut command = env.command(&all);
+        command.envs(vars.iter().copied());
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut stderr, &mut line).unwrap();
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        let url = line
+            .trim()
+            .strip_prefix("ferry serve: ")
+            .unwrap_or_else(|| panic!("no address line: {line}"))
+            .to_string();
+        let port = url
+            .strip_prefix("http://127.0.0.1:")
+            .and_then(|rest| rest.trim_end_matches("/mcp").parse().ok())
+            .unwrap_or_else(|| panic!("not a loopback address: {line}"));
+        HttpServed { child, url, port }
+    }
+}
+
+impl Drop for HttpServed {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

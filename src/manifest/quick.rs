@@ -1,0 +1,405 @@
+//! Quick mode (`ferry serve --cli git --cli rg [--allow git:log,status,diff]`): each CLI as one
+//! tool taking its command line as a list of strings. The model picks the options, so this is
+//! for trusted local use: such a tool is annotated destructive and open-world unless `--allow`
+//! limits it to named subcommands, and the options that make a CLI run code or write files are
+//! refused. Those refusals are data, kept here in one place ([`REFUSED_OPTIONS`],
+//! [`REFUSED_CLIS`]), each with its reason.
+
+use super::template::Element;
+use super::{ItemKind, OutputKind, Param, ParamKind, ToolDef};
+use serde_json::{json, Map};
+
+/// CLIs whose arguments are code (shells, interpreters, command runners): never served in
+/// quick mode, whatever the options.
+pub const REFUSED_CLIS: [(&str, &str); 33] = [
+    ("sh", "a shell runs its arguments as code"),
+    ("bash", "a shell runs its arguments as code"),
+    ("zsh", "a shell runs its arguments as code"),
+    ("dash", "a shell runs its arguments as code"),
+    ("ksh", "a shell runs its arguments as code"),
+    ("fish", "a shell runs its arguments as code"),
+    ("csh", "a shell runs its arguments as code"),
+    ("tcsh", "a shell runs its arguments as code"),
+    ("env", "env runs any command it is given"),
+    ("xargs", "xargs runs any command it is given"),
+    ("sudo", "sudo runs any command it is given, as another user"),
+    ("doas", "doas runs any command it is given, as another user"),
+    ("su", "su runs a shell as another user"),
+    ("nohup", "nohup runs any command it is given"),
+    ("timeout", "timeout runs any command it is given"),
+    ("nice", "nice runs any command it is given"),
+    ("setsid", "setsid runs any command it is given"),
+    ("chroot", "chroot runs any command it is given"),
+    ("strace", "strace runs any command it is given"),
+    (
+        "watch",
+        "watch runs any command it is given through a shell",
+    ),
+    ("python", "an interpreter runs its arguments as code"),
+    ("python3", "an interpreter runs its arguments as code"),
+    ("node", "an interpreter runs its arguments as code"),
+    ("deno", "an interpreter runs its arguments as code"),
+    ("bun", "an interpreter runs its arguments as code"),
+    ("perl", "an interpreter runs its arguments as code"),
+    ("ruby", "an interpreter runs its arguments as code"),
+    ("php", "an interpreter runs its arguments as code"),
+    ("lua", "an interpreter runs its arguments as code"),
+    (
+        "awk",
+        "an awk program can run commands (system) and write files",
+    ),
+    (
+        "gawk",
+        "an awk program can run commands (system) and write files",
+    ),
+    (
+        "sed",
+        "a sed script can run commands (e) and write files (w)",
+    ),
+    (
+        "ssh",
+        "ssh runs commands on a remote host, and -o ProxyCommand runs local ones",
+    ),
+];
+
+/// One option that makes a CLI run code or write files.
+#[derive(Debug, Clone, Copy)]
+pub struct RefusedOption {
+    pub cli: &'static str,
+    /// The subcommands it is refused after (empty: anywhere).
+    pub subcommands: &'static [&'static str],
+    /// `--long` (also `--long=value`), `-x` (also `-xvalue` and inside `-abx`), or a
+    /// single-dash word such as find's `-exec` (matched exactly).
+    pub option: &'static str,
+    pub why: &'static str,
+}
+
+const fn refused(
+    cli: &'static str,
+    subcommands: &'static [&'static str],
+    option: &'static str,
+    why: &'static str,
+) -> RefusedOption {
+    RefusedOption {
+        cli,
+        subcommands,
+        option,
+        why,
+    }
+}
+
+/// Options refused in quick mode, whatever else the command line says.
+pub const REFUSED_OPTIONS: [RefusedOption; 44] = [
+    refused(
+        "git",
+        &[],
+        "-c",
+        "sets configuration such as alias.x=!command",
+    ),
+    refused(
+        "git",
+        &[],
+        "--config-env",
+        "sets configuration from the environment",
+    ),
+    refused(
+        "git",
+        &[],
+        "--exec-path",
+        "chooses where git's programs are run from",
+    ),
+    refused("git", &[], "-C", "runs git in another directory"),
+    refused("git", &[], "--git-dir", "points git at another repository"),
+    refused("git", &[], "--work-tree", "points git at another work tree"),
+    refused(
+        "git",
+        &[],
+        "--upload-pack",
+        "runs a command on the remote or local side",
+    ),
+    refused(
+        "git",
+        &[],
+        "--receive-pack",
+        "runs a command on the remote or local side",
+    ),
+    refused(
+        "git",
+        &["clone", "fetch", "ls-remote", "pull"],
+        "-u",
+        "short for --upload-pack",
+    ),
+    refused("git", &[], "--output", "writes a file"),
+    refused("git", &[], "--output-directory", "writes files"),
+    refused(
+        "git",
+        &["format-patch"],
+        "-o",
+        "short for --output-directory",
+    ),
+    refused(
+        "git",
+        &[],
+        "--ext-diff",
+        "runs a configured external diff program",
+    ),
+    refused(
+        "git",
+        &[],
+        "--textconv",
+        "runs configured conversion programs",
+    ),
+    refused(
+        "git",
+        &[],
+        "--template",
+        "copies hooks from a template directory",
+    ),
+    refused("git", &[], "--open-files-in-pager", "runs a pager program"),
+    refused("git", &["grep"], "-O", "short for --open-files-in-pager"),
+    refused(
+        "rg",
+        &[],
+        "--pre",
+        "runs a preprocessor command on every file",
+    ),
+    refused("find", &[], "-exec", "runs a command"),
+    refused("find", &[], "-execdir", "runs a command"),
+    refused("find", &[], "-ok", "runs a command"),
+    refused("find", &[], "-okdir", "runs a command"),
+    refused("find", &[], "-delete", "deletes files"),
+    refused("find", &[], "-fprint", "writes a file"),
+    refused("find", &[], "-fprint0", "writes a file"),
+    refused("find", &[], "-fprintf", "writes a file"),
+    refused("find", &[], "-fls", "writes a file"),
+    refused("tar", &[], "--to-command", "pipes every file to a command"),
+    refused(
+        "tar",
+        &[],
+        "--use-compress-program",
+        "runs a compression program",
+    ),
+    refused("tar", &[], "-I", "short for --use-compress-program"),
+    refused(
+        "tar",
+        &[],
+        "--checkpoint-action",
+        "can run a command at checkpoints",
+    ),
+    refused(
+        "tar",
+        &[],
+        "--info-script",
+        "runs a script at the end of each volume",
+    ),
+    refused(
+        "tar",
+        &[],
+        "--new-volume-script",
+        "runs a script at the end of each volume",
+    ),
+    refused("tar", &[], "-F", "short for --info-script"),
+    refused("tar", &[], "--rsh-command", "runs a remote shell command"),
+    refused("curl", &[], "--output", "writes a file"),
+    refused("curl", &[], "-o", "short for --output"),
+    refused("curl", &[], "--remote-name", "writes a file"),
+    refused("curl", &[], "-O", "short for --remote-name"),
+    refused("curl", &[], "--config", "reads options from a file"),
+    refused("curl", &[], "-K", "short for --config"),
+    refused("curl", &[], "--upload-file", "sends a local file"),
+    refused("curl", &[], "-T", "short for --upload-file"),
+    refused("rsync", &[], "--rsh", "runs a remote shell command"),
+];
+
+/// Whether `arg` is `option`, by the option's form.
+fn is_option(arg: &str, option: &str) -> bool {
+    if let Some(long) = option.strip_prefix("--") {
+        let Some(body) = arg.strip_prefix("--") else {
+            return false;
+        };
+        return body == long || body.starts_with(&format!("{long}="));
+    }
+    let short = option.strip_prefix('-').unwrap_or(option);
+    if short.chars().count() == 1 {
+        // `-x`, `-xvalue`, or `x` inside a cluster of short options such as `-sSx`.
+        match arg.strip_prefix('-') {
+            Some(rest) if !rest.starts_with('-') && !rest.is_empty() => rest.contains(short),
+            _ => false,
+        }
+    } else {
+        // A single-dash word (find's `-exec`): exactly.
+        arg == option
+    }
+}
+
+/// The CLI's base name (`/usr/bin/git` → `git`).
+pub fn base_name(program: &str) -> &str {
+    program.rsplit('/').next().unwrap_or(program)
+}
+
+/// Why a CLI cannot be served in quick mode at all, if it cannot.
+pub fn refused_cli(program: &str) -> Option<&'static str> {
+    let base = base_name(program);
+    let base = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    REFUSED_CLIS
+        .iter()
+        .find(|(cli, _)| *cli == base_name(program) || *cli == base)
+        .map(|(_, why)| *why)
+}
+
+/// Why a command line is refused for `program`, if it is: a refused option, or a subcommand
+/// outside `allowed`.
+pub fn check_args(
+    program: &str,
+    args: &[String],
+    allowed: Option<&[String]>,
+) -> Result<(), String> {
+    let cli = base_name(program);
+    if args.iter().any(|a| a.contains('\0')) {
+        return Err("an argument contains a NUL byte".into());
+    }
+    let subcommand = args
+        .iter()
+        .find(|a| !a.starts_with('-'))
+        .map(String::as_str);
+    if let Some(allowed) = allowed {
+        match args.first() {
+            Some(first) if allowed.iter().any(|a| a == first) => {}
+            _ => {
+                return Err(format!(
+                "{cli} is limited to the subcommands {}; the first argument must be one of them",
+                allowed.join(", ")
+            ))
+            }
+        }
+    }
+    for arg in args {
+        for entry in REFUSED_OPTIONS.iter().filter(|e| e.cli == cli) {
+            let scoped = entry.subcommands.is_empty()
+                || subcommand.is_some_and(|s| entry.subcommands.contains(&s));
+            if scoped && is_option(arg, entry.option) {
+                return Err(format!(
+                    "{cli} {} is refused: it {}",
+                    entry.option, entry.why
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The tool for one CLI. `summary` is the start of its `--help`.
+pub fn quick_tool(program: &str, summary: &str, allowed: Option<&[String]>) -> ToolDef {
+    let cli = base_name(program).to_string();
+    let name: String = cli
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "_.-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let scope = match allowed {
+        Some(list) => format!(" Limited to: {cli} {}.", list.join(" | ")),
+        None => String::new(),
+    };
+    let description = format!(
+        "Run `{cli}` with the given arguments (one list item per argument; no shell, so no quoting, pipes or globbing).{scope}\n{}",
+        summary.trim()
+    );
+    let mut annotations = Map::new();
+    if allowed.is_none() {
+        annotations.insert("destructiveHint".into(), json!(true));
+        annotations.insert("openWorldHint".into(), json!(true));
+    }
+    ToolDef {
+        name,
+        title: None,
+        description: description.trim_end().to_string(),
+        command: vec![
+            Element::Word(program.to_string()),
+            Element::Spread("args".into()),
+        ],
+        annotations,
+        timeout: None,
+        ok_exit: vec![0],
+        output: OutputKind::Text,
+        output_schema: None,
+        stdin: None,
+        progress: None,
+        params: vec![Param {
+            description: Some(format!("The arguments after `{cli}`, one per item")),
+            default: Some(json!([])),
+            required: false,
+            allow_dash: true,
+            ..Param::new("args", ParamKind::Array(ItemKind::String))
+        }],
+        line: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|a| a.to_string()).collect()
+    }
+
+    /// Every refused option, in a command line that uses it, is refused; and the same command
+    /// line without it passes. One case per entry of the table.
+    #[test]
+    fn every_refused_option_is_refused() {
+        for entry in REFUSED_OPTIONS {
+            let sub = entry.subcommands.first().copied().unwrap_or("log");
+            let value = if entry.option.starts_with("--") {
+                format!("{}=x", entry.option)
+            } else {
+                entry.option.to_string()
+            };
+            let line = args(&[sub, &value, "x"]);
+            let refusal = check_args(&format!("/usr/bin/{}", entry.cli), &line, None)
+                .expect_err(&format!("{} {:?}", entry.cli, line));
+            assert!(refusal.contains(entry.option), "{refusal}");
+            assert!(check_args(entry.cli, &args(&[sub, "x"]), None).is_ok());
+        }
+    }
+
+    #[test]
+    fn short_options_are_found_attached_and_in_clusters() {
+        assert!(check_args("curl", &args(&["-sSo", "/tmp/x", "http://a"]), None).is_err());
+        assert!(check_args("curl", &args(&["-o/tmp/x", "http://a"]), None).is_err());
+        assert!(check_args("curl", &args(&["-sS", "http://a"]), None).is_ok());
+        assert!(check_args("git", &args(&["-c", "alias.x=!sh", "x"]), None).is_err());
+        // Scoped: -u is git clone's --upload-pack, but git log's patch output.
+        assert!(check_args("git", &args(&["clone", "-u", "sh", "u"]), None).is_err());
+        assert!(check_args("git", &args(&["log", "-u"]), None).is_ok());
+        // Long options match whole names only.
+        assert!(check_args("rg", &args(&["--pre", "sh", "x"]), None).is_err());
+        assert!(check_args("rg", &args(&["--pre-glob", "*.gz", "x"]), None).is_ok());
+        assert!(check_args("find", &args(&[".", "-exec", "rm", "{}", ";"]), None).is_err());
+        assert!(check_args("find", &args(&[".", "-name", "-exec"]), None).is_err());
+    }
+
+    #[test]
+    fn allowed_subcommands_limit_the_first_argument() {
+        let allowed = args(&["log", "status", "diff"]);
+        assert!(check_args("git", &args(&["log", "-n", "3"]), Some(&allowed)).is_ok());
+        assert_eq!(
+            check_args("git", &args(&["push"]), Some(&allowed)),
+            Err("git is limited to the subcommands log, status, diff; the first argument must be one of them".into())
+        );
+        assert!(check_args("git", &args(&["--no-pager", "log"]), Some(&allowed)).is_err());
+    }
+
+    #[test]
+    fn shells_and_runners_are_never_served() {
+        for (cli, _) in REFUSED_CLIS {
+            assert!(refused_cli(&format!("/usr/bin/{cli}")).is_some(), "{cli}");
+        }
+        assert!(refused_cli("/usr/bin/python3.11").is_some());
+        assert!(refused_cli("git").is_none());
+    }
+}

@@ -1,0 +1,204 @@
+//! The manifest format of DESIGN.md section 4: the example loads and compiles to the schema the
+//! model reads, and every kind of mistake is refused with its line.
+
+use super::*;
+
+fn dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ferry-manifest-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("docs")).unwrap();
+    std::fs::write(dir.join("README.md"), "# readme\n").unwrap();
+    std::fs::write(dir.join("docs/diagram.png"), b"\x89PNG\r\n\x1a\n").unwrap();
+    dir
+}
+
+const EXAMPLE: &str = r#"
+[server]
+name = "repo"
+instructions = "Read-only tools for this repository."
+roots = ["."]
+env = ["GIT_AUTHOR_*"]
+timeout = 30
+max_output = 1048576
+concurrency = 8
+
+[[tools]]
+name = "log"
+title = "Recent commits"
+description = "Recent commits, one line each, newest first."
+command = ["git", "log", "--oneline", "-n", "{count}", ["--author", "{author}"], "{stat}", "--", "{paths*}"]
+annotations = { readOnlyHint = true, openWorldHint = false }
+timeout = 10
+ok_exit = [0]
+output = "text"
+
+[tools.params.count]
+type = "integer"
+description = "How many commits"
+default = 20
+minimum = 1
+maximum = 500
+
+[tools.params.author]
+type = "string"
+required = false
+pattern = "^[^\\n]{1,80}$"
+
+[tools.params.stat]
+type = "boolean"
+flag = "--stat"
+default = false
+
+[tools.params.paths]
+type = "array"
+items = "path"
+required = false
+
+[[resources]]
+uri = "repo://readme"
+name = "readme"
+mime_type = "text/markdown"
+file = "README.md"
+
+[[resource_templates]]
+uri_template = "repo://commit/{sha}"
+name = "commit"
+mime_type = "text/plain"
+command = ["git", "show", "--stat", "{sha}"]
+[resource_templates.params.sha]
+type = "string"
+pattern = "^[0-9a-f]{7,40}$"
+
+[[prompts]]
+name = "review"
+description = "Review a file for bugs"
+messages = [
+  { role = "user", text = "Review {path} for bugs; say which lines." },
+  { role = "user", resource = "repo://readme" },
+  { role = "user", image = "docs/diagram.png" },
+]
+[prompts.params.path]
+type = "string"
+"#;
+
+#[test]
+fn the_design_example_loads_and_compiles() {
+    let dir = dir();
+    let manifest = parse(EXAMPLE, &dir.join("repo.toml")).unwrap();
+    assert_eq!(manifest.server.name, "repo");
+    assert_eq!(
+        manifest.server.roots,
+        [std::fs::canonicalize(&dir).unwrap()]
+    );
+    let tools = manifest.tools();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(
+        tools[0].input_schema,
+        json!({
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer", "description": "How many commits", "minimum": 1, "maximum": 500, "default": 20},
+                "author": {"type": "string", "pattern": "^[^\\n]{1,80}$"},
+                "stat": {"type": "boolean", "default": false},
+                "paths": {"type": "array", "items": {"type": "string", "format": "path"}}
+            },
+            "additionalProperties": false
+        })
+    );
+    assert_eq!(tools[0].raw["annotations"]["readOnlyHint"], true);
+    assert_eq!(tools[0].raw["title"], "Recent commits");
+    // The same schema model that the CLI's help reads.
+    assert_eq!(
+        crate::render::tool_help(&tools[0]),
+        "Recent commits, one line each, newest first.\n\
+         --count int =20 [minimum 1, maximum 500]: How many commits\n\
+         --author str [pattern \"^[^\\\\n]{1,80}$\"]\n\
+         --stat bool =false\n\
+         --paths str[]\n  [] [format path]\n"
+    );
+    assert_eq!(manifest.templates[0].params[0].name, "sha");
+    assert_eq!(manifest.prompts[0].messages.len(), 3);
+    assert!(
+        matches!(&manifest.resources[0].source, ResourceSource::File(p) if p.ends_with("README.md"))
+    );
+}
+
+/// Each broken manifest, and the line and reason it is refused with.
+#[test]
+fn mistakes_are_refused_with_their_line() {
+    let dir = dir();
+    let cases: [(&str, usize, &str); 14] = [
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\", \"{nope}\"]\n", 4, "the command names {nope}, which is not one of its params"),
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\"]\n[tools.params.unused]\ntype = \"string\"\n", 4, "parameter \"unused\" is used neither in the command nor as stdin"),
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"{p}\"]\n[tools.params.p]\ntype = \"string\"\n", 4, "must start with a fixed program"),
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncomand = [\"echo\"]\n", 4, "a tool has no key \"comand\" (did you mean \"command\"?)"),
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\", \"{p}\"]\n[tools.params.p]\ntype = \"strng\"\n", 6, "type \"strng\" is not one of"),
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\", \"{p}\"]\n[tools.params.p]\ntype = \"array\"\nitems = \"string\"\n", 4, "p is an array; write \"{p*}\""),
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\", \"{p}\"]\n[tools.params.p]\ntype = \"integer\"\ndefault = \"ten\"\n", 7, "the default does not fit: p expects an integer"),
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\", \"{p}\"]\n[tools.params.p]\ntype = \"string\"\npattern = \"(\"\n", 7, "is not a valid regular expression"),
+        ("[[tools]]\nname = \"has space\"\ndescription = \"d\"\ncommand = [\"echo\"]\n", 2, "tool name \"has space\" must be"),
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\", \"{p}\"]\n[tools.params.p]\ntype = \"string\"\nflag = \"--p\"\n", 7, "flag applies to booleans only"),
+        ("[server]\nroots = [\"missing-dir\"]\n[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\"]\n", 2, "root "),
+        ("[[resources]]\nuri = \"repo://x\"\nfile = \"../../etc/passwd\"\n", 3, "it is outside the served roots"),
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\"]\n[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\"]\n", 5, "a second tool named \"x\""),
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\",\n", 5, "not valid TOML"),
+    ];
+    for (text, line, reason) in cases {
+        let error = parse(text, &dir.join("m.toml")).expect_err(text);
+        assert_eq!(error.line, line, "{text}\n{error:?}");
+        assert!(error.reason.contains(reason), "{text}\n{}", error.reason);
+        assert!(error.file.ends_with("m.toml"));
+    }
+}
+
+#[test]
+fn paths_are_confined_by_whole_components_and_symlinks_resolved() {
+    let base = std::env::temp_dir().join(format!("ferry-confine-{}", std::process::id()));
+    let root = base.join("work");
+    let sibling = base.join("work2");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::create_dir_all(&sibling).unwrap();
+    std::fs::write(sibling.join("secret"), "s").unwrap();
+    let _ = std::os::unix::fs::symlink(&sibling, root.join("link"));
+    let roots = [std::fs::canonicalize(&root).unwrap()];
+    assert!(confine(&root.join("sub"), &roots, true).is_ok());
+    assert_eq!(
+        confine(&sibling.join("secret"), &roots, true),
+        Err("it is outside the served roots".into())
+    );
+    assert_eq!(
+        confine(&root.join("link/secret"), &roots, true),
+        Err("it is outside the served roots".into())
+    );
+    assert_eq!(
+        confine(&root.join("../work2/secret"), &roots, true),
+        Err("it is outside the served roots".into())
+    );
+    assert_eq!(
+        confine(&root.join("new.txt"), &roots, true),
+        Err("it does not exist".into())
+    );
+    assert!(confine(&root.join("new.txt"), &roots, false).is_ok());
+    // A new file under a symlinked parent that points outside.
+    assert_eq!(
+        confine(&root.join("link/new.txt"), &roots, false),
+        Err("it is outside the served roots".into())
+    );
+    assert_eq!(
+        confine(&root.join(".."), &roots, false),
+        Err("it is outside the served roots".into())
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn uri_templates_match_their_variables() {
+    assert_eq!(uri_variables("repo://commit/{sha}").unwrap(), ["sha"]);
+    let values = match_uri("test://template/{id}/data", "test://template/123/data").unwrap();
+    assert_eq!(values["id"], "123");
+    assert!(match_uri("test://template/{id}/data", "test://template/1/2/data").is_none());
+    assert!(match_uri("repo://commit/{sha}", "repo://other/x").is_none());
+    assert_eq!(
+        match_uri("repo://f/{name}", "repo://f/a%20b").unwrap()["name"],
+        "a b"
+    );
+}

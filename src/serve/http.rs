@@ -1,0 +1,648 @@
+//! Serving Streamable HTTP at `/mcp`: POST (answered with JSON, or with an event stream once
+//! a call sends progress or log messages or runs long), GET (a handshake-era session's event
+//! stream), DELETE (ends a session). Bound to loopback unless a bearer token is configured;
+//! Host and Origin are checked against DNS rebinding; request bodies are limited.
+//!
+//! Both eras share the endpoint: a request with an `Mcp-Session-Id` belongs to its handshake
+//! session, `initialize` opens one, and stateless requests need none. Closing a stateless
+//! request's stream cancels it (its command's process group is killed).
+
+use super::provider::Notifier;
+use super::server::{self, Headers, Server, Session};
+use crate::protocol::{self, Incoming, HANDSHAKE_VERSIONS};
+use crate::transport::framing;
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::body::{Body, Frame, Incoming as IncomingBody};
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+/// The largest request body accepted.
+pub const MAX_BODY: usize = 4 * 1024 * 1024;
+/// How long a request may run before its answer becomes an event stream (so a client that
+/// goes away can be noticed, and the call cancelled).
+const STREAM_AFTER: Duration = Duration::from_millis(300);
+/// Comments sent on an idle event stream, so proxies keep it open and a departed client is
+/// noticed.
+const KEEPALIVE: Duration = Duration::from_secs(15);
+/// Handshake-era sessions kept at most (the least recently used goes first).
+const MAX_SESSIONS: usize = 1000;
+
+/// A response body: all at once, or an event stream fed by a channel. Dropping a stream
+/// (the client went away) drops its guard, which cancels the request it carries.
+pub enum OutBody {
+    Full(Option<Bytes>),
+    Stream(mpsc::UnboundedReceiver<Bytes>, Option<AbortOnDrop>),
+}
+
+/// Aborts a task when dropped, unless disarmed.
+pub struct AbortOnDrop(pub Option<tokio::task::AbortHandle>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(handle) = self.0.take() {
+            handle.abort();
+        }
+    }
+}
+
+impl Body for OutBody {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        match self.get_mut() {
+            OutBody::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
+            OutBody::Stream(receiver, guard) => match receiver.poll_recv(cx) {
+                Poll::Ready(Some(bytes)) => Poll::Ready(Some(Ok(Frame::data(bytes)))),
+                Poll::Ready(None) => {
+                    // The stream ended on its own: nothing to cancel.
+                    if let Some(guard) = guard {
+                        guard.0 = None;
+                    }
+                    Poll::Ready(None)
+                }
+                Poll::Pending => Poll::Pending,
+            },
+        }
+    }
+}
+
+/// How the endpoint is guarded.
+#[derive(Debug, Clone)]
+pub struct Guard {
+    /// The address served (its port is part of the allowed Host and Origin).
+    pub addr: SocketAddr,
+    /// A bearer token every request must carry, when set.
+    pub token: Option<String>,
+}
+
+/// A handshake-era HTTP session.
+struct HttpSession {
+    state: Mutex<Session>,
+    last_used: Mutex<Instant>,
+    /// The GET stream's sender, while one is open.
+    listener: Arc<Mutex<Option<mpsc::UnboundedSender<Bytes>>>>,
+    /// Requests in flight, by id, for `notifications/cancelled`.
+    in_flight: Mutex<HashMap<String, tokio::task::AbortHandle>>,
+}
+
+/// Everything a connection needs.
+struct State {
+    server: Arc<Server>,
+    guard: Guard,
+    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+}
+
+/// Serves until the process is stopped.
+pub async fn serve(server: Arc<Server>, listener: tokio::net::TcpListener, guard: Guard) {
+    let state = Arc::new(State {
+        server,
+        guard,
+        sessions: Mutex::new(HashMap::new()),
+    });
+    loop {
+        let Ok((stream, _peer)) = listener.accept().await else {
+            continue;
+        };
+        let state = state.clone();
+        tokio::spawn(async move {
+            let io = hyper_util::rt::TokioIo::new(stream);
+            let service = hyper::service::service_fn(move |request| {
+                let state = state.clone();
+                async move { Ok::<_, std::convert::Infallible>(handle(request, state).await) }
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .keep_alive(true)
+                .serve_connection(io, service)
+                .await;
+        });
+    }
+}
+
+fn plain(status: StatusCode, text: &str) -> Response<OutBody> {
+    let mut response = Response::new(OutBody::Full(Some(Bytes::from(format!("{text}\n")))));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        "content-type",
+        "text/plain; charset=utf-8".parse().expect("a header"),
+    );
+    response
+}
+
+fn json_response(status: u16, message: &Value) -> Response<OutBody> {
+    let mut response = Response::new(OutBody::Full(Some(Bytes::from(
+        serde_json::to_vec(message).unwrap_or_default(),
+    ))));
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    response.headers_mut().insert(
+        "content-type",
+        "application/json".parse().expect("a header"),
+    );
+    response
+}
+
+fn rpc_error(status: u16, id: Value, code: i64, message: &str) -> Response<OutBody> {
+    json_response(
+        status,
+        &json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
+    )
+}
+
+fn header<'a>(request: &'a Request<IncomingBody>, name: &str) -> Option<&'a str> {
+    request.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Whether a Host or Origin names this loopback server (`localhost`, `127.0.0.1`, `[::1]`,
+/// with the port served), or the address bound when it is not loopback.
+fn allowed_host(host: &str, guard: &Guard) -> bool {
+    let port = guard.addr.port();
+    let bound = guard.addr.ip().to_string();
+    let names: Vec<String> = if guard.addr.ip().is_loopback() {
+        vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()]
+    } else if guard.addr.ip().is_unspecified() {
+        // Bound everywhere: the token is the guard; any Host may reach it.
+        return true;
+    } else if guard.addr.is_ipv6() {
+        vec![format!("[{bound}]")]
+    } else {
+        vec![bound]
+    };
+    names
+        .iter()
+        .any(|name| host == format!("{name}:{port}") || (port == 80 && host == name))
+}
+
+fn check_guard(request: &Request<IncomingBody>, guard: &Guard) -> Option<Response<OutBody>> {
+    if let Some(host) = header(request, "host") {
+        if !allowed_host(host, guard) {
+            return Some(plain(
+                StatusCode::MISDIRECTED_REQUEST,
+                "Invalid Host header",
+            ));
+        }
+    }
+    if let Some(origin) = header(request, "origin") {
+        let host = origin
+            .strip_prefix("http://")
+            .or_else(|| origin.strip_prefix("https://"))
+            .unwrap_or("");
+        if !allowed_host(host, guard) {
+            return Some(plain(StatusCode::FORBIDDEN, "Invalid Origin header"));
+        }
+    }
+    if let Some(token) = &guard.token {
+        let given = header(request, "authorization").and_then(|v| v.strip_prefix("Bearer "));
+        let matches = given.is_some_and(|g| constant_time_eq(g.as_bytes(), token.as_bytes()));
+        if !matches {
+            let mut response = plain(StatusCode::UNAUTHORIZED, "a bearer token is required");
+            response
+                .headers_mut()
+                .insert("www-authenticate", "Bearer".parse().expect("a header"));
+            return Some(response);
+        }
+    }
+    None
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn handle(request: Request<IncomingBody>, state: Arc<State>) -> Response<OutBody> {
+    if request.uri().path() != "/mcp" {
+        return plain(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp");
+    }
+    if let Some(refusal) = check_guard(&request, &state.guard) {
+        return refusal;
+    }
+    match *request.method() {
+        Method::POST => post(request, state).await,
+        Method::GET => get(request, state),
+        Method::DELETE => delete(request, state),
+        _ => {
+            let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "use POST, GET or DELETE");
+            response
+                .headers_mut()
+                .insert("allow", "GET, POST, DELETE".parse().expect("a header"));
+            response
+        }
+    }
+}
+
+/// The session a request names: none, a live one, or (`Err`) the 404 for an unknown one.
+#[allow(clippy::result_large_err)]
+fn session_of(
+    request: &Request<IncomingBody>,
+    state: &State,
+) -> Result<Option<Arc<HttpSession>>, Response<OutBody>> {
+    let Some(id) = header(request, "mcp-session-id") else {
+        return Ok(None);
+    };
+    let sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
+    match sessions.get(id) {
+        Some(session) => {
+            if let Ok(mut used) = session.last_used.lock() {
+                *used = Instant::now();
+            }
+            Ok(Some(session.clone()))
+        }
+        None => Err(rpc_error(
+            404,
+            Value::Null,
+            protocol::INVALID_REQUEST,
+            "Session not found",
+        )),
+    }
+}
+
+fn new_session_id() -> String {
+    let mut bytes = [0u8; 16];
+    // ring's system random source: session ids must not be guessable.
+    let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn sse_headers(response: &mut Response<OutBody>) {
+    let headers = response.headers_mut();
+    headers.insert(
+        "content-type",
+        "text/event-stream".parse().expect("a header"),
+    );
+    headers.insert(
+        "cache-control",
+        "no-cache, no-transform".parse().expect("a header"),
+    );
+    headers.insert("x-accel-buffering", "no".parse().expect("a header"));
+}
+
+async fn post(request: Request<IncomingBody>, state: Arc<State>) -> Response<OutBody> {
+    let session = match session_of(&request, &state) {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    let headers = Headers {
+        protocol_version: header(&request, "mcp-protocol-version").map(str::to_string),
+        method: header(&request, "mcp-method").map(str::to_string),
+        name: header(&request, "mcp-name").map(str::to_string),
+    };
+    if let Some(length) = header(&request, "content-length").and_then(|l| l.parse::<usize>().ok()) {
+        if length > MAX_BODY {
+            return plain(StatusCode::PAYLOAD_TOO_LARGE, "request body too large");
+        }
+    }
+    let body = match http_body_util::Limited::new(request.into_body(), MAX_BODY)
+        .collect()
+        .await
+    {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => return plain(StatusCode::PAYLOAD_TOO_LARGE, "request body too large"),
+    };
+    let message = match framing::decode(&body) {
+        Ok(message) => message,
+        Err(_) => return rpc_error(400, Value::Null, protocol::PARSE_ERROR, "Parse error"),
+    };
+    if message.is_array() {
+        return rpc_error(
+            400,
+            Value::Null,
+            protocol::INVALID_REQUEST,
+            "batches are not supported",
+        );
+    }
+    match protocol::classify(message) {
+        Incoming::Request { id, method, params } => {
+            let modern = server::is_modern(&method, &params)
+                || headers
+                    .protocol_version
+                    .as_deref()
+                    .is_some_and(|v| !HANDSHAKE_VERSIONS.contains(&v));
+            if modern {
+                return request_response(state, id, method, params, None, Some(headers), true)
+                    .await;
+            }
+            if method == "initialize" {
+                let id_text = new_session_id();
+                let created = Arc::new(HttpSession {
+                    state: Mutex::new(Session::default()),
+                    last_used: Mutex::new(Instant::now()),
+                    listener: Arc::new(Mutex::new(None)),
+                    in_flight: Mutex::new(HashMap::new()),
+                });
+                // Messages outside requests go to the session's GET stream, while one is open.
+                let listener = created.listener.clone();
+                created
+                    .state
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .outside = Some(Arc::new(move |note| {
+                    if let Some(stream) = listener.lock().ok().and_then(|l| l.clone()) {
+                        let _ = stream.send(Bytes::from(framing::encode_event(None, &note)));
+                    }
+                }));
+                {
+                    let mut sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
+                    if sessions.len() >= MAX_SESSIONS {
+                        let oldest = sessions
+                            .iter()
+                            .min_by_key(|(_, s)| {
+                                *s.last_used.lock().unwrap_or_else(|e| e.into_inner())
+                            })
+                            .map(|(k, _)| k.clone());
+                        if let Some(oldest) = oldest {
+                            sessions.remove(&oldest);
+                        }
+                    }
+                    sessions.insert(id_text.clone(), created.clone());
+                }
+                let mut response =
+                    request_response(state, id, method, params, Some(created), None, false).await;
+                response
+                    .headers_mut()
+                    .insert("mcp-session-id", id_text.parse().expect("a hex header"));
+                return response;
+            }
+            let Some(session) = session else {
+                return rpc_error(400, id, protocol::INVALID_REQUEST, "Bad Request: missing Mcp-Session-Id (send initialize first, or use the 2026-07-28 per-request _meta)");
+            };
+            request_response(state, id, method, params, Some(session), None, false).await
+        }
+        Incoming::Notification { method, params } => {
+            if method == "notifications/cancelled" {
+                if let Some(session) = session {
+                    let key = params.get("requestId").map(Value::to_string);
+                    let handle = key
+                        .and_then(|k| session.in_flight.lock().ok().and_then(|mut f| f.remove(&k)));
+                    if let Some(handle) = handle {
+                        handle.abort();
+                    }
+                }
+            }
+            accepted()
+        }
+        // Answers to requests ferry never sends.
+        Incoming::Response { .. } | Incoming::BadResponse { .. } => accepted(),
+        Incoming::Invalid => rpc_error(
+            400,
+            Value::Null,
+            protocol::INVALID_REQUEST,
+            "Invalid Request",
+        ),
+    }
+}
+
+fn accepted() -> Response<OutBody> {
+    let mut response = Response::new(OutBody::Full(None));
+    *response.status_mut() = StatusCode::ACCEPTED;
+    response
+}
+
+/// Runs one request: answered as JSON if it finishes soon without sending anything else,
+/// else as an event stream that carries its notifications and then its response.
+async fn request_response(
+    state: Arc<State>,
+    id: Value,
+    method: String,
+    params: Value,
+    session: Option<Arc<HttpSession>>,
+    headers: Option<Headers>,
+    modern: bool,
+) -> Response<OutBody> {
+    let (events, mut events_in) = mpsc::unbounded_channel::<Value>();
+    let (done, mut done_in) = tokio::sync::oneshot::channel();
+    let server = state.server.clone();
+    let key = id.to_string();
+    let task_session = session.clone();
+    let task = tokio::spawn(async move {
+        let notify: Notifier = Arc::new(move |note| {
+            let _ = events.send(note);
+        });
+        let reply = server
+            .answer(
+                id,
+                &method,
+                params,
+                task_session.as_ref().map(|s| &s.state),
+                headers.as_ref(),
+                notify,
+            )
+            .await;
+        let _ = done.send(reply);
+    });
+    if let Some(session) = &session {
+        if let Ok(mut flights) = session.in_flight.lock() {
+            flights.insert(key.clone(), task.abort_handle());
+        }
+    }
+    let abort = task.abort_handle();
+    // A quick answer with nothing sent before it is plain JSON, with its HTTP status; an
+    // answer with notifications before it, or a slow one, is an event stream.
+    let mut notes: Vec<Value> = Vec::new();
+    let mut reply: Option<server::Reply> = None;
+    let deadline = tokio::time::sleep(STREAM_AFTER);
+    tokio::pin!(deadline);
+    let mut events_open = true;
+    loop {
+        tokio::select! {
+            biased;
+            answered = &mut done_in => {
+                match answered {
+                    Ok(answered) => reply = Some(answered),
+                    Err(_) => {
+                        forget(&session, &key);
+                        return rpc_error(200, Value::Null, protocol::INTERNAL_ERROR, "the request was cancelled");
+                    }
+                }
+                break;
+            }
+            note = events_in.recv(), if events_open => match note {
+                Some(note) => {
+                    notes.push(note);
+                    break;
+                }
+                // The request's notifier is gone: only its answer is still to come.
+                None => events_open = false,
+            },
+            _ = &mut deadline => break,
+        }
+    }
+    // Whatever was sent before the answer arrived goes out before it.
+    while let Ok(note) = events_in.try_recv() {
+        notes.push(note);
+    }
+    if let (Some(answered), true) = (&reply, notes.is_empty()) {
+        forget(&session, &key);
+        return json_response(answered.status, &answered.message);
+    }
+    let (stream, body) = mpsc::unbounded_channel::<Bytes>();
+    // A stateless request ends when its stream does; a session's request runs on (2025-11-25:
+    // a disconnection is not a cancellation).
+    let guard = modern.then(|| AbortOnDrop(Some(abort)));
+    let mut response = Response::new(OutBody::Stream(body, guard));
+    sse_headers(&mut response);
+    let session_for_task = session.clone();
+    tokio::spawn(async move {
+        let event = |message: &Value| Bytes::from(framing::encode_event(None, message));
+        for note in &notes {
+            let _ = stream.send(event(note));
+        }
+        if let Some(answered) = reply {
+            let _ = stream.send(event(&answered.message));
+            forget(&session_for_task, &key);
+            return;
+        }
+        loop {
+            tokio::select! {
+                biased;
+                note = events_in.recv(), if events_open => match note {
+                    Some(note) => {
+                        if stream.send(event(&note)).is_err() {
+                            break;
+                        }
+                    }
+                    None => events_open = false,
+                },
+                answered = &mut done_in => {
+                    while let Ok(note) = events_in.try_recv() {
+                        let _ = stream.send(event(&note));
+                    }
+                    if let Ok(answered) = answered {
+                        let _ = stream.send(event(&answered.message));
+                    }
+                    break;
+                }
+                _ = tokio::time::sleep(KEEPALIVE) => {
+                    if stream.send(Bytes::from_static(b": keepalive\n\n")).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        forget(&session_for_task, &key);
+    });
+    response
+}
+
+fn forget(session: &Option<Arc<HttpSession>>, key: &str) {
+    if let Some(session) = session {
+        if let Ok(mut flights) = session.in_flight.lock() {
+            flights.remove(key);
+        }
+    }
+}
+
+/// GET: a handshake-era session's event stream (one at a time).
+fn get(request: Request<IncomingBody>, state: Arc<State>) -> Response<OutBody> {
+    let session = match session_of(&request, &state) {
+        Ok(Some(session)) => session,
+        Ok(None) => {
+            let mut response = plain(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "GET needs an Mcp-Session-Id; stateless clients use POST only",
+            );
+            response
+                .headers_mut()
+                .insert("allow", "POST".parse().expect("a header"));
+            return response;
+        }
+        Err(response) => return response,
+    };
+    let accepts = header(&request, "accept")
+        .is_some_and(|a| a.contains("text/event-stream") || a.contains("*/*"));
+    if !accepts {
+        return plain(
+            StatusCode::NOT_ACCEPTABLE,
+            "GET needs Accept: text/event-stream",
+        );
+    }
+    let mut listener = session.listener.lock().unwrap_or_else(|e| e.into_inner());
+    if listener.as_ref().is_some_and(|l| !l.is_closed()) {
+        return plain(
+            StatusCode::CONFLICT,
+            "this session already has an event stream",
+        );
+    }
+    let (stream, body) = mpsc::unbounded_channel::<Bytes>();
+    let keepalive = stream.clone();
+    *listener = Some(stream);
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(KEEPALIVE).await;
+            if keepalive
+                .send(Bytes::from_static(b": keepalive\n\n"))
+                .is_err()
+            {
+                break;
+            }
+        }
+    });
+    let mut response = Response::new(OutBody::Stream(body, None));
+    sse_headers(&mut response);
+    response
+}
+
+/// DELETE: ends a handshake-era session.
+fn delete(request: Request<IncomingBody>, state: Arc<State>) -> Response<OutBody> {
+    let Some(id) = header(&request, "mcp-session-id") else {
+        let mut response = plain(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "DELETE needs an Mcp-Session-Id",
+        );
+        response
+            .headers_mut()
+            .insert("allow", "POST".parse().expect("a header"));
+        return response;
+    };
+    let removed = state
+        .sessions
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(id);
+    match removed {
+        Some(session) => {
+            if let Ok(mut flights) = session.in_flight.lock() {
+                for (_, handle) in flights.drain() {
+                    handle.abort();
+                }
+            }
+            plain(StatusCode::OK, "session ended")
+        }
+        None => rpc_error(
+            404,
+            Value::Null,
+            protocol::INVALID_REQUEST,
+            "Session not found",
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_are_checked_against_the_address_served() {
+        let guard = Guard {
+            addr: "127.0.0.1:8765".parse().unwrap(),
+            token: None,
+        };
+        assert!(allowed_host("localhost:8765", &guard));
+        assert!(allowed_host("127.0.0.1:8765", &guard));
+        assert!(allowed_host("[::1]:8765", &guard));
+        assert!(!allowed_host("evil.example.com", &guard));
+        assert!(!allowed_host("evil.example.com:8765", &guard));
+        assert!(!allowed_host("localhost:9999", &guard));
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(!constant_time_eq(b"abc", b"abd"));
+    }
+}

@@ -1,0 +1,779 @@
+//! A manifest (or quick mode's generated one) as a [`Provider`]: every call's arguments are
+//! checked by the schema model, paths confined to the roots, values rendered into argv by the
+//! template (never a shell, never an option), and the command run confined (`exec`).
+
+use super::exec::{self, Ending, Finished, Job};
+use super::provider::{invalid, not_found, tool_error, CallContext, Provider};
+use crate::client::handler::BoxFuture;
+use crate::manifest::template::{self, Element, Piece};
+use crate::manifest::{
+    self, confine, input_schema, match_uri, mime_for_path, ItemKind, Manifest, MessagePart,
+    OutputKind, Param, ParamKind, ResourceSource, ToolDef,
+};
+use crate::protocol::{RpcError, ServerDescription};
+use crate::schema::{validate, ToolSchema};
+use crate::{Error, Result};
+use base64::Engine;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A manifest ready to serve: its programs resolved once, at start.
+pub struct ManifestProvider {
+    manifest: Manifest,
+    /// Each tool's schema, compiled once.
+    schemas: Vec<ToolSchema>,
+    /// Extra help for quick mode's tools: which CLI, and which subcommands are allowed.
+    quick: Vec<(String, Option<Vec<String>>)>,
+}
+
+/// Resolves a command's program to an absolute path, from the first root.
+fn resolve_program(elements: &mut [Element], root: &std::path::Path, what: &str) -> Result<()> {
+    if let Some(Element::Word(program)) = elements.first_mut() {
+        let resolved =
+            which::which_in(&*program, std::env::var_os("PATH"), root).map_err(|_| {
+                Error::usage(format!("{what}: command {program:?} not found"))
+                    .with_hint("install it, or give its full path in the manifest")
+            })?;
+        *program = resolved.display().to_string();
+    }
+    Ok(())
+}
+
+impl ManifestProvider {
+    /// Prepares a manifest: every command is resolved to an absolute path now, so a missing
+    /// one is a start-up error naming it and PATH is never looked up per call.
+    pub fn new(mut manifest: Manifest) -> Result<ManifestProvider> {
+        let root = manifest.server.roots[0].clone();
+        for tool in &mut manifest.tools {
+            resolve_program(&mut tool.command, &root, &format!("tool {:?}", tool.name))?;
+        }
+        for resource in &mut manifest.resources {
+            if let ResourceSource::Command(command) = &mut resource.source {
+                resolve_program(command, &root, &format!("resource {:?}", resource.uri))?;
+            }
+        }
+        for template in &mut manifest.templates {
+            resolve_program(
+                &mut template.command,
+                &root,
+                &format!("resource template {:?}", template.uri_template),
+            )?;
+        }
+        let schemas = manifest
+            .tools
+            .iter()
+            .map(|t| ToolSchema::from_input_schema(&input_schema(&t.params)))
+            .collect();
+        Ok(ManifestProvider {
+            manifest,
+            schemas,
+            quick: Vec::new(),
+        })
+    }
+
+    /// Quick mode: one tool per CLI; `--allow` limits a CLI to named subcommands.
+    pub fn quick(
+        clis: &[(String, String, Option<Vec<String>>)],
+        dir: PathBuf,
+    ) -> Result<ManifestProvider> {
+        let mut tools = Vec::new();
+        let mut quick = Vec::new();
+        for (program, summary, allowed) in clis {
+            tools.push(manifest::quick::quick_tool(
+                program,
+                summary,
+                allowed.as_deref(),
+            ));
+            quick.push((program.clone(), allowed.clone()));
+        }
+        let manifest = Manifest {
+            file: PathBuf::from("(quick mode)"),
+            server: manifest::ServerDef {
+                name: "ferry-cli".into(),
+                instructions: Some(format!(
+                    "Command-line tools run without a shell: {}.",
+                    tools
+                        .iter()
+                        .map(|t| t.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+                roots: vec![dir],
+                env: Vec::new(),
+                timeout: manifest::DEFAULT_TIMEOUT,
+                max_output: manifest::DEFAULT_MAX_OUTPUT,
+                concurrency: manifest::DEFAULT_CONCURRENCY,
+            },
+            tools,
+            resources: Vec::new(),
+            templates: Vec::new(),
+            prompts: Vec::new(),
+        };
+        let mut provider = ManifestProvider::new(manifest)?;
+        provider.quick = quick;
+        Ok(provider)
+    }
+
+    /// The manifest served.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// How many calls may run at once.
+    pub fn concurrency(&self) -> usize {
+        self.manifest.server.concurrency
+    }
+
+    /// The environment a command gets: the base allowlist and the manifest's globs, from
+    /// ferry's own environment (never from a call's values).
+    fn environment(&self) -> BTreeMap<String, String> {
+        let globs: Vec<&str> = manifest::BASE_ENV
+            .iter()
+            .copied()
+            .chain(self.manifest.server.env.iter().map(String::as_str))
+            .collect();
+        std::env::vars()
+            .filter(|(name, _)| {
+                globs
+                    .iter()
+                    .any(|g| crate::client::config::glob_match(g, name))
+            })
+            .collect()
+    }
+
+    fn job(
+        &self,
+        argv: Vec<String>,
+        stdin: Option<Vec<u8>>,
+        timeout: Option<Duration>,
+        progress: Option<&str>,
+    ) -> Job {
+        Job {
+            argv,
+            env: self.environment(),
+            cwd: self.manifest.server.roots[0].clone(),
+            stdin,
+            timeout: timeout.unwrap_or(self.manifest.server.timeout),
+            max_output: self.manifest.server.max_output,
+            progress: progress.and_then(|p| fancy_regex::Regex::new(p).ok()),
+        }
+    }
+
+    /// Checks a call's values against its parameters, fills defaults and resolves paths;
+    /// `Err` is what to tell the model.
+    fn prepare(
+        &self,
+        params: &[Param],
+        schema: &ToolSchema,
+        arguments: Map<String, Value>,
+    ) -> std::result::Result<Map<String, Value>, String> {
+        validate::check_arguments(schema, &arguments).map_err(|v| v.message())?;
+        let mut values = arguments;
+        for param in params {
+            if !values.contains_key(&param.name) {
+                if let Some(default) = &param.default {
+                    values.insert(param.name.clone(), default.clone());
+                }
+            }
+        }
+        if let Some(name) = values
+            .iter()
+            .find(|(_, v)| contains_nul(v))
+            .map(|(k, _)| k.clone())
+        {
+            return Err(format!("{name} contains a NUL byte"));
+        }
+        let roots = &self.manifest.server.roots;
+        for param in params {
+            let is_path = matches!(
+                param.kind,
+                ParamKind::Path | ParamKind::Array(ItemKind::Path)
+            );
+            let Some(value) = values.get_mut(&param.name).filter(|_| is_path) else {
+                continue;
+            };
+            let resolve = |text: &str| -> std::result::Result<Value, String> {
+                let path = roots[0].join(text);
+                confine(&path, roots, param.exists)
+                    .map(|p| Value::String(p.display().to_string()))
+                    .map_err(|why| format!("{} {text:?}: {why}", param.name))
+            };
+            match value {
+                Value::String(text) => *value = resolve(text)?,
+                Value::Array(items) => {
+                    for item in items.iter_mut() {
+                        if let Value::String(text) = item {
+                            *item = resolve(text)?;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(values)
+    }
+
+    /// The help a model needs to fix its arguments.
+    fn help_for(&self, tool: &ToolDef) -> String {
+        crate::render::tool_help(&tool.to_tool())
+    }
+
+    async fn call_tool(
+        &self,
+        index: usize,
+        arguments: Map<String, Value>,
+        ctx: CallContext,
+    ) -> Value {
+        let tool = &self.manifest.tools[index];
+        let values = match self.prepare(&tool.params, &self.schemas[index], arguments) {
+            Ok(values) => values,
+            Err(why) => {
+                return tool_error(format!(
+                    "Invalid arguments for {}: {why}\n{}",
+                    tool.name,
+                    self.help_for(tool)
+                ))
+            }
+        };
+        let argv = match template::render(&tool.command, &values, &tool.params) {
+            Ok(argv) => argv,
+            Err(template::Refusal(why)) => return tool_error(format!("Refused: {why}")),
+        };
+        if let Some((program, allowed)) = self
+            .quick
+            .iter()
+            .find(|(p, _)| manifest::quick::base_name(p) == tool.name || *p == argv[0])
+        {
+            if let Err(why) = manifest::quick::check_args(program, &argv[1..], allowed.as_deref()) {
+                return tool_error(format!("Refused: {why}"));
+            }
+        }
+        let stdin = tool
+            .stdin
+            .as_ref()
+            .and_then(|name| values.get(name))
+            .map(|v| template::value_text(v).into_bytes());
+        let job = self.job(argv, stdin, tool.timeout, tool.progress.as_deref());
+        let timeout = job.timeout;
+        let progress_ctx = ctx.clone();
+        let log_ctx = ctx.clone();
+        let logger = tool.name.clone();
+        let finished = exec::run(
+            job,
+            move |done, total| progress_ctx.progress(done, total, None),
+            move |line| log_ctx.log("info", &logger, json!(line)),
+        )
+        .await;
+        match finished {
+            Ok(finished) => tool_result(tool, finished, timeout, ctx.modern),
+            Err(e) => tool_error(format!("{} could not be started: {e}", tool.name)),
+        }
+    }
+
+    /// Runs a resource's or a template's command and returns its stdout, or an error.
+    async fn run_for_resource(
+        &self,
+        argv: Vec<String>,
+        what: &str,
+    ) -> std::result::Result<Vec<u8>, RpcError> {
+        let finished = exec::run(self.job(argv, None, None, None), |_, _| {}, |_| {})
+            .await
+            .map_err(|e| internal(format!("{what} could not be started: {e}")))?;
+        match finished.ending {
+            Ending::Exited(0) => finished.stdout.whole().ok_or_else(|| {
+                internal(format!(
+                    "{what}'s output is over max_output ({} bytes)",
+                    self.manifest.server.max_output
+                ))
+            }),
+            Ending::Exited(code) => Err(internal(format!(
+                "{what} failed (exit code {code}): {}",
+                finished.stderr.last_lines(5)
+            ))),
+            Ending::Signaled(signal) => {
+                Err(internal(format!("{what} was killed by signal {signal}")))
+            }
+            Ending::TimedOut => Err(internal(format!("{what} timed out and was stopped"))),
+        }
+    }
+
+    async fn read_uri(&self, uri: &str) -> std::result::Result<Value, RpcError> {
+        if let Some(resource) = self.manifest.resources.iter().find(|r| r.uri == uri) {
+            let (bytes, guessed) = match &resource.source {
+                ResourceSource::File(path) => {
+                    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+                    if size as usize > self.manifest.server.max_output {
+                        return Err(internal(format!(
+                            "{uri} is over max_output ({} bytes)",
+                            self.manifest.server.max_output
+                        )));
+                    }
+                    let bytes = tokio::fs::read(path)
+                        .await
+                        .map_err(|e| internal(format!("cannot read {uri}: {e}")))?;
+                    (bytes, mime_for_path(path))
+                }
+                ResourceSource::Command(command) => {
+                    let argv = template::render(command, &Map::new(), &Vec::<Param>::new())
+                        .map_err(|r| internal(r.0))?;
+                    (self.run_for_resource(argv, uri).await?, "text/plain")
+                }
+            };
+            let mime = resource.mime_type.as_deref().unwrap_or(guessed);
+            return Ok(json!({"contents": [contents(uri, mime, bytes)]}));
+        }
+        for template in &self.manifest.templates {
+            let Some(values) = match_uri(&template.uri_template, uri) else {
+                continue;
+            };
+            let schema = ToolSchema::from_input_schema(&input_schema(&template.params));
+            // Template values arrive as text: numbers are read as numbers where declared.
+            let values: Map<String, Value> = values
+                .into_iter()
+                .map(|(name, value)| {
+                    let kind = template
+                        .params
+                        .iter()
+                        .find(|p| p.name == name)
+                        .map(|p| &p.kind);
+                    let typed = match (kind, value.as_str()) {
+                        (Some(ParamKind::Integer | ParamKind::Number), Some(text)) => {
+                            validate::parse_number(text).unwrap_or(value)
+                        }
+                        _ => value,
+                    };
+                    (name, typed)
+                })
+                .collect();
+            let values = self
+                .prepare(&template.params, &schema, values)
+                .map_err(|why| invalid(format!("{uri}: {why}")))?;
+            let argv = template::render(&template.command, &values, &template.params)
+                .map_err(|r| invalid(format!("{uri}: {}", r.0)))?;
+            let bytes = self.run_for_resource(argv, uri).await?;
+            let mime = template.mime_type.as_deref().unwrap_or("text/plain");
+            return Ok(json!({"contents": [contents(uri, mime, bytes)]}));
+        }
+        Err(not_found(uri))
+    }
+}
+
+fn contains_nul(value: &Value) -> bool {
+    match value {
+        Value::String(s) => s.contains('\0'),
+        Value::Array(items) => items.iter().any(contains_nul),
+        Value::Object(map) => map.iter().any(|(k, v)| k.contains('\0') || contains_nul(v)),
+        _ => false,
+    }
+}
+
+fn internal(message: String) -> RpcError {
+    RpcError {
+        code: crate::protocol::INTERNAL_ERROR,
+        message,
+        data: None,
+    }
+}
+
+fn is_text_mime(mime: &str) -> bool {
+    mime.starts_with("text/")
+        || matches!(
+            mime,
+            "application/json"
+                | "application/toml"
+                | "application/xml"
+                | "application/yaml"
+                | "application/javascript"
+        )
+        || mime.ends_with("+json")
+        || mime.ends_with("+xml")
+}
+
+/// One entry of `contents`: text when the type is text and the bytes are UTF-8, else a blob.
+fn contents(uri: &str, mime: &str, bytes: Vec<u8>) -> Value {
+    if is_text_mime(mime) {
+        if let Ok(text) = String::from_utf8(bytes.clone()) {
+            return json!({"uri": uri, "mimeType": mime, "text": text});
+        }
+    }
+    json!({"uri": uri, "mimeType": mime, "blob": base64::engine::general_purpose::STANDARD.encode(bytes)})
+}
+
+/// Checks content blocks a command printed (output = "content").
+fn check_blocks(blocks: &[Value]) -> std::result::Result<(), String> {
+    for (i, block) in blocks.iter().enumerate() {
+        let n = i + 1;
+        let kind = block
+            .get("type")
+            .and_then(Value::as_str)
+            .ok_or(format!("block {n} has no \"type\""))?;
+        let has = |key: &str| block.get(key).and_then(Value::as_str).is_some();
+        let ok = match kind {
+            "text" => has("text"),
+            "image" | "audio" => has("data") && has("mimeType") && base64_ok(block.get("data")),
+            "resource_link" => has("uri") && has("name"),
+            "resource" => block.get("resource").is_some_and(|r| {
+                r.get("uri").and_then(Value::as_str).is_some()
+                    && (r.get("text").is_some() || r.get("blob").is_some())
+            }),
+            other => return Err(format!("block {n} has an unknown type {other:?}")),
+        };
+        if !ok {
+            return Err(format!(
+                "block {n} ({kind}) is missing a field it needs, or its data is not base64"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn base64_ok(value: Option<&Value>) -> bool {
+    value
+        .and_then(Value::as_str)
+        .is_some_and(|s| base64::engine::general_purpose::STANDARD.decode(s).is_ok())
+}
+
+/// A finished command as a `CallToolResult`.
+fn tool_result(tool: &ToolDef, finished: Finished, timeout: Duration, modern: bool) -> Value {
+    let stderr_tail = || {
+        let tail = finished.stderr.last_lines(10);
+        if tail.trim().is_empty() {
+            String::new()
+        } else {
+            format!("\nstderr (last lines):\n{tail}")
+        }
+    };
+    match finished.ending {
+        Ending::TimedOut => {
+            return tool_error(format!(
+                "{} timed out after {}s and was stopped (with everything it started){}",
+                tool.name,
+                timeout.as_secs_f64(),
+                stderr_tail()
+            ))
+        }
+        Ending::Signaled(signal) => {
+            return tool_error(format!(
+                "{} was killed by signal {signal}{}",
+                tool.name,
+                stderr_tail()
+            ))
+        }
+        Ending::Exited(code) if !tool.ok_exit.contains(&code) => {
+            let out = finished.stdout.text();
+            let out = if out.trim().is_empty() {
+                String::new()
+            } else {
+                format!("{}\n", out.trim_end())
+            };
+            return tool_error(format!(
+                "{out}{} failed: exit code {code}{}",
+                tool.name,
+                stderr_tail()
+            ));
+        }
+        Ending::Exited(_) => {}
+    }
+    let whole = || {
+        finished.stdout.whole().ok_or_else(|| {
+            tool_error(format!(
+                "{}'s output is over max_output ({} bytes kept); raise max_output in the manifest",
+                tool.name,
+                finished.stdout.head.len() + finished.stdout.tail.len()
+            ))
+        })
+    };
+    match &tool.output {
+        OutputKind::Text => json!({"content": [{"type": "text", "text": finished.stdout.text()}]}),
+        OutputKind::Json => {
+            let bytes = match whole() {
+                Ok(b) => b,
+                Err(e) => return e,
+            };
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            match serde_json::from_str::<Value>(&text) {
+                Ok(value) => {
+                    let mut result = json!({"content": [{"type": "text", "text": text}]});
+                    // Clients of the handshake era accept only an object here.
+                    if modern || value.is_object() {
+                        result["structuredContent"] = value;
+                    }
+                    result
+                }
+                Err(e) => tool_error(format!(
+                    "{} printed output that is not JSON ({e}):\n{text}",
+                    tool.name
+                )),
+            }
+        }
+        OutputKind::Content => {
+            let bytes = match whole() {
+                Ok(b) => b,
+                Err(e) => return e,
+            };
+            let parsed = serde_json::from_slice::<Value>(&bytes);
+            let (blocks, structured) = match parsed {
+                Ok(Value::Array(blocks)) => (blocks, None),
+                Ok(Value::Object(mut map)) => match map.remove("content") {
+                    Some(Value::Array(blocks)) => (blocks, map.remove("structuredContent")),
+                    _ => return tool_error(format!("{}'s output is not MCP content: an object needs a \"content\" list", tool.name)),
+                },
+                Ok(_) => return tool_error(format!("{}'s output is not MCP content: it must be a list of blocks or an object with \"content\"", tool.name)),
+                Err(e) => return tool_error(format!("{}'s output is not MCP content: not JSON ({e})", tool.name)),
+            };
+            if let Err(why) = check_blocks(&blocks) {
+                return tool_error(format!("{}'s output is not MCP content: {why}", tool.name));
+            }
+            let mut result = json!({"content": blocks});
+            if let Some(structured) = structured.filter(|s| modern || s.is_object()) {
+                result["structuredContent"] = structured;
+            }
+            result
+        }
+        OutputKind::Mime(mime) => {
+            let bytes = match whole() {
+                Ok(b) => b,
+                Err(e) => return e,
+            };
+            let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+            let block = if mime.starts_with("image/") {
+                json!({"type": "image", "data": data, "mimeType": mime})
+            } else if mime.starts_with("audio/") {
+                json!({"type": "audio", "data": data, "mimeType": mime})
+            } else {
+                json!({"type": "resource", "resource": {"uri": format!("ferry://{}/output", tool.name), "mimeType": mime, "blob": data}})
+            };
+            json!({"content": [block]})
+        }
+    }
+}
+
+/// A prompt text with its `{param}` values in place.
+fn fill_text(text: &str, values: &Map<String, Value>) -> String {
+    match template::parse_element(text) {
+        Ok(Element::Word(word)) => word,
+        Ok(Element::Whole(name)) => values
+            .get(&name)
+            .map(template::value_text)
+            .unwrap_or_default(),
+        Ok(Element::Mixed(pieces)) => pieces
+            .iter()
+            .map(|piece| match piece {
+                Piece::Text(t) => t.clone(),
+                Piece::Param(n) => values.get(n).map(template::value_text).unwrap_or_default(),
+            })
+            .collect(),
+        _ => text.to_string(),
+    }
+}
+
+impl Provider for ManifestProvider {
+    fn description(&self) -> ServerDescription {
+        let mut capabilities = json!({"tools": {}, "completions": {}, "logging": {}});
+        if !self.manifest.resources.is_empty() || !self.manifest.templates.is_empty() {
+            capabilities["resources"] = json!({});
+        }
+        if !self.manifest.prompts.is_empty() {
+            capabilities["prompts"] = json!({});
+        }
+        ServerDescription {
+            server_info: json!({"name": self.manifest.server.name, "version": env!("CARGO_PKG_VERSION")}),
+            capabilities,
+            instructions: self.manifest.server.instructions.clone(),
+        }
+    }
+
+    fn tools(&self) -> Vec<Value> {
+        self.manifest
+            .tools
+            .iter()
+            .map(|t| t.to_tool().raw)
+            .collect()
+    }
+
+    fn call<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Map<String, Value>,
+        ctx: CallContext,
+    ) -> BoxFuture<'a, std::result::Result<Value, RpcError>> {
+        Box::pin(async move {
+            let Some(index) = self.manifest.tools.iter().position(|t| t.name == name) else {
+                // A result, not a protocol error: the model reads it and can correct itself.
+                let near = crate::client::catalog::closest(
+                    name,
+                    self.manifest.tools.iter().map(|t| t.name.as_str()),
+                )
+                .map(|n| format!("; did you mean {n}?"))
+                .unwrap_or_default();
+                return Ok(tool_error(format!("Unknown tool: {name}{near}")));
+            };
+            Ok(self.call_tool(index, arguments, ctx).await)
+        })
+    }
+
+    fn resources(&self) -> Vec<Value> {
+        self.manifest
+            .resources
+            .iter()
+            .map(|r| {
+                let mut value = json!({"uri": r.uri, "name": r.name});
+                put(&mut value, "title", &r.title);
+                put(&mut value, "description", &r.description);
+                let mime = r.mime_type.clone().or_else(|| match &r.source {
+                    ResourceSource::File(path) => Some(mime_for_path(path).to_string()),
+                    ResourceSource::Command(_) => None,
+                });
+                put(&mut value, "mimeType", &mime);
+                value
+            })
+            .collect()
+    }
+
+    fn resource_templates(&self) -> Vec<Value> {
+        self.manifest
+            .templates
+            .iter()
+            .map(|t| {
+                let mut value = json!({"uriTemplate": t.uri_template, "name": t.name});
+                put(&mut value, "title", &t.title);
+                put(&mut value, "description", &t.description);
+                put(&mut value, "mimeType", &t.mime_type);
+                value
+            })
+            .collect()
+    }
+
+    fn watched_file(&self, uri: &str) -> Option<PathBuf> {
+        self.manifest
+            .resources
+            .iter()
+            .find(|r| r.uri == uri)
+            .and_then(|r| match &r.source {
+                ResourceSource::File(path) => Some(path.clone()),
+                ResourceSource::Command(_) => None,
+            })
+    }
+
+    fn read<'a>(
+        &'a self,
+        uri: &'a str,
+        _ctx: CallContext,
+    ) -> BoxFuture<'a, std::result::Result<Value, RpcError>> {
+        Box::pin(self.read_uri(uri))
+    }
+
+    fn prompts(&self) -> Vec<Value> {
+        self.manifest
+            .prompts
+            .iter()
+            .map(|p| {
+                let mut value = json!({"name": p.name});
+                put(&mut value, "title", &p.title);
+                put(&mut value, "description", &p.description);
+                if !p.params.is_empty() {
+                    value["arguments"] = Value::Array(
+                        p.params
+                            .iter()
+                            .map(|a| {
+                                let mut arg = json!({"name": a.name, "required": a.required && a.default.is_none()});
+                                put(&mut arg, "description", &a.description);
+                                arg
+                            })
+                            .collect(),
+                    );
+                }
+                value
+            })
+            .collect()
+    }
+
+    fn get_prompt<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Map<String, Value>,
+    ) -> BoxFuture<'a, std::result::Result<Value, RpcError>> {
+        Box::pin(async move {
+            let Some(prompt) = self.manifest.prompts.iter().find(|p| p.name == name) else {
+                return Err(invalid(format!("Unknown prompt: {name}")));
+            };
+            let schema = ToolSchema::from_input_schema(&input_schema(&prompt.params));
+            let values = self
+                .prepare(&prompt.params, &schema, arguments)
+                .map_err(|why| invalid(format!("Invalid arguments for prompt {name}: {why}")))?;
+            let mut messages = Vec::new();
+            for message in &prompt.messages {
+                let content = match &message.part {
+                    MessagePart::Text(text) => {
+                        json!({"type": "text", "text": fill_text(text, &values)})
+                    }
+                    MessagePart::Resource(uri) => {
+                        let read = self.read_uri(uri).await?;
+                        json!({"type": "resource", "resource": read["contents"][0]})
+                    }
+                    MessagePart::Image(path) => {
+                        let bytes = tokio::fs::read(path).await.map_err(|e| {
+                            internal(format!("cannot read {}: {e}", path.display()))
+                        })?;
+                        json!({"type": "image", "data": base64::engine::general_purpose::STANDARD.encode(bytes), "mimeType": mime_for_path(path)})
+                    }
+                };
+                messages.push(json!({"role": message.role, "content": content}));
+            }
+            let mut result = json!({"messages": messages});
+            put(&mut result, "description", &prompt.description);
+            Ok(result)
+        })
+    }
+
+    fn complete(&self, params: &Value) -> std::result::Result<Value, RpcError> {
+        let reference = params.get("ref").unwrap_or(&Value::Null);
+        let argument = params
+            .pointer("/argument/name")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let typed = params
+            .pointer("/argument/value")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let params_of: Option<&[Param]> = match reference.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => {
+                let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
+                match self.manifest.prompts.iter().find(|p| p.name == name) {
+                    Some(p) => Some(&p.params),
+                    None => return Err(invalid(format!("Unknown prompt: {name}"))),
+                }
+            }
+            Some("ref/resource") => {
+                let uri = reference.get("uri").and_then(Value::as_str).unwrap_or("");
+                self.manifest
+                    .templates
+                    .iter()
+                    .find(|t| t.uri_template == uri)
+                    .map(|t| t.params.as_slice())
+            }
+            _ => return Err(invalid("ref must be a ref/prompt or ref/resource")),
+        };
+        let values: Vec<String> = params_of
+            .and_then(|ps| ps.iter().find(|p| p.name == argument))
+            .map(|p| {
+                p.enum_values
+                    .iter()
+                    .map(template::value_text)
+                    .filter(|v| v.starts_with(typed))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let total = values.len();
+        let shown: Vec<String> = values.into_iter().take(100).collect();
+        Ok(json!({"completion": {"values": shown, "total": total, "hasMore": total > 100}}))
+    }
+}
+
+fn put(value: &mut Value, key: &str, field: &Option<String>) {
+    if let Some(text) = field {
+        value[key] = json!(text);
+    }
+}

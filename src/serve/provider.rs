@@ -1,0 +1,163 @@
+//! What serves tools, resources and prompts: a [`Provider`]. The three of DESIGN.md section
+//! 4 are a manifest (`manifest_provider`), quick mode (a manifest made from `--cli`), and
+//! configured MCP servers (the lazy proxy). The server side of the protocol (`server`) asks a
+//! provider and never knows which it is.
+
+use crate::client::handler::BoxFuture;
+use crate::protocol::{RpcError, ServerDescription};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// Sends a notification to the client for the request being served (progress, log
+/// messages); it goes where the transport routes that request's messages.
+pub type Notifier = Arc<dyn Fn(Value) + Send + Sync>;
+
+/// Logging levels, lowest first (RFC 5424, as MCP names them).
+pub const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
+/// Who asked, and how to answer along the way.
+#[derive(Clone)]
+pub struct CallContext {
+    pub notify: Notifier,
+    /// The client's progress token, if it wants progress.
+    pub progress_token: Option<Value>,
+    /// The lowest level of log messages the client asked for (none: send none).
+    pub log_level: Option<usize>,
+    /// Whether the request came in the stateless era (2026-07-28) or a handshake session.
+    pub modern: bool,
+}
+
+impl CallContext {
+    /// A context that sends nothing (for tests and internal calls).
+    pub fn quiet() -> CallContext {
+        CallContext {
+            notify: Arc::new(|_| {}),
+            progress_token: None,
+            log_level: None,
+            modern: false,
+        }
+    }
+
+    /// Reports progress, if the client asked for it.
+    pub fn progress(&self, done: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(token) = &self.progress_token {
+            let mut params = serde_json::json!({"progressToken": token, "progress": done});
+            if let Some(total) = total {
+                params["total"] = serde_json::json!(total);
+            }
+            if let Some(message) = message {
+                params["message"] = serde_json::json!(message);
+            }
+            (self.notify)(crate::protocol::notification(
+                "notifications/progress",
+                Some(params),
+            ));
+        }
+    }
+
+    /// Sends a log message at `level`, if the client asked for messages that low.
+    pub fn log(&self, level: &str, logger: &str, data: Value) {
+        let rank = LOG_LEVELS.iter().position(|l| *l == level).unwrap_or(1);
+        if self.log_level.is_some_and(|min| rank >= min) {
+            let params = serde_json::json!({"level": level, "logger": logger, "data": data});
+            (self.notify)(crate::protocol::notification(
+                "notifications/message",
+                Some(params),
+            ));
+        }
+    }
+}
+
+/// A source of tools, resources and prompts.
+pub trait Provider: Send + Sync {
+    /// serverInfo, capabilities and instructions.
+    fn description(&self) -> ServerDescription;
+
+    /// The tools, as `tools/list` shows them, always in the same order.
+    fn tools(&self) -> Vec<Value>;
+
+    /// Calls a tool: a `CallToolResult` (`isError` for the tool's own failures, invalid
+    /// arguments included), or a protocol error (an unknown tool).
+    fn call<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Map<String, Value>,
+        ctx: CallContext,
+    ) -> BoxFuture<'a, Result<Value, RpcError>>;
+
+    fn resources(&self) -> Vec<Value> {
+        Vec::new()
+    }
+
+    fn resource_templates(&self) -> Vec<Value> {
+        Vec::new()
+    }
+
+    /// Reads a resource: a `ReadResourceResult`, or an error (`RESOURCE_NOT_FOUND` with
+    /// `data.uri` for an unknown URI).
+    fn read<'a>(
+        &'a self,
+        uri: &'a str,
+        ctx: CallContext,
+    ) -> BoxFuture<'a, Result<Value, RpcError>> {
+        let _ = ctx;
+        Box::pin(async move { Err(not_found(uri)) })
+    }
+
+    /// The file behind a resource, for subscriptions (changes are noticed by polling it).
+    fn watched_file(&self, uri: &str) -> Option<std::path::PathBuf> {
+        let _ = uri;
+        None
+    }
+
+    fn prompts(&self) -> Vec<Value> {
+        Vec::new()
+    }
+
+    fn get_prompt<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Map<String, Value>,
+    ) -> BoxFuture<'a, Result<Value, RpcError>> {
+        let _ = arguments;
+        Box::pin(async move { Err(invalid(format!("unknown prompt {name:?}"))) })
+    }
+
+    /// `completion/complete`: values for a prompt's or a resource template's argument.
+    fn complete(&self, params: &Value) -> Result<Value, RpcError> {
+        let _ = params;
+        Ok(serde_json::json!({"completion": {"values": [], "total": 0, "hasMore": false}}))
+    }
+}
+
+/// An invalid-params error.
+pub fn invalid(message: impl Into<String>) -> RpcError {
+    RpcError {
+        code: crate::protocol::INVALID_PARAMS,
+        message: message.into(),
+        data: None,
+    }
+}
+
+/// The error for a resource that does not exist.
+pub fn not_found(uri: &str) -> RpcError {
+    RpcError {
+        code: crate::protocol::RESOURCE_NOT_FOUND,
+        message: format!("Resource not found: {uri}"),
+        data: Some(serde_json::json!({"uri": uri})),
+    }
+}
+
+/// A tool's result for its own failure: `isError` with one text block.
+pub fn tool_error(text: impl Into<String>) -> Value {
+    serde_json::json!({"content": [{"type": "text", "text": text.into()}], "isError": true})
+}

@@ -1,0 +1,539 @@
+//! The server side of MCP, whatever the transport: both protocol eras on one endpoint,
+//! decided per request as the 2026-07-28 revision says. A request carrying the stateless
+//! `_meta` (or `server/discover`) is answered statelessly after the validation ladder (envelope,
+//! headers, version); `initialize` opens a handshake-era session. Unknown methods are -32601.
+//! Calls run at most `concurrency` at once; the rest wait.
+
+use super::provider::{CallContext, Notifier, Provider, LOG_LEVELS};
+use crate::protocol::{
+    self, RpcError, HANDSHAKE_VERSION, HANDSHAKE_VERSIONS, META_CLIENT_CAPABILITIES,
+    META_PROTOCOL_VERSION, STATELESS_VERSION,
+};
+use serde_json::{json, Map, Value};
+use std::sync::{Arc, Mutex};
+use tokio::sync::Semaphore;
+
+/// How long lists and discovery may be cached by clients (the served set is fixed while
+/// serving); reads are never cached (a command's output may change).
+const LIST_TTL_MS: u64 = 300_000;
+
+/// How often a subscribed file is looked at for changes.
+const WATCH_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// A handshake-era session: one stdio process, or one HTTP `Mcp-Session-Id`.
+#[derive(Default)]
+pub struct Session {
+    /// The version agreed by `initialize`; `None` until then.
+    pub version: Option<String>,
+    /// The level `logging/setLevel` asked for.
+    pub log_level: Option<usize>,
+    /// Where messages outside any request go (stdout, or the HTTP GET stream).
+    pub outside: Option<Notifier>,
+    /// Resource subscriptions: a watcher per URI.
+    pub watching: std::collections::HashMap<String, tokio::task::AbortHandle>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        for (_, watcher) in self.watching.drain() {
+            watcher.abort();
+        }
+    }
+}
+
+/// A file's identity for change detection: its modification time and length.
+fn stamp(path: &std::path::Path) -> Option<(std::time::SystemTime, u64)> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.modified().ok()?, meta.len()))
+}
+
+/// The HTTP headers the stateless era checks against the body (none over stdio).
+#[derive(Debug, Default, Clone)]
+pub struct Headers {
+    pub protocol_version: Option<String>,
+    pub method: Option<String>,
+    pub name: Option<String>,
+}
+
+/// A response and the HTTP status it goes with.
+#[derive(Debug)]
+pub struct Reply {
+    pub message: Value,
+    pub status: u16,
+}
+
+/// The HTTP status for a JSON-RPC error code (2026-07-28: -32601 is 404, request errors 400).
+pub fn status_for(code: i64) -> u16 {
+    match code {
+        protocol::METHOD_NOT_FOUND => 404,
+        protocol::PARSE_ERROR
+        | protocol::INVALID_REQUEST
+        | protocol::INVALID_PARAMS
+        | protocol::HEADER_MISMATCH
+        | protocol::MISSING_CAPABILITY
+        | protocol::UNSUPPORTED_PROTOCOL_VERSION => 400,
+        _ => 200,
+    }
+}
+
+/// Whether a request is of the stateless era: its `_meta` names a protocol version (the key
+/// alone is the signal; a half-built envelope is then refused as such).
+pub fn is_modern(method: &str, params: &Value) -> bool {
+    method == "server/discover"
+        || params
+            .get("_meta")
+            .and_then(Value::as_object)
+            .is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION))
+}
+
+/// Decodes a header value sent in the `=?base64?...?=` form.
+fn decode_header(value: &str) -> Option<String> {
+    use base64::Engine;
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    {
+        Some(encoded) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok()),
+        None => Some(value.to_string()),
+    }
+}
+
+fn error(code: i64, message: impl Into<String>, data: Option<Value>) -> RpcError {
+    RpcError {
+        code,
+        message: message.into(),
+        data,
+    }
+}
+
+/// The `name` and `arguments` of a `tools/call` or `prompts/get`; absent arguments are none.
+fn name_and_arguments<'a>(
+    params: &'a Value,
+    method: &str,
+) -> std::result::Result<(&'a str, Map<String, Value>), RpcError> {
+    let name = params.get("name").and_then(Value::as_str).ok_or_else(|| {
+        error(
+            protocol::INVALID_PARAMS,
+            format!("{method} needs a \"name\""),
+            None,
+        )
+    })?;
+    let arguments = match params.get("arguments") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(map)) => map.clone(),
+        Some(_) => {
+            return Err(error(
+                protocol::INVALID_PARAMS,
+                "\"arguments\" must be an object",
+                None,
+            ))
+        }
+    };
+    Ok((name, arguments))
+}
+
+/// The server: a provider and the limit on calls running at once.
+pub struct Server {
+    provider: Arc<dyn Provider>,
+    permits: Arc<Semaphore>,
+}
+
+impl Server {
+    pub fn new(provider: Arc<dyn Provider>, concurrency: usize) -> Server {
+        Server {
+            provider,
+            permits: Arc::new(Semaphore::new(concurrency.max(1))),
+        }
+    }
+
+    /// A place among the calls allowed to run at once, held until dropped.
+    async fn permit(&self) -> std::result::Result<tokio::sync::SemaphorePermit<'_>, RpcError> {
+        self.permits
+            .acquire()
+            .await
+            .map_err(|_| error(protocol::INTERNAL_ERROR, "the server is stopping", None))
+    }
+
+    /// The provider served.
+    pub fn provider(&self) -> &Arc<dyn Provider> {
+        &self.provider
+    }
+
+    /// Answers one request. `session` is the handshake-era state of the connection (stdio)
+    /// or HTTP session, if any; `headers` are the HTTP headers (none over stdio).
+    pub async fn answer(
+        &self,
+        id: Value,
+        method: &str,
+        params: Value,
+        session: Option<&Mutex<Session>>,
+        headers: Option<&Headers>,
+        notify: Notifier,
+    ) -> Reply {
+        let modern = is_modern(method, &params);
+        let outcome = if modern {
+            self.answer_modern(method, params, headers, notify).await
+        } else {
+            self.answer_legacy(method, params, session, notify).await
+        };
+        match outcome {
+            Ok(result) => Reply {
+                message: protocol::response(id, result),
+                status: 200,
+            },
+            Err(e) => {
+                let status = if modern { status_for(e.code) } else { 200 };
+                let mut message = json!({"jsonrpc": "2.0", "id": id, "error": {"code": e.code, "message": e.message}});
+                if let Some(data) = e.data {
+                    message["error"]["data"] = data;
+                }
+                Reply { message, status }
+            }
+        }
+    }
+
+    /// The 2026-07-28 validation ladder, then the method.
+    async fn answer_modern(
+        &self,
+        method: &str,
+        params: Value,
+        headers: Option<&Headers>,
+        notify: Notifier,
+    ) -> Result<Value, RpcError> {
+        let meta = params.get("_meta").and_then(Value::as_object);
+        let missing: Vec<&str> = [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES]
+            .into_iter()
+            .filter(|k| !meta.is_some_and(|m| m.contains_key(*k)))
+            .collect();
+        if !missing.is_empty() {
+            return Err(error(
+                protocol::INVALID_PARAMS,
+                format!(
+                    "params._meta is missing the required key(s): {}",
+                    missing.join(", ")
+                ),
+                None,
+            ));
+        }
+        let version = meta.and_then(|m| m.get(META_PROTOCOL_VERSION));
+        if let Some(headers) = headers {
+            let body_version = version.and_then(Value::as_str).unwrap_or("");
+            if headers.protocol_version.as_deref() != Some(body_version) {
+                return Err(error(
+                    protocol::HEADER_MISMATCH,
+                    format!(
+                        "Header mismatch: MCP-Protocol-Version header {:?} does not match the body's {body_version:?}",
+                        headers.protocol_version.as_deref().unwrap_or("")
+                    ),
+                    None,
+                ));
+            }
+            if headers.method.as_deref() != Some(method) {
+                return Err(error(
+                    protocol::HEADER_MISMATCH,
+                    format!("Header mismatch: Mcp-Method header does not match the body's method {method:?}"),
+                    None,
+                ));
+            }
+            let named = match method {
+                "tools/call" | "prompts/get" => params.get("name"),
+                "resources/read" => params.get("uri"),
+                _ => None,
+            };
+            if let Some(named) = named.and_then(Value::as_str) {
+                let header = headers.name.as_deref().and_then(decode_header);
+                if header.as_deref() != Some(named) {
+                    return Err(error(
+                        protocol::HEADER_MISMATCH,
+                        format!(
+                            "Header mismatch: Mcp-Name header does not match the body's {named:?}"
+                        ),
+                        None,
+                    ));
+                }
+            }
+        }
+        let Some(version) = version.and_then(Value::as_str) else {
+            return Err(error(
+                protocol::INVALID_PARAMS,
+                "the protocol version must be a string",
+                None,
+            ));
+        };
+        if version != STATELESS_VERSION {
+            return Err(error(
+                protocol::UNSUPPORTED_PROTOCOL_VERSION,
+                "Unsupported protocol version",
+                Some(json!({"supported": [STATELESS_VERSION], "requested": version})),
+            ));
+        }
+        let log_level = meta
+            .and_then(|m| m.get("io.modelcontextprotocol/logLevel"))
+            .and_then(Value::as_str);
+        let log_level = match log_level {
+            None => None,
+            Some(level) => match LOG_LEVELS.iter().position(|l| *l == level) {
+                Some(rank) => Some(rank),
+                None => {
+                    return Err(error(
+                        protocol::INVALID_PARAMS,
+                        format!("unknown log level {level:?}"),
+                        None,
+                    ))
+                }
+            },
+        };
+        let ctx = CallContext {
+            notify,
+            progress_token: meta.and_then(|m| m.get("progressToken")).cloned(),
+            log_level,
+            modern: true,
+        };
+        let description = self.provider.description();
+        let mut result = match method {
+            "server/discover" => {
+                let mut result = description.discover_result();
+                result["supportedVersions"] = json!([STATELESS_VERSION]);
+                result["ttlMs"] = json!(LIST_TTL_MS);
+                result["cacheScope"] = json!("public");
+                return Ok(result);
+            }
+            _ => self.dispatch(method, &params, ctx).await?,
+        };
+        if let Value::Object(map) = &mut result {
+            map.insert("resultType".into(), json!("complete"));
+            let meta = map.entry("_meta").or_insert_with(|| json!({}));
+            if let Value::Object(meta) = meta {
+                meta.insert(
+                    protocol::describe::META_SERVER_INFO.into(),
+                    description.server_info.clone(),
+                );
+            }
+            let cacheable = matches!(
+                method,
+                "tools/list"
+                    | "prompts/list"
+                    | "resources/list"
+                    | "resources/templates/list"
+                    | "resources/read"
+            );
+            if cacheable {
+                let ttl = if method == "resources/read" {
+                    0
+                } else {
+                    LIST_TTL_MS
+                };
+                map.insert("ttlMs".into(), json!(ttl));
+                map.insert("cacheScope".into(), json!("public"));
+            }
+        }
+        Ok(result)
+    }
+
+    /// The handshake era: `initialize`, then requests in the session.
+    async fn answer_legacy(
+        &self,
+        method: &str,
+        params: Value,
+        session: Option<&Mutex<Session>>,
+        notify: Notifier,
+    ) -> Result<Value, RpcError> {
+        let lock = |s: &Mutex<Session>| s.lock().unwrap_or_else(|e| e.into_inner()).version.clone();
+        match method {
+            "initialize" => {
+                let asked = params
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let version = if HANDSHAKE_VERSIONS.contains(&asked) {
+                    asked
+                } else {
+                    HANDSHAKE_VERSION
+                };
+                if let Some(session) = session {
+                    session.lock().unwrap_or_else(|e| e.into_inner()).version =
+                        Some(version.to_string());
+                }
+                let mut description = self.provider.description();
+                // File resources report changes to subscribers in this era.
+                if description.has_capability("resources") {
+                    description.capabilities["resources"] = json!({"subscribe": true});
+                }
+                return Ok(description.initialize_result(version));
+            }
+            "ping" => return Ok(json!({})),
+            _ => {}
+        }
+        let version = session.and_then(lock);
+        if version.is_none() {
+            return Err(error(
+                protocol::NOT_INITIALIZED,
+                format!("{method} before initialize: send initialize first, or use the 2026-07-28 per-request _meta"),
+                None,
+            ));
+        }
+        if method == "logging/setLevel" {
+            let level = params.get("level").and_then(Value::as_str).unwrap_or("");
+            let rank = LOG_LEVELS.iter().position(|l| *l == level).ok_or_else(|| {
+                error(
+                    protocol::INVALID_PARAMS,
+                    format!("unknown log level {level:?}"),
+                    None,
+                )
+            })?;
+            if let Some(session) = session {
+                session.lock().unwrap_or_else(|e| e.into_inner()).log_level = Some(rank);
+            }
+            return Ok(json!({}));
+        }
+        if method == "resources/subscribe" || method == "resources/unsubscribe" {
+            let uri = params.get("uri").and_then(Value::as_str).ok_or_else(|| {
+                error(
+                    protocol::INVALID_PARAMS,
+                    format!("{method} needs a \"uri\""),
+                    None,
+                )
+            })?;
+            let Some(session) = session else {
+                return Err(error(
+                    protocol::INVALID_REQUEST,
+                    "subscriptions need a session",
+                    None,
+                ));
+            };
+            let mut state = session.lock().unwrap_or_else(|e| e.into_inner());
+            if method == "resources/unsubscribe" {
+                if let Some(watcher) = state.watching.remove(uri) {
+                    watcher.abort();
+                }
+                return Ok(json!({}));
+            }
+            let Some(path) = self.provider.watched_file(uri) else {
+                return Err(error(
+                    protocol::INVALID_PARAMS,
+                    format!("{uri} cannot be watched: only file resources report changes"),
+                    Some(json!({"uri": uri})),
+                ));
+            };
+            let outside = state.outside.clone();
+            let owned = uri.to_string();
+            let watcher = tokio::spawn(async move {
+                let mut last = stamp(&path);
+                loop {
+                    tokio::time::sleep(WATCH_EVERY).await;
+                    let now = stamp(&path);
+                    if now != last {
+                        last = now;
+                        if let Some(outside) = &outside {
+                            outside(protocol::notification(
+                                "notifications/resources/updated",
+                                Some(json!({"uri": owned})),
+                            ));
+                        }
+                    }
+                }
+            });
+            if let Some(old) = state
+                .watching
+                .insert(uri.to_string(), watcher.abort_handle())
+            {
+                old.abort();
+            }
+            return Ok(json!({}));
+        }
+        let log_level = session.and_then(|s| s.lock().unwrap_or_else(|e| e.into_inner()).log_level);
+        let ctx = CallContext {
+            notify,
+            progress_token: params.pointer("/_meta/progressToken").cloned(),
+            log_level,
+            modern: false,
+        };
+        self.dispatch(method, &params, ctx).await
+    }
+
+    /// The methods both eras share.
+    async fn dispatch(
+        &self,
+        method: &str,
+        params: &Value,
+        ctx: CallContext,
+    ) -> Result<Value, RpcError> {
+        let description = self.provider.description();
+        let capable = |name: &str| description.has_capability(name);
+        let no_method = || {
+            error(
+                protocol::METHOD_NOT_FOUND,
+                format!("Method not found: {method}"),
+                Some(json!(method)),
+            )
+        };
+        match method {
+            "tools/list" => Ok(json!({"tools": self.provider.tools()})),
+            "tools/call" => {
+                let (name, arguments) = name_and_arguments(params, method)?;
+                let _permit = self.permit().await?;
+                self.provider.call(name, arguments, ctx).await
+            }
+            "resources/list" if capable("resources") => {
+                Ok(json!({"resources": self.provider.resources()}))
+            }
+            "resources/templates/list" if capable("resources") => {
+                Ok(json!({"resourceTemplates": self.provider.resource_templates()}))
+            }
+            "resources/read" if capable("resources") => {
+                let uri = params.get("uri").and_then(Value::as_str).ok_or_else(|| {
+                    error(
+                        protocol::INVALID_PARAMS,
+                        "resources/read needs a \"uri\"",
+                        None,
+                    )
+                })?;
+                let _permit = self.permit().await?;
+                let modern = ctx.modern;
+                self.provider.read(uri, ctx).await.map_err(|mut e| {
+                    // 2026-07-28 names an unknown resource invalid params; earlier revisions -32002.
+                    if modern && e.code == protocol::RESOURCE_NOT_FOUND {
+                        e.code = protocol::INVALID_PARAMS;
+                    }
+                    e
+                })
+            }
+            "prompts/list" if capable("prompts") => Ok(json!({"prompts": self.provider.prompts()})),
+            "prompts/get" if capable("prompts") => {
+                let (name, arguments) = name_and_arguments(params, method)?;
+                self.provider.get_prompt(name, arguments).await
+            }
+            "completion/complete" if capable("completions") => self.provider.complete(params),
+            _ => Err(no_method()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_era_is_told_by_the_request() {
+        assert!(is_modern("server/discover", &json!({})));
+        assert!(is_modern(
+            "tools/list",
+            &json!({"_meta": {META_PROTOCOL_VERSION: "2026-07-28"}})
+        ));
+        assert!(!is_modern(
+            "tools/list",
+            &json!({"_meta": {"progressToken": 1}})
+        ));
+        assert!(!is_modern(
+            "initialize",
+            &json!({"protocolVersion": "2025-11-25"})
+        ));
+        assert_eq!(decode_header("=?base64?YWRk?="), Some("add".into()));
+        assert_eq!(decode_header("plain"), Some("plain".into()));
+        assert_eq!(status_for(-32601), 404);
+        assert_eq!(status_for(-32022), 400);
+    }
+}

@@ -1,0 +1,122 @@
+//! Serving over stdio: newline-delimited JSON-RPC on stdin and stdout, one handshake-era
+//! session for the process, stateless requests beside it. Each request runs as its own task,
+//! so calls overlap (up to the server's limit); `notifications/cancelled` stops one (its
+//! command's whole process group with it) and it gets no response.
+
+use super::server::{Server, Session};
+use crate::protocol::{self, Incoming};
+use crate::transport::framing::{self, FrameError};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+/// The largest message accepted from the client.
+const MAX_REQUEST: usize = 16 * 1024 * 1024;
+
+/// A request in flight, by its id as JSON text.
+type InFlight = Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>>;
+
+/// Serves until stdin closes and what was asked is answered.
+pub async fn serve(server: Arc<Server>) {
+    let (out, mut lines) = mpsc::unbounded_channel::<Value>();
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(message) = lines.recv().await {
+            if stdout
+                .write_all(&framing::encode_line(&message))
+                .await
+                .is_err()
+                || stdout.flush().await.is_err()
+            {
+                break;
+            }
+        }
+    });
+    let outside = out.clone();
+    let mut state = Session::default();
+    state.outside = Some(Arc::new(move |note| {
+        let _ = outside.send(note);
+    }));
+    let session = Arc::new(Mutex::new(state));
+    let in_flight: InFlight = Arc::new(Mutex::new(HashMap::new()));
+    let mut reader = BufReader::with_capacity(64 * 1024, tokio::io::stdin());
+    let mut line = Vec::new();
+    loop {
+        match framing::read_line(&mut reader, &mut line, MAX_REQUEST).await {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(FrameError::TooLong(limit)) => {
+                tracing::warn!("a request over {limit} bytes; closing");
+                let _ = out.send(json!({"jsonrpc": "2.0", "id": null, "error": {"code": protocol::INVALID_REQUEST, "message": format!("message over {limit} bytes")}}));
+                break;
+            }
+            Err(FrameError::Io(_)) => break,
+        }
+        let text = line.trim_ascii();
+        if text.is_empty() {
+            continue;
+        }
+        let message = match framing::decode(text) {
+            Ok(message) => message,
+            Err(_) => {
+                let _ = out.send(json!({"jsonrpc": "2.0", "id": null, "error": {"code": protocol::PARSE_ERROR, "message": "Parse error"}}));
+                continue;
+            }
+        };
+        if message.is_array() {
+            let _ = out.send(json!({"jsonrpc": "2.0", "id": null, "error": {"code": protocol::INVALID_REQUEST, "message": "batches are not supported"}}));
+            continue;
+        }
+        match protocol::classify(message) {
+            Incoming::Request { id, method, params } => {
+                let key = id.to_string();
+                let server = server.clone();
+                let session = session.clone();
+                let replies = out.clone();
+                let notes = out.clone();
+                let flights = in_flight.clone();
+                let done_key = key.clone();
+                let task = tokio::spawn(async move {
+                    let notify: super::provider::Notifier = Arc::new(move |note| {
+                        let _ = notes.send(note);
+                    });
+                    let reply = server
+                        .answer(id, &method, params, Some(&session), None, notify)
+                        .await;
+                    let _ = replies.send(reply.message);
+                    if let Ok(mut flights) = flights.lock() {
+                        flights.remove(&done_key);
+                    }
+                });
+                if let Ok(mut flights) = in_flight.lock() {
+                    flights.insert(key, task.abort_handle());
+                }
+            }
+            Incoming::Notification { method, params } => {
+                if method == "notifications/cancelled" {
+                    let key = params.get("requestId").map(Value::to_string);
+                    let handle =
+                        key.and_then(|k| in_flight.lock().ok().and_then(|mut f| f.remove(&k)));
+                    if let Some(handle) = handle {
+                        tracing::debug!("request cancelled by the client");
+                        handle.abort();
+                    }
+                }
+            }
+            Incoming::Invalid => {
+                let _ = out.send(json!({"jsonrpc": "2.0", "id": null, "error": {"code": protocol::INVALID_REQUEST, "message": "Invalid Request"}}));
+            }
+            // Answers to requests ferry never sends.
+            Incoming::Response { .. } | Incoming::BadResponse { .. } => {}
+        }
+    }
+    // Input ended: answer what is in flight (each within its own timeout), then stop. A
+    // client that wants it stopped sooner sends SIGTERM, which kills every command's group.
+    while in_flight.lock().map(|f| !f.is_empty()).unwrap_or(false) {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    drop(out);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer).await;
+}

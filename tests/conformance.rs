@@ -1,0 +1,104 @@
+//! The official MCP conformance suite (`@modelcontextprotocol/conformance`, pinned in
+//! tests/fixtures/package.json, run on the Node 22 that the `node` package brings) against
+//! `ferry serve --http`: with tests/fixtures/conformance.toml, every scenario of both
+//! requirement sets passes except those listed, with reasons, in
+//! tests/fixtures/conformance-expected-*.yaml (the suite itself fails the run on any other
+//! failure, and on a listed one that starts to pass); in quick mode (`--cli echo`), the
+//! protocol scenarios pass.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use support::*;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn node22() -> PathBuf {
+    let node = fixtures().join("node_modules/node/bin/node");
+    assert!(
+        node.exists(),
+        "{} is missing: run tests/fixtures/setup.sh",
+        node.display()
+    );
+    node
+}
+
+fn suite() -> PathBuf {
+    fixtures().join("node_modules/@modelcontextprotocol/conformance/dist/index.js")
+}
+
+/// Runs the suite with `args`; panics with its summary unless it exits 0.
+fn run_suite(env: &Env, url: &str, args: &[&str]) {
+    let out = env.path(&format!("conformance-{}", args.join("-").replace('/', "_")));
+    let output = Command::new(node22())
+        .arg(suite())
+        .args(["server", "--url", url])
+        .args(args)
+        .arg("-o")
+        .arg(&out)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let summary = stdout
+        .find("=== SUMMARY ===")
+        .map_or(&stdout[..], |i| &stdout[i..]);
+    assert!(
+        output.status.success(),
+        "conformance {args:?} failed:\n{summary}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn expected(name: &str) -> String {
+    fixtures().join(name).display().to_string()
+}
+
+#[test]
+fn the_manifest_passes_both_requirement_sets_but_for_what_no_command_can_express() {
+    let env = Env::new();
+    let server = HttpServed::start(
+        &env,
+        &[
+            "--manifest",
+            &fixtures().join("conformance.toml").display().to_string(),
+        ],
+    );
+    for version in ["2025-11-25", "2026-07-28"] {
+        let baseline = expected(&format!("conformance-expected-{version}.yaml"));
+        run_suite(
+            &env,
+            &server.url,
+            &["--requirements", version, "--expected-failures", &baseline],
+        );
+    }
+}
+
+#[test]
+fn quick_mode_passes_the_protocol_scenarios() {
+    let env = Env::new();
+    let server = HttpServed::start(&env, &["--cli", "echo"]);
+    let baseline = expected("conformance-quick-expected.yaml");
+    let scenarios = [
+        ("2025-11-25", "server-initialize"),
+        ("2025-11-25", "ping"),
+        ("2025-11-25", "logging-set-level"),
+        ("2025-11-25", "tools-list"),
+        ("2025-11-25", "server-sse-multiple-streams"),
+        ("2025-11-25", "dns-rebinding-protection"),
+        ("2026-07-28", "server-stateless"),
+        ("2026-07-28", "tools-list"),
+        ("2026-07-28", "server-sse-multiple-streams"),
+        ("2026-07-28", "dns-rebinding-protection"),
+    ];
+    for (version, scenario) in scenarios {
+        let mut args = vec!["--scenario", scenario, "--spec-version", version];
+        if scenario == "server-stateless" {
+            args.extend_from_slice(&["--expected-failures", &baseline]);
+        }
+        run_suite(&env, &server.url, &args);
+    }
+}

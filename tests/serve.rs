@@ -1,0 +1,569 @@
+//! `ferry serve` as a hostile model would try it: values that want a shell, values that want
+//! to be options, paths that want out of the roots, names that want into the environment,
+//! commands that outlive their time. Each is refused or contained, and a marker file proves
+//! that nothing ran that should not. Then the protocol itself: both eras, the 2026 validation
+//! ladder, output kinds, resources, prompts, logging, cancellation and the concurrency limit.
+
+mod support;
+
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+use support::*;
+
+fn marker(env: &Env, name: &str) -> std::path::PathBuf {
+    env.path(&format!("marker-{name}"))
+}
+
+fn call(served: &mut Served, id: u64, tool: &str, arguments: Value) -> Value {
+    served.call(
+        id,
+        "tools/call",
+        json!({"name": tool, "arguments": arguments}),
+        &mut Vec::new(),
+    )
+}
+
+fn is_error(result: &Value) -> bool {
+    result["result"]["isError"] == json!(true)
+}
+
+#[test]
+fn shell_metacharacters_are_just_text() {
+    let env = Env::new();
+    let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
+    let m = marker(&env, "shell");
+    let m = m.display();
+    let values = [
+        format!("; touch {m}"),
+        format!("| touch {m}"),
+        format!("$(touch {m})"),
+        format!("`touch {m}`"),
+        format!("x\ntouch {m}"),
+        format!("& touch {m}"),
+        format!("x > {m}"),
+    ];
+    for (i, value) in values.iter().enumerate() {
+        let result = call(
+            &mut served,
+            i as u64 + 1,
+            "kinds",
+            json!({"text": value, "items": [value]}),
+        );
+        assert!(!is_error(&result), "{result}");
+        let text = Served::text(&result);
+        assert_eq!(text.matches(value.as_str()).count(), 2, "{text}");
+    }
+    assert!(!marker(&env, "shell").exists(), "nothing ran in a shell");
+}
+
+#[test]
+fn values_never_become_options() {
+    let env = Env::new();
+    let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
+    let cases = [
+        json!({"text": "--output=/tmp/x"}),
+        json!({"text": "-rf"}),
+        json!({"text": "ok", "items": ["fine", "--exec=x"]}),
+        json!({"text": "ok", "opt": "--upload-pack=sh"}),
+    ];
+    for (i, arguments) in cases.iter().enumerate() {
+        let result = call(&mut served, i as u64 + 1, "kinds", arguments.clone());
+        assert!(is_error(&result), "{arguments}: {result}");
+        assert!(Served::text(&result).starts_with("Refused: "), "{result}");
+        assert!(
+            Served::text(&result).contains("may not start with '-'"),
+            "{result}"
+        );
+    }
+    // Where the template puts text before the value, a dash is only text.
+    let result = call(&mut served, 9, "kinds", json!({"text": "ok", "mode": "b"}));
+    assert!(Served::text(&result).contains("[--mode=b]"), "{result}");
+}
+
+#[test]
+fn quick_mode_refuses_options_that_run_code_or_write_files() {
+    let env = Env::new();
+    let m = marker(&env, "quick");
+    let mut served = Served::start(&env, &["--cli", "git"]);
+    let refused = [
+        json!(["-c", format!("alias.x=!touch {}", m.display()), "x"]),
+        json!(["log", format!("--output={}", m.display())]),
+        json!(["--exec-path=/tmp", "log"]),
+        json!(["diff", "--ext-diff"]),
+        json!(["-C", "/", "log"]),
+    ];
+    for (i, args) in refused.iter().enumerate() {
+        let result = call(&mut served, i as u64 + 1, "git", json!({"args": args}));
+        assert!(is_error(&result), "{args}: {result}");
+        assert!(
+            Served::text(&result).starts_with("Refused: git "),
+            "{result}"
+        );
+    }
+    assert!(!m.exists());
+    let tools = served.call(20, "tools/list", json!({}), &mut Vec::new());
+    assert_eq!(
+        tools["result"]["tools"][0]["annotations"],
+        json!({"destructiveHint": true, "openWorldHint": true})
+    );
+    let version = call(&mut served, 21, "git", json!({"args": ["--version"]}));
+    assert!(
+        Served::text(&version).starts_with("git version"),
+        "{version}"
+    );
+    drop(served);
+
+    // --allow limits git to named subcommands.
+    let mut limited = Served::start(&env, &["--cli", "git", "--allow", "git:version,status"]);
+    let push = call(&mut limited, 1, "git", json!({"args": ["push"]}));
+    assert!(
+        Served::text(&push).contains("limited to the subcommands version, status"),
+        "{push}"
+    );
+    let version = call(&mut limited, 2, "git", json!({"args": ["version"]}));
+    assert!(
+        Served::text(&version).starts_with("git version"),
+        "{version}"
+    );
+
+    // Shells and command runners are never served in quick mode.
+    let run = env.run(&["serve", "--cli", "sh"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        "error: sh cannot be served in quick mode: a shell runs its arguments as code\nhint: write a manifest whose commands fix what may vary (ferry serve init)\n"
+    );
+}
+
+/// A manifest in a temporary directory: a root, a sibling sharing its prefix, a symlink out.
+fn confined(env: &Env) -> String {
+    let base = env.path("confine");
+    std::fs::create_dir_all(base.join("work/sub")).unwrap();
+    std::fs::create_dir_all(base.join("work2")).unwrap();
+    std::fs::write(base.join("work/inside.txt"), "inside\n").unwrap();
+    std::fs::write(base.join("work2/secret"), "secret\n").unwrap();
+    std::os::unix::fs::symlink(base.join("work2"), base.join("work/link")).unwrap();
+    std::fs::write(
+        base.join("m.toml"),
+        "[server]\nroots = [\"work\"]\n\n[[tools]]\nname = \"read\"\ndescription = \"Read a file.\"\ncommand = [\"cat\", \"--\", \"{file}\"]\n[tools.params.file]\ntype = \"path\"\n\n[[tools]]\nname = \"create\"\ndescription = \"Create a file.\"\ncommand = [\"touch\", \"--\", \"{file}\"]\n[tools.params.file]\ntype = \"path\"\nexists = false\n",
+    )
+    .unwrap();
+    base.join("m.toml").display().to_string()
+}
+
+#[test]
+fn paths_stay_inside_the_roots() {
+    let env = Env::new();
+    let manifest = confined(&env);
+    let mut served = Served::start(&env, &["--manifest", &manifest]);
+    let base = std::fs::canonicalize(env.path("confine")).unwrap();
+    let outside = [
+        ("read", "../work2/secret".to_string()),
+        ("read", base.join("work2/secret").display().to_string()),
+        ("read", "link/secret".to_string()),
+        ("read", "/etc/passwd".to_string()),
+        ("create", "link/new.txt".to_string()),
+        ("create", "../escape.txt".to_string()),
+        ("create", "sub/../../escape.txt".to_string()),
+    ];
+    for (i, (tool, path)) in outside.iter().enumerate() {
+        let result = call(&mut served, i as u64 + 1, tool, json!({"file": path}));
+        assert!(is_error(&result), "{path}: {result}");
+        assert!(
+            Served::text(&result).contains("it is outside the served roots"),
+            "{path}: {result}"
+        );
+    }
+    assert!(!base.join("escape.txt").exists() && !base.join("work2/new.txt").exists());
+    let missing = call(&mut served, 20, "read", json!({"file": "nope.txt"}));
+    assert!(
+        Served::text(&missing).contains("it does not exist"),
+        "{missing}"
+    );
+    let inside = call(
+        &mut served,
+        21,
+        "read",
+        json!({"file": "sub/../inside.txt"}),
+    );
+    assert_eq!(Served::text(&inside), "inside\n");
+    let created = call(&mut served, 22, "create", json!({"file": "sub/new.txt"}));
+    assert!(!is_error(&created), "{created}");
+    assert!(base.join("work/sub/new.txt").exists());
+}
+
+#[test]
+fn the_environment_is_an_allowlist_and_names_are_not_variables() {
+    let env = Env::new();
+    let mut served = Served::start_with_env(
+        &env,
+        &["--manifest", &serve_manifest()],
+        &[
+            ("FERRY_TEST_SECRET", "s3cr3t"),
+            ("FERRY_TEST_PASS_OK", "passed"),
+            ("BASH_ENV", "/tmp/evil"),
+        ],
+    );
+    let result = call(
+        &mut served,
+        1,
+        "env_dump",
+        json!({"LD_PRELOAD": "/tmp/evil.so"}),
+    );
+    let text = Served::text(&result);
+    assert!(
+        !text.contains("s3cr3t") && !text.contains("LD_PRELOAD") && !text.contains("BASH_ENV"),
+        "{text}"
+    );
+    assert!(text.contains("FERRY_TEST_PASS_OK=passed"), "{text}");
+    assert!(text.contains("PATH="), "{text}");
+    let nul = call(&mut served, 2, "kinds", json!({"text": "a\u{0}b"}));
+    assert!(Served::text(&nul).contains("contains a NUL byte"), "{nul}");
+}
+
+#[test]
+fn output_is_capped_and_stdin_is_closed() {
+    let env = Env::new();
+    let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
+    let huge = Served::text(&call(&mut served, 1, "huge", json!({})));
+    assert!(huge.len() < 70_000, "{}", huge.len());
+    assert!(huge.starts_with("line\nline\n"));
+    assert!(huge.contains("[ferry: 134464 bytes of output cut here; raise max_output in the manifest to keep more]\n"), "{}", &huge[30000..34000]);
+    assert!(huge.ends_with("line\n"));
+    assert_eq!(
+        Served::text(&call(&mut served, 2, "binary_text", json!({}))),
+        "caf\u{fffd}"
+    );
+    let started = Instant::now();
+    let quiet = call(&mut served, 3, "reads_stdin", json!({}));
+    assert_eq!(Served::text(&quiet), "");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "a command reading stdin is not left waiting"
+    );
+    let echoed = call(
+        &mut served,
+        4,
+        "stdin_echo",
+        json!({"input": "given\nlines"}),
+    );
+    assert_eq!(Served::text(&echoed), "given\nlines");
+}
+
+#[test]
+fn a_timeout_kills_grandchildren_and_a_cancellation_stops_the_command() {
+    let env = Env::new();
+    let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
+    // The marker must be inside the served root to pass the path check; it is never made.
+    let m = serve_root().join(format!("outlived-{}", std::process::id()));
+    let result = call(
+        &mut served,
+        1,
+        "outlive",
+        json!({"marker": m.display().to_string()}),
+    );
+    assert!(is_error(&result), "{result}");
+    assert!(
+        Served::text(&result).starts_with("outlive timed out after 1s and was stopped"),
+        "{result}"
+    );
+    std::thread::sleep(Duration::from_secs(4));
+    let made = m.exists();
+    let _ = std::fs::remove_file(&m);
+    assert!(!made, "the grandchild died with its group");
+
+    // notifications/cancelled stops the command, and no response follows.
+    served.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "slow", "arguments": {"seconds": 47.25}, "_meta": modern_meta()}}));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(processes_matching("sleep 47.25").len(), 1);
+    served.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "test"}}));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(processes_matching("sleep 47.25"), Vec::<String>::new());
+    let next = call(&mut served, 3, "no_match", json!({}));
+    assert_eq!(
+        Served::text(&next),
+        "nothing found\n",
+        "the cancelled call got no response, the next one did"
+    );
+}
+
+#[test]
+fn the_concurrency_limit_holds() {
+    let env = Env::new();
+    let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
+    let started = Instant::now();
+    for id in 1..=8 {
+        served.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "slow", "arguments": {"seconds": 0.4}, "_meta": modern_meta()}}));
+    }
+    let mut notes = Vec::new();
+    for id in 1..=8 {
+        let reply = served.wait(id, &mut notes);
+        assert!(!is_error(&reply), "{reply}");
+    }
+    // Four at a time: two rounds of 0.4 s at least.
+    assert!(
+        started.elapsed() >= Duration::from_millis(780),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn failures_output_kinds_and_progress() {
+    let env = Env::new();
+    let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
+    let fail = call(&mut served, 1, "fail", json!({}));
+    assert!(is_error(&fail));
+    assert_eq!(
+        Served::text(&fail),
+        "partial\nfail failed: exit code 3\nstderr (last lines):\nwent wrong"
+    );
+    assert!(!is_error(&call(&mut served, 2, "no_match", json!({}))));
+    let json_out = call(&mut served, 3, "json_out", json!({"n": 7}));
+    assert_eq!(
+        json_out["result"]["structuredContent"],
+        json!({"sum": 7, "ok": true})
+    );
+    let image = call(&mut served, 4, "image_out", json!({}));
+    let png = std::fs::read(serve_root().join("pixel.png")).unwrap();
+    use base64::Engine;
+    assert_eq!(image["result"]["content"][0]["type"], "image");
+    assert_eq!(
+        image["result"]["content"][0]["data"],
+        base64::engine::general_purpose::STANDARD.encode(&png)
+    );
+    let content = call(&mut served, 5, "content_out", json!({}));
+    assert_eq!(content["result"]["content"].as_array().unwrap().len(), 2);
+    let bad = call(&mut served, 6, "bad_content", json!({}));
+    assert_eq!(Served::text(&bad), "bad_content's output is not MCP content: block 1 (image) is missing a field it needs, or its data is not base64");
+    let invalid = call(&mut served, 7, "kinds", json!({"text": "x", "count": 99}));
+    assert!(Served::text(&invalid).starts_with("Invalid arguments for kinds: count expects a value <= 10, not 99\nPrint every argument"), "{invalid}");
+    let unknown = call(
+        &mut served,
+        8,
+        "kinds",
+        json!({"text": "x", "PATH": "/tmp"}),
+    );
+    assert!(
+        Served::text(&unknown).starts_with("Invalid arguments for kinds: unknown argument PATH"),
+        "{unknown}"
+    );
+    let mut notes = Vec::new();
+    let progressed = served.call(
+        9,
+        "tools/call",
+        json!({"name": "progress", "arguments": {}, "_meta": {"progressToken": "t9"}}),
+        &mut notes,
+    );
+    assert_eq!(Served::text(&progressed), "finished\n");
+    let steps: Vec<f64> = notes
+        .iter()
+        .filter(|n| n["params"]["progressToken"] == "t9")
+        .map(|n| n["params"]["progress"].as_f64().unwrap())
+        .collect();
+    assert_eq!(steps, [1.0, 2.0, 3.0]);
+}
+
+#[test]
+fn stderr_lines_are_log_messages_only_when_asked() {
+    let env = Env::new();
+    let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
+    let mut quiet = Vec::new();
+    served.call(
+        1,
+        "tools/call",
+        json!({"name": "log_lines", "arguments": {}}),
+        &mut quiet,
+    );
+    assert!(quiet.is_empty(), "{quiet:?}");
+    let mut loud = Vec::new();
+    served.call(2, "tools/call", json!({"name": "log_lines", "arguments": {}, "_meta": {"io.modelcontextprotocol/logLevel": "info"}}), &mut loud);
+    let data: Vec<&str> = loud
+        .iter()
+        .filter(|n| n["method"] == "notifications/message")
+        .map(|n| n["params"]["data"].as_str().unwrap())
+        .collect();
+    assert_eq!(data, ["one", "two", "three"]);
+}
+
+#[test]
+fn both_eras_and_the_validation_ladder_over_stdio() {
+    let env = Env::new();
+    let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
+    let mut notes = Vec::new();
+    // Handshake era: requests before initialize are refused; after it, plain requests work.
+    served.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    assert_eq!(served.wait(1, &mut notes)["error"]["code"], -32002);
+    served.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    let init = served.wait(2, &mut notes);
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(init["result"]["serverInfo"]["name"], "serve-test");
+    served.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    served.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
+    let listed = served.wait(3, &mut notes);
+    assert!(listed["result"].get("resultType").is_none());
+    assert_eq!(listed["result"]["tools"][0]["name"], "kinds");
+    served.send(&json!({"jsonrpc": "2.0", "id": 4, "method": "ping"}));
+    assert_eq!(served.wait(4, &mut notes)["result"], json!({}));
+    // Stateless requests beside it, each checked.
+    served.send(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}));
+    assert_eq!(served.wait(5, &mut notes)["error"]["code"], -32602);
+    let old = served.call(
+        6,
+        "tools/list",
+        json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "1999-01-01"}}),
+        &mut notes,
+    );
+    assert_eq!(old["error"]["code"], -32022);
+    assert_eq!(
+        old["error"]["data"],
+        json!({"supported": ["2026-07-28"], "requested": "1999-01-01"})
+    );
+    for method in [
+        "ping",
+        "initialize",
+        "logging/setLevel",
+        "subscriptions/listen",
+        "no/such",
+    ] {
+        assert_eq!(
+            served.call(7, method, json!({}), &mut notes)["error"]["code"],
+            -32601,
+            "{method}"
+        );
+    }
+    let listed = served.call(8, "tools/list", json!({}), &mut notes);
+    assert_eq!(listed["result"]["resultType"], "complete");
+    assert_eq!(listed["result"]["cacheScope"], "public");
+    assert!(listed["result"]["ttlMs"].as_u64().is_some());
+    // An unknown tool is a tool error the model reads, with a suggestion.
+    let unknown = served.call(
+        9,
+        "tools/call",
+        json!({"name": "kind", "arguments": {}}),
+        &mut notes,
+    );
+    assert!(is_error(&unknown), "{unknown}");
+    assert_eq!(
+        Served::text(&unknown),
+        "Unknown tool: kind; did you mean kinds?"
+    );
+}
+
+#[test]
+fn resources_templates_prompts_and_completion() {
+    let env = Env::new();
+    let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
+    let mut n = Vec::new();
+    let listed = served.call(1, "resources/list", json!({}), &mut n);
+    let uris: Vec<&str> = listed["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(uris, ["test://readme", "test://pixel", "test://year"]);
+    let readme = served.call(2, "resources/read", json!({"uri": "test://readme"}), &mut n);
+    assert_eq!(
+        readme["result"]["contents"][0]["text"],
+        "Test data for ferry serve.\nSecond line.\n"
+    );
+    let pixel = served.call(3, "resources/read", json!({"uri": "test://pixel"}), &mut n);
+    assert_eq!(pixel["result"]["contents"][0]["mimeType"], "image/png");
+    assert!(pixel["result"]["contents"][0]["blob"].is_string());
+    let year = served.call(4, "resources/read", json!({"uri": "test://year"}), &mut n);
+    assert_eq!(
+        year["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .trim()
+            .len(),
+        4
+    );
+    let file = served.call(
+        5,
+        "resources/read",
+        json!({"uri": "test://file/sub%2Fthree.txt"}),
+        &mut n,
+    );
+    assert_eq!(file["result"]["contents"][0]["text"], "one\ntwo\nthree\n");
+    let escape = served.call(
+        6,
+        "resources/read",
+        json!({"uri": "test://file/..%2F..%2Fserve.toml"}),
+        &mut n,
+    );
+    assert_eq!(escape["error"]["code"], -32602, "{escape}");
+    let missing = served.call(
+        7,
+        "resources/read",
+        json!({"uri": "test://nothing"}),
+        &mut n,
+    );
+    assert_eq!(missing["error"]["code"], -32602);
+    assert_eq!(missing["error"]["data"]["uri"], "test://nothing");
+    let prompt = served.call(
+        8,
+        "prompts/get",
+        json!({"name": "review", "arguments": {"path": "README.txt"}}),
+        &mut n,
+    );
+    let messages = prompt["result"]["messages"].as_array().unwrap();
+    assert_eq!(
+        messages[0]["content"]["text"],
+        "Review README.txt for bugs, {carefully}."
+    );
+    assert_eq!(messages[1]["content"]["resource"]["uri"], "test://readme");
+    assert_eq!(messages[2]["content"]["type"], "image");
+    let bad = served.call(
+        9,
+        "prompts/get",
+        json!({"name": "review", "arguments": {"path": "/etc/passwd"}}),
+        &mut n,
+    );
+    assert_eq!(bad["error"]["code"], -32602);
+    let completion = served.call(10, "completion/complete", json!({"ref": {"type": "ref/prompt", "name": "review"}, "argument": {"name": "path", "value": "sub"}}), &mut n);
+    assert_eq!(
+        completion["result"]["completion"]["values"],
+        json!(["sub/three.txt"])
+    );
+}
+
+#[test]
+fn a_bad_manifest_or_a_missing_command_is_refused_at_start() {
+    let env = Env::new();
+    env.write(
+        "work/bad.toml",
+        "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"no-such-command-anywhere\"]\n",
+    );
+    let run = env.run(&["serve", "--manifest", "bad.toml"]);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (2, "error: tool \"x\": command \"no-such-command-anywhere\" not found\nhint: install it, or give its full path in the manifest\n")
+    );
+    env.write(
+        "work/broken.toml",
+        "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\", \"{y}\"]\n",
+    );
+    let run = env.run(&["serve", "--manifest", "broken.toml"]);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (2, "error: broken.toml:4: tool \"x\": the command names {y}, which is not one of its params\nhint: fix line 4 of broken.toml and start again\n")
+    );
+    let run = env.run(&[
+        "serve",
+        "--http",
+        "0.0.0.0:0",
+        "--manifest",
+        &serve_manifest(),
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("beyond this machine, needs a bearer token"),
+        "{}",
+        run.stderr
+    );
+}

@@ -1,0 +1,290 @@
+//! `ferry serve --http`: the rules of the endpoint itself, checked with raw HTTP requests:
+//! DNS-rebinding guards (Host 421, Origin 403), the bearer token, body limits, sessions (400
+//! without one, 404 for an unknown one, DELETE), GET streams, the 2026 header checks.
+
+mod support;
+
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use support::*;
+
+/// One raw HTTP/1.1 exchange: the status, the headers (lower-case names) and the body.
+fn exchange(
+    port: u16,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, Vec<(String, String)>, String) {
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    let mut request = format!(
+        "{method} /mcp HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        request.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
+    }
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    // A server that refuses a body may close before all of it is sent: read its answer anyway.
+    let _ = stream.write_all(request.as_bytes());
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    (status, headers, dechunk(body))
+}
+
+/// The body of a chunked response, joined.
+fn dechunk(body: &str) -> String {
+    let mut out = String::new();
+    let mut rest = body;
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
+            return body.to_string();
+        };
+        if n == 0 || after.len() < n {
+            break;
+        }
+        out.push_str(&after[..n]);
+        rest = after[n..].trim_start_matches("\r\n");
+    }
+    if out.is_empty() {
+        body.to_string()
+    } else {
+        out
+    }
+}
+
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+fn modern(method: &str, params: Value, id: u64) -> (Vec<(&'static str, String)>, String) {
+    let mut params = params;
+    params["_meta"] = modern_meta();
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+    let mut headers = vec![
+        ("Content-Type", "application/json".to_string()),
+        ("Accept", "application/json, text/event-stream".to_string()),
+        ("MCP-Protocol-Version", "2026-07-28".to_string()),
+        ("Mcp-Method", method.to_string()),
+    ];
+    if let Some(name) = params
+        .get("name")
+        .or_else(|| params.get("uri"))
+        .and_then(Value::as_str)
+    {
+        headers.push(("Mcp-Name", name.to_string()));
+    }
+    (headers, body)
+}
+
+fn send(
+    port: u16,
+    (headers, body): &(Vec<(&'static str, String)>, String),
+) -> (u16, Vec<(String, String)>, String) {
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    exchange(port, "POST", &headers, body)
+}
+
+fn json_of(body: &str) -> Value {
+    // An event stream's last data line, or the body itself.
+    body.lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("data: "))
+        .map_or_else(
+            || serde_json::from_str(body).unwrap_or(Value::Null),
+            |d| serde_json::from_str(d).unwrap_or(Value::Null),
+        )
+}
+
+#[test]
+fn dns_rebinding_is_refused_and_loopback_names_are_accepted() {
+    let env = Env::new();
+    let server = HttpServed::start(&env, &["--manifest", &serve_manifest()]);
+    let discover = modern("server/discover", json!({}), 1);
+    let evil_host = exchange(
+        server.port,
+        "POST",
+        &[
+            ("Host", "evil.example.com"),
+            ("Content-Type", "application/json"),
+        ],
+        &discover.1,
+    );
+    assert_eq!(evil_host.0, 421);
+    let evil_origin = exchange(
+        server.port,
+        "POST",
+        &[
+            ("Origin", "http://evil.example.com"),
+            ("Content-Type", "application/json"),
+        ],
+        &discover.1,
+    );
+    assert_eq!(evil_origin.0, 403);
+    for host in ["localhost", "127.0.0.1", "[::1]"] {
+        let host = format!("{host}:{}", server.port);
+        let origin = format!("http://{host}");
+        let mut headers: Vec<(&str, &str)> =
+            discover.0.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        headers.push(("Host", &host));
+        headers.push(("Origin", &origin));
+        let ok = exchange(server.port, "POST", &headers, &discover.1);
+        assert_eq!(ok.0, 200, "{host}: {}", ok.2);
+        assert_eq!(
+            json_of(&ok.2)["result"]["supportedVersions"],
+            json!(["2026-07-28"])
+        );
+    }
+}
+
+#[test]
+fn a_token_guards_the_endpoint_and_bodies_are_limited() {
+    let env = Env::new();
+    let token = "0123456789abcdef0123456789abcdef";
+    let server = HttpServed::start_with_env(
+        &env,
+        &["--manifest", &serve_manifest()],
+        &[("FERRY_SERVE_TOKEN", token)],
+    );
+    let discover = modern("server/discover", json!({}), 1);
+    assert_eq!(send(server.port, &discover).0, 401);
+    let mut with = discover.clone();
+    with.0.push(("Authorization", format!("Bearer {token}")));
+    assert_eq!(send(server.port, &with).0, 200);
+    let mut wrong = discover.clone();
+    wrong.0.push(("Authorization", "Bearer nope".into()));
+    assert_eq!(send(server.port, &wrong).0, 401);
+    let big = "x".repeat(5 * 1024 * 1024);
+    let mut huge = with.clone();
+    huge.1 = big;
+    assert_eq!(send(server.port, &huge).0, 413);
+}
+
+#[test]
+fn the_2026_headers_must_agree_with_the_body() {
+    let env = Env::new();
+    let server = HttpServed::start(&env, &["--manifest", &serve_manifest()]);
+    let mut call = modern(
+        "tools/call",
+        json!({"name": "no_match", "arguments": {}}),
+        7,
+    );
+    let (status, headers, body) = send(server.port, &call);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        json_of(&body)["result"]["content"][0]["text"],
+        "nothing found\n"
+    );
+    assert!(
+        header(&headers, "mcp-session-id").is_none(),
+        "no session in the stateless era"
+    );
+    call.0.retain(|(k, _)| *k != "Mcp-Name");
+    call.0.push(("Mcp-Name", "other".into()));
+    let (status, _, body) = send(server.port, &call);
+    assert_eq!(
+        (status, json_of(&body)["error"]["code"].clone()),
+        (400, json!(-32020))
+    );
+    assert_eq!(json_of(&body)["id"], 7);
+    let mut encoded = modern(
+        "tools/call",
+        json!({"name": "no_match", "arguments": {}}),
+        8,
+    );
+    encoded.0.retain(|(k, _)| *k != "Mcp-Name");
+    encoded
+        .0
+        .push(("Mcp-Name", "=?base64?bm9fbWF0Y2g=?=".into()));
+    assert_eq!(send(server.port, &encoded).0, 200);
+    let unknown = modern("no/such/method", json!({}), 9);
+    let (status, _, body) = send(server.port, &unknown);
+    assert_eq!(
+        (status, json_of(&body)["error"]["code"].clone()),
+        (404, json!(-32601))
+    );
+    let mut mismatch = modern("tools/list", json!({}), 10);
+    mismatch.0.retain(|(k, _)| *k != "MCP-Protocol-Version");
+    mismatch
+        .0
+        .push(("MCP-Protocol-Version", "2025-11-25".into()));
+    assert_eq!(send(server.port, &mismatch).0, 400);
+    // A progress report turns the answer into an event stream.
+    let progress = modern(
+        "tools/call",
+        json!({"name": "progress", "arguments": {}, "_meta": {"progressToken": "p"}}),
+        11,
+    );
+    let mut progress = progress;
+    progress.1 = progress
+        .1
+        .replace("\"_meta\":{", "\"_meta\":{\"progressToken\":\"p\",");
+    let (status, headers, body) = send(server.port, &progress);
+    assert_eq!(status, 200);
+    assert_eq!(header(&headers, "content-type"), Some("text/event-stream"));
+    assert_eq!(body.matches("notifications/progress").count(), 3, "{body}");
+    assert_eq!(json_of(&body)["result"]["content"][0]["text"], "finished\n");
+    assert!(!body.contains("\nid:"), "no event ids in the stateless era");
+    let get = exchange(server.port, "GET", &[("Accept", "text/event-stream")], "");
+    assert_eq!(get.0, 405);
+}
+
+#[test]
+fn handshake_sessions_over_http() {
+    let env = Env::new();
+    let server = HttpServed::start(&env, &["--manifest", &serve_manifest()]);
+    let base = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string();
+    let (status, headers, body) = exchange(server.port, "POST", &base, &init);
+    assert_eq!(status, 200, "{body}");
+    let session = header(&headers, "mcp-session-id").unwrap().to_string();
+    assert!(session.len() >= 32 && session.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+    assert_eq!(json_of(&body)["result"]["protocolVersion"], "2025-11-25");
+    let mut with = base.to_vec();
+    with.push(("Mcp-Session-Id", &session));
+    with.push(("MCP-Protocol-Version", "2025-11-25"));
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    assert_eq!(exchange(server.port, "POST", &with, &initialized).0, 202);
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    let (status, _, body) = exchange(server.port, "POST", &with, &list);
+    assert_eq!(status, 200);
+    assert_eq!(json_of(&body)["result"]["tools"][0]["name"], "kinds");
+    assert_eq!(
+        exchange(server.port, "POST", &base, &list).0,
+        400,
+        "no session, no handshake-era request"
+    );
+    let mut stale = base.to_vec();
+    stale.push(("Mcp-Session-Id", "0000"));
+    assert_eq!(exchange(server.port, "POST", &stale, &list).0, 404);
+    assert_eq!(exchange(server.port, "DELETE", &with, "").0, 200);
+    assert_eq!(
+        exchange(server.port, "POST", &with, &list).0,
+        404,
+        "a deleted session is gone"
+    );
+}

@@ -1,0 +1,93 @@
+//! `ferry serve init CLI` drafts a manifest from the CLI's own `--help`, and the draft loads
+//! and serves without edits: git (grouped commands, `-h` option lists), curl (one long option
+//! list), tar and ls (GNU style), and an argparse CLI with subcommands and choices. (Help texts
+//! of ripgrep, docker and clap-style CLIs are covered by the draft module's own tests.)
+
+mod support;
+
+use serde_json::json;
+use support::*;
+
+fn notes_cli() -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/clis/notes-cli")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn drafts_load_and_serve_without_edits() {
+    let env = Env::new();
+    let notes = notes_cli();
+    for (cli, tool) in [
+        ("git", "log"),
+        ("curl", "curl"),
+        ("tar", "tar"),
+        ("ls", "ls"),
+        (notes.as_str(), "add"),
+    ] {
+        let draft = env.run(&["serve", "init", cli]);
+        assert_eq!(draft.code, 0, "{cli}: {}", draft.stderr);
+        assert!(
+            draft.stdout.starts_with("# ferry serve manifest for `"),
+            "{cli}: {}",
+            &draft.stdout[..200.min(draft.stdout.len())]
+        );
+        let file = format!("{}.toml", tool);
+        env.write(&format!("work/{file}"), &draft.stdout);
+        let mut served = Served::start(&env, &["--manifest", &file]);
+        let listed = served.call(1, "tools/list", json!({}), &mut Vec::new());
+        let tools = listed["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{cli}: {listed}"));
+        assert!(
+            tools.iter().any(|t| t["name"] == tool),
+            "{cli}: {:?}",
+            tools.iter().map(|t| t["name"].clone()).collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn an_argparse_draft_keeps_subcommands_choices_and_numbers() {
+    let env = Env::new();
+    let draft = env.run(&["serve", "init", &notes_cli()]);
+    assert_eq!(draft.code, 0, "{}", draft.stderr);
+    env.write("work/notes.toml", &draft.stdout);
+    let manifest = ferry::manifest::load(&env.path("work/notes.toml")).unwrap();
+    let names: Vec<&str> = manifest.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["add", "list"]);
+    let add = &manifest.tools[0];
+    let tag = add.params.iter().find(|p| p.name == "tag").expect("--tag");
+    assert_eq!(
+        tag.enum_values,
+        [json!("work"), json!("home"), json!("misc")]
+    );
+    let priority = add
+        .params
+        .iter()
+        .find(|p| p.name == "priority")
+        .expect("--priority");
+    assert_eq!(priority.kind, ferry::manifest::ParamKind::Integer);
+    let list = &manifest.tools[1];
+    let reverse = list
+        .params
+        .iter()
+        .find(|p| p.name == "reverse")
+        .expect("--reverse");
+    assert_eq!(
+        (reverse.kind.clone(), reverse.flag.as_deref()),
+        (ferry::manifest::ParamKind::Boolean, Some("--reverse"))
+    );
+}
+
+#[test]
+fn a_cli_without_help_is_a_clear_error() {
+    let env = Env::new();
+    let silent = notes_cli().replace("notes-cli", "silent");
+    let run = env.run(&["serve", "init", &silent]);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stderr, format!("error: {silent} --help printed nothing\nhint: write the manifest by hand; see the README's manifest example\n"));
+    let run = env.run(&["serve", "init", "no-such-cli-anywhere"]);
+    assert_eq!((run.code, run.stderr.as_str()), (2, "error: command \"no-such-cli-anywhere\" not found\nhint: install it, or give its full path\n"));
+}
