@@ -74,7 +74,9 @@ fn tokens_measures_every_snapshot_on_three_paths() {
         "{}",
         text.stdout
     );
-    assert!(text.stdout.contains("break-even with eager loading"));
+    assert!(text
+        .stdout
+        .contains("against eager loading: ferry costs less"));
 
     let bad = env.run(&["tokens", "--tokenizer", "gpt2"]);
     assert_eq!(
@@ -140,4 +142,140 @@ fn tokens_and_skill_on_a_live_server_and_skill_staleness() {
             "skills/tour/SKILL.md: stale: the tools changed (run `ferry skill tour`)\n"
         )
     );
+}
+
+/// The reverse direction: the tools `ferry serve` offers, metered from the manifest, cost what
+/// the same tools cost when measured from `ferry serve`'s own `tools/list`; the shell column
+/// counts each command's own help, and no script is run to read one.
+#[test]
+fn tokens_meters_a_served_manifest_against_its_commands_help() {
+    let env = Env::new();
+    let marker = env.path("script-ran");
+    env.write(
+        "work/mark.py",
+        &format!(
+            "open({:?}, 'w').write('ran')\n",
+            marker.display().to_string()
+        ),
+    );
+    env.write(
+        "work/tools.toml",
+        r#"[server]
+name = "shelly"
+
+[[tools]]
+name = "count_words"
+description = "Count the words of a file."
+command = ["wc", "-w", "{path}"]
+params.path = { type = "path", required = true, description = "The file" }
+
+[[tools]]
+name = "git_log"
+description = "Recent commits."
+command = ["git", "log", "--oneline", "-n", "{n}"]
+params.n = { type = "integer", default = 5, description = "How many" }
+
+[[tools]]
+name = "report"
+description = "Run the report script."
+command = ["python3", "mark.py"]
+"#,
+    );
+    let manifest = env.path("work/tools.toml").display().to_string();
+    let run = env.run(&["tokens", "--manifest", &manifest, "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let tools = report["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["tool"].as_str().unwrap()).collect();
+    assert_eq!(names, ["count_words", "git_log", "report"]);
+    // The shell reads `wc --help` and git log's usage (`-h`: its --help is the manual).
+    assert_eq!(tools[0]["shell_help"], "wc --help");
+    assert_eq!(tools[1]["shell_help"], "git log -h");
+    assert!(
+        tools[0]["shell_per_use"].as_u64().unwrap() > 50,
+        "{}",
+        tools[0]
+    );
+    // A script runner's help would run the script: not measured, and nothing ran.
+    assert_eq!(tools[2]["shell_help"], serde_json::Value::Null);
+    assert!(!marker.exists(), "reading help ran the script");
+    let shell_mean = (tools[0]["shell_per_use"].as_u64().unwrap()
+        + tools[1]["shell_per_use"].as_u64().unwrap()) as f64
+        / 2.0;
+    assert_eq!(report["shell_per_use"].as_f64().unwrap(), shell_mean);
+    assert_eq!(report["shell_upfront"], 0);
+
+    // The same tools as `ferry serve` lists them, metered as any server: the same definitions.
+    let mut served = Served::start(&env, &["--manifest", &manifest]);
+    let listed = served.call(1, "tools/list", serde_json::json!({}), &mut Vec::new());
+    let listed_file = env.path("listed.json");
+    std::fs::write(&listed_file, listed["result"].to_string()).unwrap();
+    let from = env.run(&[
+        "tokens",
+        "--from",
+        &listed_file.display().to_string(),
+        "--json",
+    ]);
+    assert_eq!(from.code, 0, "{}", from.stderr);
+    let from: serde_json::Value = serde_json::from_str(&from.stdout).unwrap();
+    let definitions: u64 = tools
+        .iter()
+        .map(|t| t["definition"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        from["servers"][0]["definitions"].as_u64().unwrap(),
+        definitions
+    );
+    assert!(report["eager_upfront"].as_u64().unwrap() >= definitions);
+
+    let text = env.run(&["tokens", "--manifest", &manifest]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert!(
+        text.stdout
+            .contains("3 tools as MCP, beside the same commands in a shell"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout.contains("against eager loading: "),
+        "{}",
+        text.stdout
+    );
+}
+
+#[test]
+fn tokens_meters_quick_mode_and_refuses_what_serve_refuses() {
+    let env = Env::new();
+    let run = env.run(&[
+        "tokens",
+        "--cli",
+        "git",
+        "--allow",
+        "git:log,status",
+        "--json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["tools"][0]["tool"], "git");
+    assert_eq!(report["tools"][0]["shell_help"], "git --help");
+    assert!(report["served"].as_str().unwrap().contains("--cli git"));
+    let refused = env.run(&["tokens", "--cli", "sh"]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("cannot be served in quick mode"),
+        "{}",
+        refused.stderr
+    );
+    let missing = env.run(&["tokens", "--manifest", "/nonexistent/tools.toml"]);
+    assert_eq!(missing.code, 2, "{}", missing.stderr);
+    assert_eq!(
+        missing
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("error:"))
+            .count(),
+        1
+    );
+    let both = env.run(&["tokens", "--manifest", "x.toml", "--cli", "git"]);
+    assert_eq!(both.code, 2, "{}", both.stderr);
 }

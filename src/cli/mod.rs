@@ -17,6 +17,7 @@ mod skill;
 mod sources;
 pub mod terminal;
 mod tokens;
+mod tokens_served;
 
 use crate::client::config::ServerSpec;
 use crate::{exit_code, Error, Outcome, Result};
@@ -177,7 +178,7 @@ pub fn command() -> Command {
         .subcommand(
             Command::new("tokens")
                 .about("What the tools cost in context tokens: MCP eager, host-deferred, and ferry")
-                .long_about("What each server's tools cost in context tokens on three paths: MCP eager (every definition up front, in host format), MCP host-deferred (names up front; a search and the definition per tool used), and ferry (one skill header up front; a find and --help per tool used). Claude's tokenizer is not public: counts are close estimates from OpenAI's public encodings.")
+                .long_about("What each server's tools cost in context tokens on three paths: MCP eager (every definition up front, in host format), MCP host-deferred (names up front; a search and the definition per tool used), and ferry (one skill header up front; a find and --help per tool used). With --manifest or --cli, the other direction: what ferry serve's tools cost a host as MCP beside what the same commands cost an agent in a shell (their own help, read when needed). Claude's tokenizer is not public: counts are close estimates from OpenAI's public encodings.")
                 .arg(Arg::new("servers").num_args(0..).value_name("SERVER"))
                 .arg(
                     Arg::new("from")
@@ -197,6 +198,29 @@ pub fn command() -> Command {
                         .long("host")
                         .value_name("NAME")
                         .help("The format definitions are injected in: anthropic (default) or openai"),
+                )
+                .arg(
+                    Arg::new("manifest")
+                        .long("manifest")
+                        .value_name("FILE")
+                        .conflicts_with_all(["servers", "from", "cli"])
+                        .help("Meter a ferry serve manifest: its tools as MCP beside the same commands in a shell"),
+                )
+                .arg(
+                    Arg::new("cli")
+                        .long("cli")
+                        .value_name("NAME")
+                        .action(ArgAction::Append)
+                        .conflicts_with_all(["servers", "from"])
+                        .help("Meter quick mode's tool for this CLI beside the CLI's own --help (repeatable)"),
+                )
+                .arg(
+                    Arg::new("allow")
+                        .long("allow")
+                        .value_name("CLI:SUB,SUB")
+                        .action(ArgAction::Append)
+                        .requires("cli")
+                        .help("As ferry serve --allow"),
                 )
                 .arg(Arg::new("json").long("json").action(ArgAction::SetTrue).help("Machine-readable output"))
                 .arg(Arg::new("tools").long("tools").action(ArgAction::SetTrue).help("A line per tool (the default for a single server)"))

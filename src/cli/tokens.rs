@@ -2,9 +2,12 @@
 
 use super::sources::{file_source, live_sources, Source};
 use super::terminal::emit;
+use super::tokens_served::{served, Served};
 use super::Globals;
 use crate::tokenizer::{Encoding, Tokenizer};
-use crate::tokens::meter::{self, break_even, session_cost, Host, Meter, ServerCost, Session};
+use crate::tokens::meter::{
+    self, break_even, break_even_words, session_cost, Host, Meter, ServerCost, Session,
+};
 use crate::{Error, Outcome, Result};
 use clap::ArgMatches;
 use serde_json::{json, Value};
@@ -43,6 +46,23 @@ pub fn tokens(matches: &ArgMatches, globals: &Globals) -> Result<Outcome> {
     if matches.get_flag("no-cache") {
         session.prompt_cache = false;
         session_asked = true;
+    }
+    let served_clis = strings("cli");
+    let served_manifest = matches.get_one::<String>("manifest");
+    if served_manifest.is_some() || !served_clis.is_empty() {
+        let meter = Meter {
+            tokenizer: Tokenizer::get(encoding)?,
+            host,
+        };
+        let allows = strings("allow");
+        let what = match served_manifest {
+            Some(file) => Served::Manifest(file),
+            None => Served::Quick {
+                clis: &served_clis,
+                allows: &allows,
+            },
+        };
+        return served(what, &meter, as_json);
     }
     let mut sources: Vec<Source> = files
         .iter()
@@ -184,35 +204,28 @@ impl<'a> Report<'a> {
             times(self.eager, self.ferry_upfront),
             times(self.deferred, self.ferry_upfront)
         );
-        match break_even(
+        let eager = break_even(
             self.eager as f64,
             0.0,
             self.ferry_upfront as f64,
             self.ferry_per_use,
-        ) {
-            Some(k) => {
-                let _ = writeln!(out, "break-even with eager loading: ferry costs less until {k:.0} distinct tools are used.");
-            }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "break-even with eager loading: none, ferry costs less at any use."
-                );
-            }
-        }
-        match break_even(
+        );
+        let deferred = break_even(
             self.deferred as f64,
             self.deferred_per_use,
             self.ferry_upfront as f64,
             self.ferry_per_use,
-        ) {
-            Some(k) => {
-                let _ = writeln!(out, "break-even with deferred loading: ferry costs less until {k:.0} distinct tools are used.");
-            }
-            None => {
-                let _ = writeln!(out, "break-even with deferred loading: none, ferry costs less at any number of tools used.");
-            }
-        }
+        );
+        let _ = writeln!(
+            out,
+            "against eager loading: {}",
+            break_even_words(eager, "ferry", "tool")
+        );
+        let _ = writeln!(
+            out,
+            "against deferred loading: {}",
+            break_even_words(deferred, "ferry", "tool")
+        );
         if per_tool {
             for cost in self.costs {
                 let w = cost

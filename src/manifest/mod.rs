@@ -9,6 +9,7 @@
 //! `draft` drafts a manifest from a CLI's `--help`.
 
 pub mod draft;
+pub mod help;
 pub mod quick;
 pub mod template;
 pub mod toml_tree;
@@ -1585,6 +1586,22 @@ impl ToolDef {
             raw["outputSchema"] = schema.clone();
         }
         Tool::from_owned(raw).expect("a compiled tool is valid")
+    }
+
+    /// The command's program and the fixed words that follow it, up to the first value or
+    /// option (`["git", "log", "--oneline", "{n}"]` gives `git` and `[log]`).
+    pub fn program_and_words(&self) -> Option<(&str, Vec<String>)> {
+        let mut elements = self.command.iter();
+        let Some(Element::Word(program)) = elements.next() else {
+            return None;
+        };
+        let words = elements
+            .map_while(|e| match e {
+                Element::Word(word) if !word.starts_with('-') => Some(word.clone()),
+                _ => None,
+            })
+            .collect();
+        Some((program, words))
     }
 }
 

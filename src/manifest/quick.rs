@@ -6,8 +6,10 @@
 //! [`REFUSED_CLIS`]), each with its reason.
 
 use super::template::Element;
-use super::{ItemKind, OutputKind, Param, ParamKind, ToolDef};
+use super::{ItemKind, Manifest, OutputKind, Param, ParamKind, ServerDef, ToolDef};
+use crate::Error;
 use serde_json::{json, Map};
+use std::path::PathBuf;
 
 /// CLIs whose arguments are code (shells, interpreters, command runners): never served in
 /// quick mode, whatever the options.
@@ -401,5 +403,99 @@ mod tests {
         }
         assert!(refused_cli("/usr/bin/python3.11").is_some());
         assert!(refused_cli("git").is_none());
+    }
+}
+
+/// One CLI served in quick mode, resolved.
+#[derive(Debug, Clone)]
+pub struct QuickCli {
+    /// The absolute path of the program.
+    pub program: String,
+    /// The first lines of its `--help`.
+    pub summary: String,
+    /// The subcommands `--allow` limits it to, if any.
+    pub allowed: Option<Vec<String>>,
+}
+
+/// Resolves `--cli NAME...` and `--allow CLI:SUB,SUB...`: each CLI found on PATH and not
+/// refused, each `--allow` well formed and naming a served CLI. Reads each CLI's `--help`.
+pub fn resolve(clis: &[String], allows: &[String]) -> crate::Result<Vec<QuickCli>> {
+    if clis.is_empty() {
+        return Err(Error::usage("quick mode needs --cli NAME")
+            .with_hint("for example --cli git; or write a manifest (ferry serve init git)"));
+    }
+    for allow in allows {
+        let Some((name, _)) = allow.split_once(':') else {
+            return Err(
+                Error::usage(format!("--allow expects CLI:SUB,SUB, not {allow:?}"))
+                    .with_hint("for example: --allow git:log,status,diff"),
+            );
+        };
+        if !clis.iter().any(|c| c == name || base_name(c) == name) {
+            return Err(
+                Error::usage(format!("--allow names {name}, which no --cli serves"))
+                    .with_hint(format!("add --cli {name}")),
+            );
+        }
+    }
+    let mut resolved = Vec::new();
+    for cli in clis {
+        if let Some(why) = refused_cli(cli) {
+            return Err(
+                Error::usage(format!("{cli} cannot be served in quick mode: {why}")).with_hint(
+                    "write a manifest whose commands fix what may vary (ferry serve init)",
+                ),
+            );
+        }
+        let program = which::which(cli).map_err(|_| {
+            Error::usage(format!("command {cli:?} not found"))
+                .with_hint("install it, or give its full path")
+        })?;
+        let program = program.display().to_string();
+        let allowed = allows
+            .iter()
+            .filter_map(|a| a.split_once(':'))
+            .find(|(name, _)| *name == cli || *name == base_name(cli))
+            .map(|(_, subs)| {
+                subs.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            });
+        resolved.push(QuickCli {
+            summary: super::help::summary(&program),
+            program,
+            allowed,
+        });
+    }
+    Ok(resolved)
+}
+
+/// The manifest quick mode serves: a tool per CLI, run in `dir`.
+pub fn manifest(clis: &[QuickCli], dir: PathBuf) -> Manifest {
+    let tools: Vec<ToolDef> = clis
+        .iter()
+        .map(|cli| quick_tool(&cli.program, &cli.summary, cli.allowed.as_deref()))
+        .collect();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    Manifest {
+        file: PathBuf::from("(quick mode)"),
+        server: ServerDef {
+            name: "ferry-cli".into(),
+            instructions: Some(format!(
+                "Command-line tools run without a shell: {}.",
+                names.join(", ")
+            )),
+            roots: vec![dir],
+            env: Vec::new(),
+            timeout: super::DEFAULT_TIMEOUT,
+            max_output: super::DEFAULT_MAX_OUTPUT,
+            concurrency: super::DEFAULT_CONCURRENCY,
+        },
+        tools,
+        resources: Vec::new(),
+        templates: Vec::new(),
+        prompts: Vec::new(),
     }
 }

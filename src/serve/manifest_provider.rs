@@ -74,43 +74,12 @@ impl ManifestProvider {
     }
 
     /// Quick mode: one tool per CLI; `--allow` limits a CLI to named subcommands.
-    pub fn quick(
-        clis: &[(String, String, Option<Vec<String>>)],
-        dir: PathBuf,
-    ) -> Result<ManifestProvider> {
-        let mut tools = Vec::new();
-        let mut quick = Vec::new();
-        for (program, summary, allowed) in clis {
-            tools.push(manifest::quick::quick_tool(
-                program,
-                summary,
-                allowed.as_deref(),
-            ));
-            quick.push((program.clone(), allowed.clone()));
-        }
-        let manifest = Manifest {
-            file: PathBuf::from("(quick mode)"),
-            server: manifest::ServerDef {
-                name: "ferry-cli".into(),
-                instructions: Some(format!(
-                    "Command-line tools run without a shell: {}.",
-                    tools
-                        .iter()
-                        .map(|t| t.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
-                roots: vec![dir],
-                env: Vec::new(),
-                timeout: manifest::DEFAULT_TIMEOUT,
-                max_output: manifest::DEFAULT_MAX_OUTPUT,
-                concurrency: manifest::DEFAULT_CONCURRENCY,
-            },
-            tools,
-            resources: Vec::new(),
-            templates: Vec::new(),
-            prompts: Vec::new(),
-        };
+    pub fn quick(clis: &[manifest::quick::QuickCli], dir: PathBuf) -> Result<ManifestProvider> {
+        let manifest = manifest::quick::manifest(clis, dir);
+        let quick = clis
+            .iter()
+            .map(|cli| (cli.program.clone(), cli.allowed.clone()))
+            .collect();
         let mut provider = ManifestProvider::new(manifest)?;
         provider.quick = quick;
         Ok(provider)

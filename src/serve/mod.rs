@@ -176,135 +176,19 @@ fn provider(matches: &ArgMatches) -> Result<ManifestProvider> {
             manifest::load(Path::new(file)).map_err(manifest::ManifestError::into_error)?;
         return ManifestProvider::new(manifest);
     }
-    let clis: Vec<String> = matches
-        .get_many::<String>("cli")
-        .map(|v| v.cloned().collect())
-        .unwrap_or_default();
+    let strings = |id: &str| -> Vec<String> {
+        matches
+            .get_many::<String>(id)
+            .map(|v| v.cloned().collect())
+            .unwrap_or_default()
+    };
+    let clis = strings("cli");
     if clis.is_empty() {
         return Err(Error::usage("ferry serve needs --manifest FILE or --cli NAME")
             .with_hint("ferry serve --manifest tools.toml  or  ferry serve --cli git; draft a manifest with ferry serve init git"));
     }
-    let allows: Vec<String> = matches
-        .get_many::<String>("allow")
-        .map(|v| v.cloned().collect())
-        .unwrap_or_default();
-    let mut served = Vec::new();
-    for cli in &clis {
-        if let Some(why) = quick::refused_cli(cli) {
-            return Err(
-                Error::usage(format!("{cli} cannot be served in quick mode: {why}")).with_hint(
-                    "write a manifest whose commands fix what may vary (ferry serve init)",
-                ),
-            );
-        }
-        let program = which::which(cli).map_err(|_| {
-            Error::usage(format!("command {cli:?} not found"))
-                .with_hint("install it, or give its full path")
-        })?;
-        let program = program.display().to_string();
-        let allowed = allows
-            .iter()
-            .filter_map(|a| a.split_once(':'))
-            .find(|(name, _)| *name == cli || *name == quick::base_name(cli))
-            .map(|(_, subs)| {
-                subs.split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_string)
-                    .collect::<Vec<_>>()
-            });
-        served.push((program.clone(), help_summary(&program), allowed));
-    }
-    for allow in &allows {
-        let Some((name, _)) = allow.split_once(':') else {
-            return Err(
-                Error::usage(format!("--allow expects CLI:SUB,SUB, not {allow:?}"))
-                    .with_hint("for example: --allow git:log,status,diff"),
-            );
-        };
-        if !clis
-            .iter()
-            .any(|c| c == name || quick::base_name(c) == name)
-        {
-            return Err(
-                Error::usage(format!("--allow names {name}, which no --cli serves"))
-                    .with_hint(format!("add --cli {name}")),
-            );
-        }
-    }
+    let served = quick::resolve(&clis, &strings("allow"))?;
     ManifestProvider::quick(&served, std::fs::canonicalize(&cwd).unwrap_or(cwd))
-}
-
-/// Runs `program ARGS` (only ever `--help`-like arguments) and returns what it printed.
-fn run_help(program: &str, args: &[&str]) -> String {
-    let mut command = std::process::Command::new(program);
-    command
-        .args(args)
-        .env_clear()
-        .envs(std::env::vars().filter(|(k, _)| {
-            matches!(k.as_str(), "PATH" | "HOME" | "LANG") || k.starts_with("LC_")
-        }))
-        .env("GIT_PAGER", "cat")
-        .env("PAGER", "cat")
-        .env("MANPAGER", "cat")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let Ok(mut child) = command.spawn() else {
-        return String::new();
-    };
-    // Read both streams as they come (a manual can fill a pipe), up to 256 KiB each; a CLI
-    // that hangs is stopped after 10 s.
-    let limit = 256 * 1024;
-    let read = |stream: Option<Box<dyn std::io::Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(stream) = stream {
-                let _ =
-                    std::io::Read::read_to_end(&mut std::io::Read::take(stream, limit), &mut bytes);
-            }
-            bytes
-        })
-    };
-    let out = read(
-        child
-            .stdout
-            .take()
-            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
-    );
-    let err = read(
-        child
-            .stderr
-            .take()
-            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
-    );
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while std::time::Instant::now() < deadline {
-        if !matches!(child.try_wait(), Ok(None)) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    let bytes = [
-        out.join().unwrap_or_default(),
-        err.join().unwrap_or_default(),
-    ]
-    .concat();
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
-/// The first lines of a CLI's `--help`: quick mode's description.
-fn help_summary(program: &str) -> String {
-    let text = run_help(program, &["--help"]);
-    let lines: Vec<&str> = text
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.trim().is_empty())
-        .take(6)
-        .collect();
-    lines.join("\n")
 }
 
 /// `ferry serve init CLI`: a draft manifest on stdout, checked to load.
@@ -314,52 +198,12 @@ fn draft(cli: &str) -> Result<Outcome> {
             .with_hint("install it, or give its full path")
     })?;
     let program_text = program.display().to_string();
-    let help = run_help(&program_text, &["--help"]);
+    let help = manifest::help::run(&program_text, &["--help"]);
     if help.trim().is_empty() {
         return Err(Error::usage(format!("{cli} --help printed nothing"))
             .with_hint("write the manifest by hand; see the README's manifest example"));
     }
-    let mut helps = vec![manifest::draft::HelpText {
-        path: Vec::new(),
-        text: help.clone(),
-    }];
-    // Subcommands' helps are read a few at a time (some CLIs format a manual for --help).
-    let subs: Vec<String> = manifest::draft::subcommands(&help)
-        .into_iter()
-        .take(40)
-        .map(|(sub, _)| sub)
-        .collect();
-    for batch in subs.chunks(8) {
-        let texts: Vec<String> = std::thread::scope(|scope| {
-            let handles: Vec<_> = batch
-                .iter()
-                .map(|sub| {
-                    let program = &program_text;
-                    scope.spawn(move || {
-                        let text = run_help(program, &[sub.as_str(), "--help"]);
-                        if manifest::draft::options(&text).is_empty() {
-                            // git and others open a manual for --help; -h prints the option list.
-                            let short = run_help(program, &[sub.as_str(), "-h"]);
-                            if !manifest::draft::options(&short).is_empty() {
-                                return short;
-                            }
-                        }
-                        text
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_default())
-                .collect()
-        });
-        for (sub, text) in batch.iter().zip(texts) {
-            helps.push(manifest::draft::HelpText {
-                path: vec![sub.clone()],
-                text,
-            });
-        }
-    }
+    let helps = manifest::help::all(&program_text, &help);
     // The command as the user gave it: a name found on PATH, or a path.
     let text = manifest::draft::draft(cli, &helps);
     // A draft that does not load is a bug: say so rather than print it as good.

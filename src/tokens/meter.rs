@@ -188,6 +188,12 @@ impl Meter {
         }
     }
 
+    /// The shell path's cost of one command: the agent types the help command and reads what
+    /// it prints, the first time it needs the command.
+    pub fn shell_use(&self, help_command: &str, help: &str) -> usize {
+        self.tokenizer.count(&format!("{help_command}\n")) + self.tokenizer.count(help)
+    }
+
     /// ferry's up-front cost: its skill header, paid once whatever is configured.
     pub fn ferry_upfront(&self) -> usize {
         self.tokenizer.count(skill_header(FERRY_SKILL))
@@ -243,6 +249,20 @@ pub fn break_even(
         return None;
     }
     Some(((other_upfront - ferry_upfront) / (ferry_per_use - other_per_use)).max(0.0))
+}
+
+/// Says, in words, where a path that costs less up front (`who`) stops costing less, given the
+/// [`break_even`] point; `one` names what is used, in the singular (`tool`).
+pub fn break_even_words(point: Option<f64>, who: &str, one: &str) -> String {
+    match point {
+        None => format!("{who} costs less at any number of {one}s used."),
+        Some(k) if k < 1.0 => format!("{who} costs more from the first {one} used on."),
+        Some(k) if k < 2.0 => format!("{who} costs less for 1 {one} used, more beyond."),
+        Some(k) => format!(
+            "{who} costs less up to {} distinct {one}s used, more beyond.",
+            k.floor()
+        ),
+    }
 }
 
 /// Reads a saved `tools/list` result: `{"tools": [...]}`, a bare array, or a JSON-RPC envelope.
