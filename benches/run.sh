@@ -46,7 +46,7 @@ if (( BUILD )); then
 fi
 FERRY=$ROOT/target/release/ferry
 RAW=$ROOT/target/release/examples/raw_client
-for bin in "$FERRY" "$RAW"; do
+for bin in "$FERRY" "$RAW" "$ROOT/target/release/examples/serve_bench"; do
     [[ -x $bin ]] || { echo "missing $bin (build without --no-build)" >&2; exit 1; }
 done
 
@@ -293,6 +293,9 @@ echo "handshake (node): call, cache listed|$(count_requests "$NODE_LOG")" >> "$W
 : > "$NODE_LOG"; "$FERRY" --cmd "$NODE_SHIM" echo --message hi </dev/null >/dev/null
 echo "handshake (node): call right after a call|$(count_requests "$NODE_LOG")" >> "$WORK/sent.txt"
 
+echo "== [f] ferry serve: start-up, per-call overhead, 64 concurrent calls, RSS" >&2
+SERVE_FIGURES=$("$ROOT/target/release/examples/serve_bench" "$FERRY" "$(runs 300)")
+
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- report ----------------------------------------------------------------------------------------
@@ -344,3 +347,5 @@ if [[ $STATELESS_CALL == 1 ]]; then
 else
     echo "     stateless cold call: $STATELESS_CALL requests (expected exactly 1: tools/call)"
 fi
+echo
+echo "$SERVE_FIGURES"

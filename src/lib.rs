@@ -24,5 +24,6 @@ pub mod signals;
 pub mod tokenizer;
 pub mod tokens;
 pub mod transport;
+pub mod words;
 
 pub use error::{exit_code, Error, ErrorKind, Outcome, Result};

@@ -91,6 +91,15 @@ fn quick_mode_refuses_options_that_run_code_or_write_files() {
         json!(["--exec-path=/tmp", "log"]),
         json!(["diff", "--ext-diff"]),
         json!(["-C", "/", "log"]),
+        // Configuration that names a program git runs later: refused as a subcommand.
+        json!(["config", "core.fsmonitor", format!("touch {}", m.display())]),
+        json!([
+            "--no-pager",
+            "config",
+            "alias.x",
+            format!("!touch {}", m.display())
+        ]),
+        json!(["rebase", "-x", format!("touch {}", m.display()), "HEAD~1"]),
     ];
     for (i, args) in refused.iter().enumerate() {
         let result = call(&mut served, i as u64 + 1, "git", json!({"args": args}));
@@ -125,6 +134,26 @@ fn quick_mode_refuses_options_that_run_code_or_write_files() {
         Served::text(&version).starts_with("git version"),
         "{version}"
     );
+
+    // rg --pre runs a program on every file searched: refused in both spellings.
+    drop(limited);
+    let mut rg = Served::start(&env, &["--cli", "rg"]);
+    for (i, args) in [
+        json!(["--pre", "sh", "x", "."]),
+        json!([format!("--pre=touch {}", m.display()), "x", "."]),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let result = call(&mut rg, i as u64 + 1, "rg", json!({"args": args}));
+        assert!(
+            Served::text(&result).starts_with("Refused: rg "),
+            "{args}: {result}"
+        );
+    }
+    let version = call(&mut rg, 9, "rg", json!({"args": ["--version"]}));
+    assert!(Served::text(&version).starts_with("ripgrep "), "{version}");
+    assert!(!m.exists());
 
     // Shells and command runners are never served in quick mode.
     let run = env.run(&["serve", "--cli", "sh"]);

@@ -5,7 +5,7 @@
 use super::flags::{self, read_limited, CallOptions, DeferredInput, ParsedCall, ToolRef};
 use super::terminal::{emit, warn, TerminalHandler};
 use super::{options, Globals};
-use crate::client::catalog::{self, closest};
+use crate::client::catalog;
 use crate::client::config::ServerSpec;
 use crate::client::{CacheEntry, CallContext, ClientHandler, Session};
 use crate::protocol::json_kind;
@@ -14,6 +14,7 @@ use crate::render::output::{self, OutputContext};
 use crate::render::{prompts, tool_help};
 use crate::schema::ToolSchema;
 use crate::signals::block_on_interruptible;
+use crate::words::closest;
 use crate::{Error, Outcome, Result};
 use clap::{Arg, ArgAction, Command};
 use serde_json::{json, Map, Value};

@@ -2,11 +2,12 @@
 //! repository's project files.
 
 use super::terminal::{emit, warn};
-use crate::client::catalog::{self, closest};
+use crate::client::catalog;
 use crate::client::config::{self, check_server_name, project_files, Registry, ServerSpec};
 use crate::client::import::{read_servers, ImportSource};
 use crate::client::trust::{TrustState, TrustStore};
 use crate::client::CacheEntry;
+use crate::words::closest;
 use crate::{Error, Outcome, Result};
 use clap::ArgMatches;
 use serde_json::{json, Map, Value};

@@ -35,7 +35,8 @@ pub struct Globals {
     pub timeout: Option<f64>,
 }
 
-const ABOUT: &str = "ferry: any MCP server as CLI commands";
+const ABOUT: &str =
+    "ferry: any MCP server as CLI commands, and command-line tools as an MCP server";
 
 const AFTER_HELP: &str = "\
 A server is a configured name, a URL, or --cmd 'COMMAND ARGS'. After it:

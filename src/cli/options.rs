@@ -23,7 +23,7 @@ pub fn parse_max_tokens(text: &str) -> Result<usize> {
 
 /// The value of `--timeout`, in seconds.
 pub fn parse_timeout(text: &str) -> Result<f64> {
-    let max = crate::client::config::MAX_TIMEOUT_SECS;
+    let max = crate::words::MAX_TIMEOUT_SECS;
     text.parse::<f64>()
         .ok()
         .filter(|s| s.is_finite() && *s > 0.0 && *s <= max)

@@ -3,9 +3,10 @@
 //! directory. Plain output goes through `crate::console`.
 
 use crate::client::handler::{
-    not_supported, roots_of, sampling_refused, BoxFuture, ClientHandler, ClientRequestError,
+    not_supported, roots_of, sampling_refused, ClientHandler, ClientRequestError,
 };
 pub use crate::console::{emit, warn, write_error};
+use crate::protocol::BoxFuture;
 use crate::render::text::{escape_line, escape_text};
 use crate::{Error, ErrorKind};
 use serde_json::{json, Map, Value};

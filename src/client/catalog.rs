@@ -8,6 +8,7 @@ use super::config::ServerSpec;
 use super::handler::ClientHandler;
 use super::session::{Era, Session, SessionOptions};
 use crate::protocol::tools::{parse_tools_owned, Tool};
+use crate::words::closest;
 use crate::{Error, Result};
 use std::sync::Arc;
 use std::time::Duration;
@@ -125,52 +126,5 @@ pub fn unknown_tool(spec: &ServerSpec, name: &str, tools: &[Tool]) -> Error {
             spec.invocation, spec.invocation
         )),
         None => error.with_hint(format!("`{}` lists its tools", spec.invocation)),
-    }
-}
-
-/// The candidate nearest to `word` by edit distance, if it is near enough to be a typo.
-pub fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let word_lower = word.to_lowercase();
-    candidates
-        .map(|c| {
-            (
-                edit_distance(&word_lower, &crate::schema::kebab(c))
-                    .min(edit_distance(&word_lower, &c.to_lowercase())),
-                c,
-            )
-        })
-        .filter(|(d, c)| *d <= 2.max(c.len() / 3))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = if ca == *cb { prev } else { prev + 1 };
-            prev = row[j + 1];
-            row[j + 1] = cost.min(row[j] + 1).min(prev + 1);
-        }
-    }
-    row[b.len()]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn closest_names_typos_only() {
-        let names = ["get_current_time", "convert_time", "echo"];
-        assert_eq!(
-            closest("get_curent_time", names.into_iter()),
-            Some("get_current_time")
-        );
-        assert_eq!(closest("ecoh", names.into_iter()), Some("echo"));
-        assert_eq!(closest("completely-else", names.into_iter()), None);
     }
 }

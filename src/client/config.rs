@@ -45,7 +45,7 @@ pub const RESERVED_NAMES: [&str; 18] = [
 pub const MAX_NAME_LEN: usize = 64;
 
 /// The longest per-request limit ferry accepts: a week.
-pub const MAX_TIMEOUT_SECS: f64 = 7.0 * 24.0 * 3600.0;
+use crate::words::{glob_match, MAX_TIMEOUT_SECS};
 
 /// The largest `maxMessageMB` accepted.
 const MAX_MESSAGE_MB: u64 = 4096;
@@ -500,31 +500,6 @@ pub fn expand_vars(text: &str, server: &str) -> Result<String> {
     Ok(out)
 }
 
-/// `*` matches any run of characters; everything else matches itself.
-pub fn glob_match(pattern: &str, text: &str) -> bool {
-    match pattern.split_once('*') {
-        None => pattern == text,
-        Some((prefix, rest)) => {
-            let Some(mut remaining) = text.strip_prefix(prefix) else {
-                return false;
-            };
-            if rest.is_empty() {
-                return true;
-            }
-            loop {
-                if glob_match(rest, remaining) {
-                    return true;
-                }
-                let mut chars = remaining.chars();
-                if chars.next().is_none() {
-                    return false;
-                }
-                remaining = chars.as_str();
-            }
-        }
-    }
-}
-
 /// All configured servers, user file first, then project files nearest first.
 pub struct Registry {
     pub servers: Vec<ServerSpec>,
@@ -849,15 +824,6 @@ mod tests {
             "environment variable FERRY_UNSET_Y is not set (server \"gh\" uses it)"
         );
         assert_eq!(expand_vars("no vars ${", "s").unwrap(), "no vars ${");
-    }
-
-    #[test]
-    fn globs() {
-        assert!(glob_match("read_*", "read_file"));
-        assert!(glob_match("*_file", "read_file"));
-        assert!(glob_match("*", "x"));
-        assert!(!glob_match("read_*", "write_file"));
-        assert!(glob_match("a*b*c", "aXXbYYc"));
     }
 
     #[test]

@@ -3,13 +3,9 @@
 //! [`ClientHandler`]: the CLI's answers with its own terminal and working directory, the
 //! daemon's forwards each question to the CLI that made the call.
 
+use crate::protocol::BoxFuture;
 use crate::protocol::METHOD_NOT_FOUND;
 use serde_json::{json, Value};
-use std::future::Future;
-use std::pin::Pin;
-
-/// A boxed future, so handlers can be trait objects.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A server-to-client request that the handler refused.
 #[derive(Debug, Clone)]

@@ -375,7 +375,7 @@ impl Reader {
         }
         for (key, value) in node.entries() {
             if !known.contains(&key.as_str()) {
-                let near = crate::client::catalog::closest(key, known.iter().copied())
+                let near = crate::words::closest(key, known.iter().copied())
                     .map(|k| format!(" (did you mean {k:?}?)"))
                     .unwrap_or_default();
                 return Err(self.fail(
@@ -488,7 +488,7 @@ impl Reader {
 
     fn seconds(&self, node: &Node, what: &str) -> Result<Duration, ManifestError> {
         let secs = self.number(node, what)?;
-        if secs <= 0.0 || secs > crate::client::config::MAX_TIMEOUT_SECS {
+        if secs <= 0.0 || secs > crate::words::MAX_TIMEOUT_SECS {
             return Err(self.fail(
                 node.line,
                 format!("{what} must be a number of seconds above 0 and at most a week"),

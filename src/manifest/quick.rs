@@ -2,7 +2,8 @@
 //! tool taking its command line as a list of strings. The model picks the options, so this is
 //! for trusted local use: such a tool is annotated destructive and open-world unless `--allow`
 //! limits it to named subcommands, and the options that make a CLI run code or write files are
-//! refused. Those refusals are data, kept here in one place ([`REFUSED_OPTIONS`],
+//! refused, as are the subcommands that do so with ordinary arguments. Those refusals are
+//! data, kept here in one place ([`REFUSED_OPTIONS`], [`REFUSED_SUBCOMMANDS`],
 //! [`REFUSED_CLIS`]), each with its reason.
 
 use super::template::Element;
@@ -64,6 +65,37 @@ pub const REFUSED_CLIS: [(&str, &str); 33] = [
     ),
 ];
 
+/// Subcommands refused in quick mode: what they do with ordinary arguments is run programs,
+/// write configuration that names programs, or reveal secrets. Refused wherever the word stands
+/// before a `--`, since global options with values hide where the subcommand starts.
+pub const REFUSED_SUBCOMMANDS: [(&str, &str, &str); 13] = [
+    (
+        "git",
+        "config",
+        "writes configuration, which can name programs git runs (core.fsmonitor, aliases)",
+    ),
+    (
+        "git",
+        "submodule",
+        "runs commands (foreach, update with a !command)",
+    ),
+    ("git", "bisect", "runs commands (bisect run)"),
+    ("git", "filter-branch", "runs the shell filters it is given"),
+    ("git", "filter-repo", "runs the code it is given"),
+    ("git", "difftool", "runs the diff tool it is given"),
+    ("git", "mergetool", "runs the merge tool it is given"),
+    (
+        "git",
+        "send-email",
+        "sends mail, and runs --smtp-server as a program",
+    ),
+    ("git", "daemon", "serves repositories on the network"),
+    ("git", "instaweb", "starts a web server and a browser"),
+    ("git", "hook", "runs hooks"),
+    ("git", "credential", "prints stored credentials"),
+    ("git", "credential-store", "prints stored credentials"),
+];
+
 /// One option that makes a CLI run code or write files.
 #[derive(Debug, Clone, Copy)]
 pub struct RefusedOption {
@@ -91,7 +123,7 @@ const fn refused(
 }
 
 /// Options refused in quick mode, whatever else the command line says.
-pub const REFUSED_OPTIONS: [RefusedOption; 44] = [
+pub const REFUSED_OPTIONS: [RefusedOption; 61] = [
     refused(
         "git",
         &[],
@@ -211,6 +243,43 @@ pub const REFUSED_OPTIONS: [RefusedOption; 44] = [
     refused("curl", &[], "--upload-file", "sends a local file"),
     refused("curl", &[], "-T", "short for --upload-file"),
     refused("rsync", &[], "--rsh", "runs a remote shell command"),
+    refused(
+        "git",
+        &["rebase"],
+        "--exec",
+        "runs a shell command after each commit",
+    ),
+    refused("git", &["rebase"], "-x", "short for --exec"),
+    refused(
+        "git",
+        &["push", "archive"],
+        "--exec",
+        "runs a command on the remote or local side",
+    ),
+    refused("git", &["archive"], "-o", "short for --output"),
+    refused(
+        "git",
+        &["clone"],
+        "--config",
+        "sets configuration such as core.fsmonitor=command",
+    ),
+    refused(
+        "rg",
+        &[],
+        "--hostname-bin",
+        "runs a program to find the host name",
+    ),
+    refused("curl", &[], "--dump-header", "writes a file"),
+    refused("curl", &[], "-D", "short for --dump-header"),
+    refused("curl", &[], "--cookie-jar", "writes a file"),
+    refused("curl", &[], "-c", "short for --cookie-jar"),
+    refused("curl", &[], "--trace", "writes a file"),
+    refused("curl", &[], "--trace-ascii", "writes a file"),
+    refused("curl", &[], "--stderr", "writes a file"),
+    refused("curl", &[], "--libcurl", "writes a file"),
+    refused("curl", &[], "--etag-save", "writes a file"),
+    refused("curl", &[], "--hsts", "writes a file"),
+    refused("curl", &[], "--alt-svc", "writes a file"),
 ];
 
 /// Whether `arg` is `option`, by the option's form.
@@ -273,6 +342,15 @@ pub fn check_args(
                 allowed.join(", ")
             ))
             }
+        }
+    }
+    let before_dashes = args.iter().take_while(|a| *a != "--");
+    for arg in before_dashes {
+        if let Some((_, sub, why)) = REFUSED_SUBCOMMANDS
+            .iter()
+            .find(|(c, sub, _)| *c == cli && arg == sub)
+        {
+            return Err(format!("{cli} {sub} is refused: it {why}"));
         }
     }
     for arg in args {
@@ -339,70 +417,6 @@ pub fn quick_tool(program: &str, summary: &str, allowed: Option<&[String]>) -> T
             ..Param::new("args", ParamKind::Array(ItemKind::String))
         }],
         line: 0,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn args(list: &[&str]) -> Vec<String> {
-        list.iter().map(|a| a.to_string()).collect()
-    }
-
-    /// Every refused option, in a command line that uses it, is refused; and the same command
-    /// line without it passes. One case per entry of the table.
-    #[test]
-    fn every_refused_option_is_refused() {
-        for entry in REFUSED_OPTIONS {
-            let sub = entry.subcommands.first().copied().unwrap_or("log");
-            let value = if entry.option.starts_with("--") {
-                format!("{}=x", entry.option)
-            } else {
-                entry.option.to_string()
-            };
-            let line = args(&[sub, &value, "x"]);
-            let refusal = check_args(&format!("/usr/bin/{}", entry.cli), &line, None)
-                .expect_err(&format!("{} {:?}", entry.cli, line));
-            assert!(refusal.contains(entry.option), "{refusal}");
-            assert!(check_args(entry.cli, &args(&[sub, "x"]), None).is_ok());
-        }
-    }
-
-    #[test]
-    fn short_options_are_found_attached_and_in_clusters() {
-        assert!(check_args("curl", &args(&["-sSo", "/tmp/x", "http://a"]), None).is_err());
-        assert!(check_args("curl", &args(&["-o/tmp/x", "http://a"]), None).is_err());
-        assert!(check_args("curl", &args(&["-sS", "http://a"]), None).is_ok());
-        assert!(check_args("git", &args(&["-c", "alias.x=!sh", "x"]), None).is_err());
-        // Scoped: -u is git clone's --upload-pack, but git log's patch output.
-        assert!(check_args("git", &args(&["clone", "-u", "sh", "u"]), None).is_err());
-        assert!(check_args("git", &args(&["log", "-u"]), None).is_ok());
-        // Long options match whole names only.
-        assert!(check_args("rg", &args(&["--pre", "sh", "x"]), None).is_err());
-        assert!(check_args("rg", &args(&["--pre-glob", "*.gz", "x"]), None).is_ok());
-        assert!(check_args("find", &args(&[".", "-exec", "rm", "{}", ";"]), None).is_err());
-        assert!(check_args("find", &args(&[".", "-name", "-exec"]), None).is_err());
-    }
-
-    #[test]
-    fn allowed_subcommands_limit_the_first_argument() {
-        let allowed = args(&["log", "status", "diff"]);
-        assert!(check_args("git", &args(&["log", "-n", "3"]), Some(&allowed)).is_ok());
-        assert_eq!(
-            check_args("git", &args(&["push"]), Some(&allowed)),
-            Err("git is limited to the subcommands log, status, diff; the first argument must be one of them".into())
-        );
-        assert!(check_args("git", &args(&["--no-pager", "log"]), Some(&allowed)).is_err());
-    }
-
-    #[test]
-    fn shells_and_runners_are_never_served() {
-        for (cli, _) in REFUSED_CLIS {
-            assert!(refused_cli(&format!("/usr/bin/{cli}")).is_some(), "{cli}");
-        }
-        assert!(refused_cli("/usr/bin/python3.11").is_some());
-        assert!(refused_cli("git").is_none());
     }
 }
 
@@ -497,5 +511,85 @@ pub fn manifest(clis: &[QuickCli], dir: PathBuf) -> Manifest {
         resources: Vec::new(),
         templates: Vec::new(),
         prompts: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|a| a.to_string()).collect()
+    }
+
+    /// Every refused option, in a command line that uses it, is refused; and the same command
+    /// line without it passes. One case per entry of the table.
+    #[test]
+    fn every_refused_option_is_refused() {
+        for entry in REFUSED_OPTIONS {
+            let sub = entry.subcommands.first().copied().unwrap_or("log");
+            let value = if entry.option.starts_with("--") {
+                format!("{}=x", entry.option)
+            } else {
+                entry.option.to_string()
+            };
+            let line = args(&[sub, &value, "x"]);
+            let refusal = check_args(&format!("/usr/bin/{}", entry.cli), &line, None)
+                .expect_err(&format!("{} {:?}", entry.cli, line));
+            assert!(refusal.contains(entry.option), "{refusal}");
+            assert!(check_args(entry.cli, &args(&[sub, "x"]), None).is_ok());
+        }
+    }
+
+    /// Every refused subcommand is refused, also behind global options.
+    #[test]
+    fn every_refused_subcommand_is_refused() {
+        for (cli, sub, _) in REFUSED_SUBCOMMANDS {
+            let program = format!("/usr/bin/{cli}");
+            let refusal = check_args(&program, &args(&[sub, "x"]), None).expect_err(sub);
+            assert!(
+                refusal.starts_with(&format!("{cli} {sub} is refused")),
+                "{refusal}"
+            );
+            assert!(check_args(&program, &args(&["--namespace", "n", sub]), None).is_err());
+        }
+        // After `--` it is a path, not a subcommand.
+        assert!(check_args("git", &args(&["log", "--", "config"]), None).is_ok());
+    }
+
+    #[test]
+    fn short_options_are_found_attached_and_in_clusters() {
+        assert!(check_args("curl", &args(&["-sSo", "/tmp/x", "http://a"]), None).is_err());
+        assert!(check_args("curl", &args(&["-o/tmp/x", "http://a"]), None).is_err());
+        assert!(check_args("curl", &args(&["-sS", "http://a"]), None).is_ok());
+        assert!(check_args("git", &args(&["-c", "alias.x=!sh", "x"]), None).is_err());
+        // Scoped: -u is git clone's --upload-pack, but git log's patch output.
+        assert!(check_args("git", &args(&["clone", "-u", "sh", "u"]), None).is_err());
+        assert!(check_args("git", &args(&["log", "-u"]), None).is_ok());
+        // Long options match whole names only.
+        assert!(check_args("rg", &args(&["--pre", "sh", "x"]), None).is_err());
+        assert!(check_args("rg", &args(&["--pre-glob", "*.gz", "x"]), None).is_ok());
+        assert!(check_args("find", &args(&[".", "-exec", "rm", "{}", ";"]), None).is_err());
+        assert!(check_args("find", &args(&[".", "-name", "-exec"]), None).is_err());
+    }
+
+    #[test]
+    fn allowed_subcommands_limit_the_first_argument() {
+        let allowed = args(&["log", "status", "diff"]);
+        assert!(check_args("git", &args(&["log", "-n", "3"]), Some(&allowed)).is_ok());
+        assert_eq!(
+            check_args("git", &args(&["push"]), Some(&allowed)),
+            Err("git is limited to the subcommands log, status, diff; the first argument must be one of them".into())
+        );
+        assert!(check_args("git", &args(&["--no-pager", "log"]), Some(&allowed)).is_err());
+    }
+
+    #[test]
+    fn shells_and_runners_are_never_served() {
+        for (cli, _) in REFUSED_CLIS {
+            assert!(refused_cli(&format!("/usr/bin/{cli}")).is_some(), "{cli}");
+        }
+        assert!(refused_cli("/usr/bin/python3.11").is_some());
+        assert!(refused_cli("git").is_none());
     }
 }

@@ -12,6 +12,12 @@ pub mod tools;
 pub use describe::ServerDescription;
 
 use serde_json::{json, Value};
+use std::future::Future;
+use std::pin::Pin;
+
+/// A boxed future, so the handlers of either side (a client's answers to server requests, a
+/// server's tool provider) can be trait objects.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The stateless protocol revision: no handshake, `server/discover`, per-request `_meta`.
 pub const STATELESS_VERSION: &str = "2026-07-28";

@@ -33,7 +33,7 @@ pub fn kebab(name: &str) -> String {
     out
 }
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
 /// A tool's parameters: the properties of its root object, in schema order.
@@ -127,6 +127,8 @@ impl ToolSchema {
     /// assert_eq!(signature(&schema), "path:str, head?:int");
     /// ```
     pub fn from_input_schema(schema: &Value) -> ToolSchema {
+        let hoisted = hoist_body_targets(schema);
+        let schema = hoisted.as_ref().unwrap_or(schema);
         let mut uses = HashMap::new();
         count_refs(schema, &mut uses, 0);
         let mut resolver = Resolver {
@@ -584,6 +586,146 @@ fn merge(a: Shape, b: Shape) -> Shape {
         default: b.default.or(a.default),
         nullable,
         constraints,
+    }
+}
+
+/// Schema keywords that hold subschemas: not names of shapes.
+const SUBSCHEMA_KEYWORDS: [&str; 14] = [
+    "properties",
+    "items",
+    "prefixItems",
+    "additionalProperties",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "patternProperties",
+    "dependentSchemas",
+];
+
+/// Some generators (zod-to-json-schema's default, among others) point a `$ref` at a shape's
+/// first occurrence in the schema's body (`#/properties/a/properties/color`) rather than at
+/// `$defs`, so the shape is both inline and referenced. This moves every such target into
+/// `$defs` (deepest first, so outer pointers stay valid) and leaves a `$ref` in its place:
+/// then every use is a `$ref`, and shared shapes are named and spelled out once. `None` when
+/// the schema has no such reference (the common case: nothing is copied).
+fn hoist_body_targets(schema: &Value) -> Option<Value> {
+    let mut uses = HashMap::new();
+    count_refs(schema, &mut uses, 0);
+    let mut targets: Vec<(String, String)> = uses
+        .into_keys()
+        .filter_map(|reference| {
+            let pointer = percent_decode(reference.strip_prefix('#')?);
+            let in_body = !pointer.is_empty()
+                && !pointer.starts_with("/$defs/")
+                && !pointer.starts_with("/definitions/");
+            (in_body && schema.pointer(&pointer).is_some_and(Value::is_object))
+                .then_some((reference, pointer))
+        })
+        .collect();
+    if targets.is_empty() || !schema.is_object() {
+        return None;
+    }
+    if schema.get("$defs").is_some_and(|d| !d.is_object()) {
+        return None;
+    }
+    // Deepest first; ties in a stable order so names do not depend on hashing.
+    targets.sort_by(|a, b| {
+        let depth = |p: &str| p.matches('/').count();
+        depth(&b.1).cmp(&depth(&a.1)).then_with(|| a.1.cmp(&b.1))
+    });
+    let mut root = schema.clone();
+    let mut renamed: HashMap<String, String> = HashMap::new();
+    for (reference, pointer) in targets {
+        let taken: Vec<String> = root
+            .get("$defs")
+            .and_then(Value::as_object)
+            .map(|defs| defs.keys().cloned().collect())
+            .unwrap_or_default();
+        let name = unique_name(&shape_name(&pointer), &taken);
+        let new_reference = format!("#/$defs/{name}");
+        let Some(slot) = root.pointer_mut(&pointer) else {
+            continue;
+        };
+        let subtree = std::mem::replace(slot, json!({ "$ref": new_reference }));
+        if let Some(root) = root.as_object_mut() {
+            let defs = root.entry("$defs").or_insert_with(|| json!({}));
+            if let Some(defs) = defs.as_object_mut() {
+                defs.insert(name, subtree);
+            }
+        }
+        renamed.insert(reference, new_reference);
+    }
+    rename_refs(&mut root, &renamed, 0);
+    Some(root)
+}
+
+/// A readable name for the shape at a JSON pointer: its last segment that is not a keyword or
+/// an index (`/properties/header/anyOf/0/properties/color` gives `color`).
+fn shape_name(pointer: &str) -> String {
+    let segments: Vec<String> = pointer
+        .split('/')
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    let named = segments
+        .iter()
+        .rev()
+        .find(|s| {
+            !s.is_empty()
+                && !SUBSCHEMA_KEYWORDS.contains(&s.as_str())
+                && !s.chars().all(|c| c.is_ascii_digit())
+        })
+        .map(String::as_str)
+        .unwrap_or("Def");
+    let mut name: String = named
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .collect();
+    if name.is_empty() {
+        name = "Def".into();
+    }
+    if segments.last().is_some_and(|s| s == "items") {
+        name.push_str("Item");
+    }
+    name
+}
+
+fn unique_name(base: &str, taken: &[String]) -> String {
+    let mut name = base.to_string();
+    let mut n = 2;
+    while taken.contains(&name) {
+        name = format!("{base}{n}");
+        n += 1;
+    }
+    name
+}
+
+/// Points every `$ref` in `renamed` at its new place.
+fn rename_refs(node: &mut Value, renamed: &HashMap<String, String>, depth: usize) {
+    if depth > MAX_DEPTH * 4 {
+        return;
+    }
+    match node {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                match value {
+                    Value::String(reference) if key == "$ref" => {
+                        if let Some(new) = renamed.get(reference.as_str()) {
+                            *reference = new.clone();
+                        }
+                    }
+                    _ => rename_refs(value, renamed, depth + 1),
+                }
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| rename_refs(v, renamed, depth + 1)),
+        _ => {}
     }
 }
 

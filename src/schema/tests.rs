@@ -125,3 +125,38 @@ fn shared_definitions_are_named_once() {
     assert_eq!(render_type(point), "{x:num, y:num}");
     assert_eq!(point.description.as_deref(), Some("A point"));
 }
+
+/// zod-to-json-schema's default points `$ref`s at a shape's first occurrence in the body; the
+/// shape is then named and spelled out once, not expanded at every use.
+#[test]
+fn references_into_the_body_are_named_once() {
+    let color = json!({"type": "string", "pattern": "^#[0-9a-f]{6}$"});
+    let action = json!({"type": "object", "properties": {
+        "label": {"type": "string"}, "color": color}, "required": ["label"]});
+    let s = schema(json!({
+        "type": "object",
+        "properties": {
+            "header": {"type": "object", "properties": {"action": action, "title": {"type": "string"}}},
+            "footer": {"type": "object", "properties": {
+                "action": {"$ref": "#/properties/header/properties/action"},
+                "accent": {"$ref": "#/properties/header/properties/action/properties/color"}}},
+            "buttons": {"type": "array", "items": {"$ref": "#/properties/header/properties/action"}}
+        }
+    }));
+    assert_eq!(s.defs.len(), 1, "{:?}", s.defs);
+    let action = s
+        .def("action")
+        .expect("the shared shape is named after its property");
+    assert_eq!(render_type(action), "{label:str, color?:str}");
+    let types: Vec<String> = s.props.iter().map(|p| render_type(&p.shape)).collect();
+    assert_eq!(
+        types,
+        [
+            "{action?:action, title?:str}",
+            "{action?:action, accent?:str}",
+            "action[]"
+        ]
+    );
+    // Only a body reference is rewritten; a schema without one is read as it is.
+    assert!(super::hoist_body_targets(&json!({"properties": {"a": {"type": "string"}}})).is_none());
+}

@@ -4,12 +4,12 @@
 
 use super::exec::{self, Ending, Finished, Job};
 use super::provider::{invalid, not_found, tool_error, CallContext, Provider};
-use crate::client::handler::BoxFuture;
 use crate::manifest::template::{self, Element, Piece};
 use crate::manifest::{
     self, confine, input_schema, match_uri, mime_for_path, ItemKind, Manifest, MessagePart,
     OutputKind, Param, ParamKind, ResourceSource, ToolDef,
 };
+use crate::protocol::BoxFuture;
 use crate::protocol::{RpcError, ServerDescription};
 use crate::schema::{validate, ToolSchema};
 use crate::{Error, Result};
@@ -104,11 +104,7 @@ impl ManifestProvider {
             .chain(self.manifest.server.env.iter().map(String::as_str))
             .collect();
         std::env::vars()
-            .filter(|(name, _)| {
-                globs
-                    .iter()
-                    .any(|g| crate::client::config::glob_match(g, name))
-            })
+            .filter(|(name, _)| globs.iter().any(|g| crate::words::glob_match(g, name)))
             .collect()
     }
 
@@ -571,7 +567,7 @@ impl Provider for ManifestProvider {
         Box::pin(async move {
             let Some(index) = self.manifest.tools.iter().position(|t| t.name == name) else {
                 // A result, not a protocol error: the model reads it and can correct itself.
-                let near = crate::client::catalog::closest(
+                let near = crate::words::closest(
                     name,
                     self.manifest.tools.iter().map(|t| t.name.as_str()),
                 )

@@ -3,7 +3,7 @@
 //! configured MCP servers (the lazy proxy). The server side of the protocol (`server`) asks a
 //! provider and never knows which it is.
 
-use crate::client::handler::BoxFuture;
+use crate::protocol::BoxFuture;
 use crate::protocol::{RpcError, ServerDescription};
 use serde_json::{Map, Value};
 use std::sync::Arc;

@@ -494,7 +494,7 @@ fn parse_value(
 fn unknown_flag(tool: ToolRef, schema: &ToolSchema, name: &str) -> Error {
     let candidates = schema.props.iter().map(|p| p.name.as_str());
     let error = Error::usage(format!("unknown flag --{name} for {}", tool.tool));
-    match crate::client::catalog::closest(name, candidates) {
+    match crate::words::closest(name, candidates) {
         Some(best) => error.with_hint(format!("did you mean --{best}?")),
         None if schema.props.is_empty() => {
             error.with_hint(format!("{} takes no arguments", tool.tool))

@@ -1,7 +1,8 @@
 //! Era negotiation and multiplexing, on an in-memory transport against scripted peers.
 
 use super::*;
-use crate::client::handler::{BoxFuture, ClientRequestError, Unattended};
+use crate::client::handler::{ClientRequestError, Unattended};
+use crate::protocol::BoxFuture;
 use crate::transport::memory::{pair, MemoryPeer};
 use std::sync::Mutex as StdMutex;
 

@@ -1,0 +1,393 @@
+//! Benchmark of `ferry serve` (run by benches/run.sh; prints figures, asserts nothing).
+//!
+//! `serve_bench FERRY [CALLS]` measures, in one run:
+//! - start-up: spawn `ferry serve --manifest M`, send one `tools/list`, time to its response;
+//! - per-call overhead: one client holding one session calls a tool running `/bin/echo`,
+//!   interleaved with spawning `/bin/echo` directly; medians, and their difference;
+//! - the same over Streamable HTTP, on one keep-alive connection;
+//! - 64 concurrent calls of a tool running `sleep 0.2` with `concurrency = 8`: errors, wall
+//!   time (at least 8 rounds of 0.2 s if the limit holds), and the most children seen at once;
+//! - the server's peak RSS (VmHWM) after all of it.
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const MANIFEST: &str = r#"[server]
+name = "bench"
+concurrency = 8
+
+[[tools]]
+name = "say"
+description = "Print the text."
+command = ["echo", "{text}"]
+params.text = { type = "string", required = true, description = "What to print" }
+
+[[tools]]
+name = "nap"
+description = "Sleep a while."
+command = ["sleep", "{secs}"]
+params.secs = { type = "string", required = true, description = "Seconds", pattern = "^[0-9.]+$" }
+"#;
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "serve_bench", "version": "1"}
+    })
+}
+
+fn request(id: u64, method: &str, mut params: Value) -> String {
+    params["_meta"] = meta();
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+struct Stdio_ {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Stdio_ {
+    fn start(ferry: &str, manifest: &str, dir: &std::path::Path) -> Stdio_ {
+        let mut child = Command::new(ferry)
+            .args(["serve", "--manifest", manifest])
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn ferry serve");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Stdio_ {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Reads messages until a response; returns it.
+    fn response(&mut self) -> Value {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if self.stdout.read_line(&mut line).unwrap() == 0 {
+                panic!("ferry serve closed its stdout");
+            }
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message.get("id").is_some() {
+                return message;
+            }
+        }
+    }
+}
+
+impl Drop for Stdio_ {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn percentile(mut values: Vec<f64>, p: f64) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[((values.len() - 1) as f64 * p).round() as usize]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Children of `pid` now (their parent in /proc/*/stat).
+fn children_of(pid: u32) -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter(|stat| {
+            // pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|ppid| ppid.parse::<u32>().ok())
+                == Some(pid)
+        })
+        .count()
+}
+
+fn status_kb(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// One HTTP/1.1 POST of a `say` call on a kept-alive connection; returns the body.
+fn post(
+    stream: &mut std::net::TcpStream,
+    reader: &mut BufReader<std::net::TcpStream>,
+    port: u16,
+    body: &str,
+) -> String {
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: say\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    stream.flush().unwrap();
+    let mut length = None;
+    let mut chunked = false;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+        let trimmed = line.trim_end();
+        if trimmed.is_empty() {
+            break;
+        }
+        let lower = trimmed.to_ascii_lowercase();
+        if let Some(v) = lower.strip_prefix("content-length:") {
+            length = v.trim().parse::<usize>().ok();
+        }
+        if lower.starts_with("transfer-encoding:") && lower.contains("chunked") {
+            chunked = true;
+        }
+    }
+    let mut body = Vec::new();
+    if let Some(n) = length {
+        body.resize(n, 0);
+        reader.read_exact(&mut body).unwrap();
+    } else if chunked {
+        loop {
+            line.clear();
+            reader.read_line(&mut line).unwrap();
+            let size = usize::from_str_radix(line.trim(), 16).unwrap_or(0);
+            let mut chunk = vec![0; size + 2];
+            reader.read_exact(&mut chunk).unwrap();
+            if size == 0 {
+                break;
+            }
+            body.extend_from_slice(&chunk[..size]);
+        }
+    }
+    String::from_utf8_lossy(&body).into_owned()
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let ferry = args.next().expect("usage: serve_bench FERRY [CALLS]");
+    // Children run in a scratch directory: a relative path would not be found from there.
+    let ferry = std::fs::canonicalize(&ferry)
+        .expect("FERRY is a path to the ferry binary")
+        .display()
+        .to_string();
+    let calls: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(300);
+    let dir = std::env::temp_dir().join(format!("ferry-serve-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let manifest = dir.join("bench.toml");
+    std::fs::write(&manifest, MANIFEST).unwrap();
+    let manifest = manifest.display().to_string();
+    let echo = which_echo();
+
+    // Start-up to the first answered request.
+    let mut startups = Vec::new();
+    for _ in 0..(calls / 10).max(10) {
+        let started = Instant::now();
+        let mut served = Stdio_::start(&ferry, &manifest, &dir);
+        served.send(&request(1, "tools/list", json!({})));
+        let answer = served.response();
+        startups.push(ms(started.elapsed()));
+        assert!(answer.get("result").is_some(), "{answer}");
+    }
+
+    // Per-call overhead over stdio, interleaved with direct spawns.
+    let mut served = Stdio_::start(&ferry, &manifest, &dir);
+    let call = |id: u64| {
+        request(
+            id,
+            "tools/call",
+            json!({"name": "say", "arguments": {"text": "hello"}}),
+        )
+    };
+    for id in 0..20 {
+        served.send(&call(id));
+        served.response();
+        Command::new(&echo)
+            .arg("hello")
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+    }
+    let (mut through, mut direct) = (Vec::new(), Vec::new());
+    let mut errors = 0;
+    for i in 0..calls {
+        let started = Instant::now();
+        served.send(&call(100 + i as u64));
+        let answer = served.response();
+        through.push(ms(started.elapsed()));
+        if answer["result"]["isError"] == json!(true) || answer.get("error").is_some() {
+            errors += 1;
+        }
+        let started = Instant::now();
+        let output = Command::new(&echo).arg("hello").output().unwrap();
+        direct.push(ms(started.elapsed()));
+        assert!(output.status.success());
+    }
+    let stdio_pid = served.child.id();
+
+    // 64 concurrent calls against concurrency = 8.
+    let started = Instant::now();
+    for i in 0..64 {
+        served.send(&request(
+            10_000 + i,
+            "tools/call",
+            json!({"name": "nap", "arguments": {"secs": "0.2"}}),
+        ));
+    }
+    let watcher = {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let seen = stop.clone();
+        let handle = std::thread::spawn(move || {
+            let mut peak = 0;
+            while !seen.load(std::sync::atomic::Ordering::Relaxed) {
+                peak = peak.max(children_of(stdio_pid));
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            peak
+        });
+        (stop, handle)
+    };
+    let mut concurrent_errors = 0;
+    for _ in 0..64 {
+        let answer = served.response();
+        if answer["result"]["isError"] == json!(true) || answer.get("error").is_some() {
+            concurrent_errors += 1;
+        }
+    }
+    let concurrent_wall = ms(started.elapsed());
+    watcher.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    let peak_children = watcher.1.join().unwrap_or(0);
+    let hwm = status_kb(stdio_pid, "VmHWM:");
+    let rss = status_kb(stdio_pid, "VmRSS:");
+    drop(served);
+
+    // The same call over Streamable HTTP, one keep-alive connection.
+    let mut http = Command::new(&ferry)
+        .args(["serve", "--manifest", &manifest, "--http", "127.0.0.1:0"])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn ferry serve --http");
+    let mut line = String::new();
+    BufReader::new(http.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port: u16 = line
+        .trim()
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.trim_end_matches("/mcp").parse().ok())
+        .expect("ferry serve printed its address");
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.set_nodelay(true).unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    for id in 0..20 {
+        post(&mut stream, &mut reader, port, &call(id));
+    }
+    let mut over_http = Vec::new();
+    let mut http_errors = 0;
+    for i in 0..calls {
+        let started = Instant::now();
+        let body = post(&mut stream, &mut reader, port, &call(100 + i as u64));
+        over_http.push(ms(started.elapsed()));
+        if !body.contains("hello") {
+            http_errors += 1;
+        }
+    }
+    let http_hwm = status_kb(http.id(), "VmHWM:");
+    let _ = http.kill();
+    let _ = http.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let (t, d, h) = (
+        median(through.clone()),
+        median(direct.clone()),
+        median(over_http.clone()),
+    );
+    println!("  f. ferry serve (manifest tools; one client, one session; {calls} calls each)");
+    println!(
+        "    {:44} {:>10} {:>9}  target",
+        "measurement", "median ms", "p90 ms"
+    );
+    println!(
+        "    {:44} {:>10.2} {:>9.2}  < 10 ms",
+        format!("start-up to first answer ({} runs)", startups.len()),
+        median(startups.clone()),
+        percentile(startups, 0.9)
+    );
+    println!(
+        "    {:44} {:>10.2} {:>9.2}",
+        "spawn /bin/echo directly",
+        d,
+        percentile(direct, 0.9)
+    );
+    println!(
+        "    {:44} {:>10.2} {:>9.2}",
+        "tools/call echo over stdio",
+        t,
+        percentile(through, 0.9)
+    );
+    println!(
+        "    {:44} {:>10.2} {:>9}  < 2 ms",
+        "  overhead over the direct spawn",
+        t - d,
+        ""
+    );
+    println!(
+        "    {:44} {:>10.2} {:>9.2}",
+        "tools/call echo over HTTP (keep-alive)",
+        h,
+        percentile(over_http, 0.9)
+    );
+    println!(
+        "    {:44} {:>10.2} {:>9}",
+        "  overhead over the direct spawn",
+        h - d,
+        ""
+    );
+    println!("    errors: stdio {errors}, HTTP {http_errors}");
+    println!(
+        "    64 concurrent `sleep 0.2` calls, concurrency 8: {concurrent_errors} errors, {:.0} ms (the limit holding means >= 1600), at most {peak_children} commands running at once (limit 8)",
+        concurrent_wall
+    );
+    println!("    server RSS: {:.1} MB now, {:.1} MB peak over stdio; {:.1} MB peak over HTTP (target < 20 MB)", rss as f64 / 1024.0, hwm as f64 / 1024.0, http_hwm as f64 / 1024.0);
+}
+
+fn which_echo() -> String {
+    for candidate in ["/bin/echo", "/usr/bin/echo"] {
+        if std::path::Path::new(candidate).exists() {
+            return candidate.to_string();
+        }
+    }
+    "echo".to_string()
+}
