@@ -13,6 +13,7 @@
 pub mod cli;
 pub mod client;
 pub mod console;
+pub mod daemon;
 pub mod error;
 pub mod manifest;
 pub mod paths;

@@ -26,17 +26,20 @@ pub fn block_on_interruptible<T>(work: impl std::future::Future<Output = Result<
     outcome
 }
 
-/// Resolves on SIGINT or SIGTERM, so the work is dropped and its server stopped.
+/// Resolves on SIGINT, SIGTERM or SIGHUP (a closed terminal), so the work is dropped and its
+/// server stopped.
 pub async fn interrupted() {
     use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut int), Ok(mut term)) = (
+    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
         signal(SignalKind::interrupt()),
         signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
     ) else {
         return std::future::pending().await;
     };
     tokio::select! {
         _ = int.recv() => {}
         _ = term.recv() => {}
+        _ = hup.recv() => {}
     }
 }

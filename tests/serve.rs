@@ -172,6 +172,8 @@ fn confined(env: &Env) -> String {
     std::fs::write(base.join("work/inside.txt"), "inside\n").unwrap();
     std::fs::write(base.join("work2/secret"), "secret\n").unwrap();
     std::os::unix::fs::symlink(base.join("work2"), base.join("work/link")).unwrap();
+    // A dangling link inside the root, pointing out (a checkout can hold one).
+    std::os::unix::fs::symlink(base.join("work2/planted"), base.join("work/dangling")).unwrap();
     std::fs::write(
         base.join("m.toml"),
         "[server]\nroots = [\"work\"]\n\n[[tools]]\nname = \"read\"\ndescription = \"Read a file.\"\ncommand = [\"cat\", \"--\", \"{file}\"]\n[tools.params.file]\ntype = \"path\"\n\n[[tools]]\nname = \"create\"\ndescription = \"Create a file.\"\ncommand = [\"touch\", \"--\", \"{file}\"]\n[tools.params.file]\ntype = \"path\"\nexists = false\n",
@@ -204,6 +206,15 @@ fn paths_stay_inside_the_roots() {
         );
     }
     assert!(!base.join("escape.txt").exists() && !base.join("work2/new.txt").exists());
+    let dangling = call(&mut served, 19, "create", json!({"file": "dangling"}));
+    assert!(
+        Served::text(&dangling).contains("it is a symbolic link to nothing"),
+        "{dangling}"
+    );
+    assert!(
+        !base.join("work2/planted").exists(),
+        "a write went through a dangling link"
+    );
     let missing = call(&mut served, 20, "read", json!({"file": "nope.txt"}));
     assert!(
         Served::text(&missing).contains("it does not exist"),
@@ -277,6 +288,70 @@ fn output_is_capped_and_stdin_is_closed() {
         json!({"input": "given\nlines"}),
     );
     assert_eq!(Served::text(&echoed), "given\nlines");
+}
+
+/// What leaves its group (setsid) is stopped when the call ends; what ferry started is
+/// stopped even when ferry is killed outright.
+#[test]
+fn nothing_outlives_its_call_not_even_a_setsid_or_a_killed_ferry() {
+    let env = Env::new();
+    let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
+    let m = serve_root().join(format!("escaped-{}", std::process::id()));
+    let result = call(
+        &mut served,
+        1,
+        "escape",
+        json!({"marker": m.display().to_string()}),
+    );
+    assert!(!is_error(&result), "{result}");
+    drop(served);
+    let m2 = serve_root().join(format!("survived-{}", std::process::id()));
+    let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
+    served.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "outlive", "arguments": {"marker": m2.display().to_string()}, "_meta": modern_meta()}}));
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY (test): the ferry serve this test started.
+    unsafe {
+        libc::kill(served.child.id() as i32, libc::SIGKILL);
+    }
+    std::thread::sleep(Duration::from_secs(4));
+    let (escaped, survived) = (m.exists(), m2.exists());
+    let _ = std::fs::remove_file(&m);
+    let _ = std::fs::remove_file(&m2);
+    assert!(!escaped, "a process that called setsid outlived its call");
+    assert!(!survived, "a grandchild outlived a killed ferry serve");
+}
+
+/// A request id already in flight is refused; when the client closes stdin, what runs stops
+/// and the server exits.
+#[test]
+fn duplicate_ids_are_refused_and_a_client_that_leaves_stops_its_calls() {
+    let env = Env::new();
+    let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
+    let slow = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "slow", "arguments": {"seconds": 46.75}, "_meta": modern_meta()}});
+    served.send(&slow);
+    std::thread::sleep(Duration::from_millis(300));
+    served.send(&slow);
+    let refused = served.wait(7, &mut Vec::new());
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert_eq!(processes_matching("sleep 46.75").len(), 1);
+    drop(served.stdin_handle());
+    let started = std::time::Instant::now();
+    let exited = loop {
+        if let Ok(Some(status)) = served.child.try_wait() {
+            break Some(status);
+        }
+        if started.elapsed() > Duration::from_secs(5) {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(
+        exited.is_some(),
+        "ferry serve did not exit when its input closed"
+    );
+    assert_eq!(processes_matching("sleep 46.75"), Vec::<String>::new());
 }
 
 #[test]

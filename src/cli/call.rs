@@ -8,6 +8,7 @@ use super::{options, Globals};
 use crate::client::catalog;
 use crate::client::config::ServerSpec;
 use crate::client::{CacheEntry, CallContext, ClientHandler, Session};
+use crate::daemon::{self, client::Unavailable};
 use crate::protocol::json_kind;
 use crate::protocol::tools::Tool;
 use crate::render::output::{self, OutputContext};
@@ -47,6 +48,11 @@ fn server_options() -> Command {
                 .action(ArgAction::SetTrue),
         )
         .arg(Arg::new("json").long("json").action(ArgAction::SetTrue))
+        .arg(
+            Arg::new("no-daemon")
+                .long("no-daemon")
+                .action(ArgAction::SetTrue),
+        )
         .arg(Arg::new("max-tokens").long("max-tokens").value_name("N"))
         .arg(Arg::new("timeout").long("timeout").value_name("SECONDS"))
         .arg(
@@ -101,6 +107,7 @@ fn parse_server_words(
         })?;
     globals.refresh |= matches.get_flag("refresh");
     globals.json |= matches.get_flag("json");
+    globals.no_daemon |= matches.get_flag("no-daemon");
     if let Some(text) = matches.get_one::<String>("max-tokens") {
         globals.max_tokens = Some(options::parse_max_tokens(text)?);
     }
@@ -146,6 +153,42 @@ fn call_options(globals: &Globals) -> CallOptions {
         raw_json: globals.json,
         max_tokens: globals.max_tokens,
         timeout: globals.timeout,
+    }
+}
+
+/// Whether this call may go through the daemon.
+fn warm_allowed(spec: &ServerSpec, globals: &Globals) -> bool {
+    !globals.no_daemon && !daemon::client::disabled_for(spec)
+}
+
+/// Says, in one line, that the warm path was not available and the call runs cold.
+fn warn_cold(why: &Unavailable) {
+    warn(&format!(
+        "warning: the ferry daemon is unavailable ({}); calling cold",
+        crate::render::text::escape_line(&why.0)
+    ));
+}
+
+/// Sends one request through the daemon, if it may be used and can be reached: `None` sends
+/// the caller down the cold path (after a warning when the daemon failed).
+async fn warm_request(
+    spec: &ServerSpec,
+    globals: &Globals,
+    method: &str,
+    params: Value,
+    timeout: std::time::Duration,
+    handler: Arc<TerminalHandler>,
+) -> Option<Result<Value>> {
+    if !warm_allowed(spec, globals) {
+        return None;
+    }
+    let progress = handler.shows_progress();
+    match daemon::client::request(spec, method, params, timeout, progress, handler).await {
+        Ok(result) => Some(result),
+        Err(why) => {
+            warn_cold(&why);
+            None
+        }
     }
 }
 
@@ -197,6 +240,20 @@ async fn run_action(spec: ServerSpec, action: Action, globals: Globals) -> Resul
             Ok(Outcome::Success)
         }
         Action::Read(uri) => {
+            let timeout = catalog::timeout_for(&spec, globals.timeout);
+            let params = json!({"uri": uri});
+            if let Some(result) = warm_request(
+                &spec,
+                &globals,
+                "resources/read",
+                params,
+                timeout,
+                handler.clone(),
+            )
+            .await
+            {
+                return finish(&spec, "resource", result, &options, false);
+            }
             let session = open(&spec, globals.timeout, false, handler).await?;
             let result = session.request("resources/read", json!({"uri": uri})).await;
             let outcome = finish(&spec, "resource", result, &options, false);
@@ -277,6 +334,23 @@ async fn call_tool(
     });
     tracing::debug!(server = %spec.name, tool = name, hit = tool.is_some(), "cache lookup for the call");
     let mut session: Option<Session> = None;
+    if tool.is_none() && warm_allowed(&spec, &globals) {
+        // Not cached (or not there): the daemon lists once more before calling it unknown.
+        let timeout = catalog::timeout_for(&spec, globals.timeout);
+        match daemon::client::refresh(&spec, timeout, handler.clone()).await {
+            Ok(listed) => {
+                listed?;
+                let entry = CacheEntry::load(&spec).unwrap_or_default();
+                let (tools, warnings) = catalog::usable_tools(&spec, entry);
+                warnings.iter().for_each(|w| warn(&format!("warning: {w}")));
+                tool = tools.iter().find(|t| t.name == name).cloned();
+                if tool.is_none() {
+                    return Err(catalog::unknown_tool(&spec, name, &tools));
+                }
+            }
+            Err(why) => warn_cold(&why),
+        }
+    }
     if tool.is_none() {
         // Not cached (or not there): list once more before calling it unknown.
         let opened = open(&spec, globals.timeout, globals.refresh, handler.clone()).await?;
@@ -329,6 +403,22 @@ async fn call_tool(
         .or(spec.max_tokens);
     options.timeout = parsed.options.timeout.or(options.timeout);
     let timeout = catalog::timeout_for(&spec, options.timeout);
+    let params = json!({"name": name, "arguments": parsed.arguments});
+    if session.is_none() {
+        if let Some(result) = warm_request(
+            &spec,
+            &globals,
+            "tools/call",
+            params.clone(),
+            timeout,
+            handler.clone(),
+        )
+        .await
+        {
+            handler.finish_progress();
+            return finish(&spec, name, result, &options, true);
+        }
+    }
     let session = match session {
         Some(session) => {
             // Opened to list the tools before the call's own options were known.
@@ -342,13 +432,7 @@ async fn call_tool(
         timeout,
         progress: handler.shows_progress(),
     };
-    let result = session
-        .request_with(
-            "tools/call",
-            json!({"name": name, "arguments": parsed.arguments}),
-            &context,
-        )
-        .await;
+    let result = session.request_with("tools/call", params, &context).await;
     handler.finish_progress();
     let outcome = finish(&spec, name, result, &options, true);
     // The output is out; bring the cache up to date while the server is still running.

@@ -50,6 +50,8 @@ pub fn list_servers() -> Result<Outcome> {
         .map(|s| s.name.chars().count())
         .max()
         .unwrap_or(0);
+    // Asked once, briefly; with no daemon every server is cold.
+    let warm = crate::daemon::warm_identities().unwrap_or_default();
     let mut out = String::new();
     for spec in &registry.servers {
         let tools = match CacheEntry::load(spec).filter(CacheEntry::has_tools) {
@@ -61,7 +63,11 @@ pub fn list_servers() -> Result<Outcome> {
             spec.name,
             spec.transport_name(),
             tools,
-            warmth(spec),
+            if warm.contains(&spec.identity()) {
+                "warm"
+            } else {
+                "cold"
+            },
             spec.target_text()
         );
         if let Some((file, state)) = &spec.project {
@@ -74,11 +80,6 @@ pub fn list_servers() -> Result<Outcome> {
     }
     emit(&out)?;
     Ok(Outcome::Success)
-}
-
-/// Whether the server is kept running between calls.
-fn warmth(_spec: &ServerSpec) -> &'static str {
-    "cold"
 }
 
 /// `ferry add NAME -- COMMAND [ARGS...]` or `ferry add NAME URL [--header K:V]`.

@@ -23,6 +23,8 @@ fn demo_spec() -> Result<ServerSpec> {
     };
     spec.origin = "ferry's built-in demo server".into();
     spec.invocation = "ferry demo".into();
+    // The tour's calls go warm like any others; its server does not stay long after.
+    spec.idle_timeout = Some(std::time::Duration::from_secs(60));
     Ok(spec)
 }
 

@@ -33,6 +33,8 @@ pub struct Globals {
     pub json: bool,
     pub max_tokens: Option<usize>,
     pub timeout: Option<f64>,
+    /// Call cold: start the server for this call only, not through the daemon.
+    pub no_daemon: bool,
 }
 
 const ABOUT: &str =
@@ -46,7 +48,9 @@ A server is a configured name, a URL, or --cmd 'COMMAND ARGS'. After it:
   ferry <server> --resources | --read URI | --prompts | --prompt NAME [args]
   ferry <server> -- <tool> [args]       a tool whose name starts with '-'
 --refresh, --json, --max-tokens and --timeout also work after the server, and after the tool
-when it has no property of that name.
+when it has no property of that name; --no-daemon after the server.
+Calls go through a per-user daemon that keeps servers warm (ferry daemon status); --no-daemon,
+FERRY_NO_DAEMON=1 or keepAlive: false in a server's config call cold instead.
 
 exit codes: 0 ok, 1 the tool reported an error (or output could not be written),
             2 usage error, 3 server failure, 4 timeout, 5 authentication needed or refused,
@@ -98,6 +102,12 @@ pub fn command() -> Command {
                 .num_args(1..)
                 .allow_hyphen_values(true)
                 .help("An ad-hoc stdio server: --cmd 'COMMAND ARGS' [TOOL [ARGS]...]"),
+        )
+        .arg(
+            Arg::new("no-daemon")
+                .long("no-daemon")
+                .action(ArgAction::SetTrue)
+                .help("Start the server for this call only, not through the warm daemon"),
         )
         .arg(
             Arg::new("verbose")
@@ -438,6 +448,7 @@ fn run(args: Vec<OsString>, table: Command, other: Other) -> Result<Outcome> {
     let globals = Globals {
         refresh: matches.get_flag("refresh"),
         json: matches.get_flag("json"),
+        no_daemon: matches.get_flag("no-daemon"),
         max_tokens: matches
             .get_one::<String>("max-tokens")
             .map(|t| options::parse_max_tokens(t))

@@ -46,6 +46,7 @@ pub async fn open_session(
             timeout,
             known_era,
             handler,
+            reconnect: None,
         },
     )
     .await

@@ -375,6 +375,8 @@ impl ServerSpec {
             env,
             cwd,
             max_message: self.max_message,
+            base_env: None,
+            guarded: false,
         })
     }
 

@@ -101,6 +101,9 @@ pub struct SessionOptions {
     pub known_era: Option<Era>,
     /// Answers server requests made outside any call (and during negotiation).
     pub handler: Arc<dyn ClientHandler>,
+    /// Starts the server again when negotiation needs a fresh process; `None`: from the
+    /// spec (the daemon passes the transport its caller resolved).
+    pub reconnect: Option<Arc<dyn Fn() -> Result<Transport> + Send + Sync>>,
 }
 
 /// Who a request is for: its handler, its time limit, whether it wants progress.
@@ -244,7 +247,11 @@ impl Session {
                         known_era: Some(Era::Handshake(HANDSHAKE_VERSION.into())),
                         ..options
                     };
-                    let session = Session::start(spec, spec.connect()?, &retry);
+                    let transport = match &retry.reconnect {
+                        Some(reconnect) => reconnect()?,
+                        None => spec.connect()?,
+                    };
+                    let session = Session::start(spec, transport, &retry);
                     session.handshake(None).await?;
                     Ok(session)
                 }
@@ -306,13 +313,15 @@ impl Session {
         self.shared.tools_changed.swap(false, Ordering::SeqCst)
     }
 
-    /// Whether the server can still answer.
+    /// Whether the server can still answer: its output is open and its process runs.
     pub fn is_alive(&self) -> bool {
-        self.shared
+        let open = self
+            .shared
             .closed
             .lock()
             .map(|c| c.is_none())
-            .unwrap_or(false)
+            .unwrap_or(false);
+        open && !self.connection.has_exited()
     }
 
     /// The server process's id (stdio).
@@ -802,6 +811,11 @@ impl Session {
 
     /// Ends the session and stops the server.
     pub async fn close(self) {
+        self.shutdown().await;
+    }
+
+    /// As `close`, for a session shared by several callers (the daemon's).
+    pub async fn shutdown(&self) {
         self.connection.shutdown().await;
         self.reader.abort();
     }

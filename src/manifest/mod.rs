@@ -1440,6 +1440,11 @@ pub fn confine(path: &Path, roots: &[PathBuf], must_exist: bool) -> Result<PathB
             if name == ".." || name == "." {
                 return Err("it names no file".into());
             }
+            // A dangling symlink does not resolve either, but writing to it writes where it
+            // points: only a name that is truly free may be new.
+            if std::fs::symlink_metadata(path).is_ok() {
+                return Err("it is a symbolic link to nothing".into());
+            }
             let parent = path
                 .parent()
                 .filter(|p| !p.as_os_str().is_empty())

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 /// CLIs whose arguments are code (shells, interpreters, command runners): never served in
 /// quick mode, whatever the options.
-pub const REFUSED_CLIS: [(&str, &str); 33] = [
+pub const REFUSED_CLIS: [(&str, &str); 66] = [
     ("sh", "a shell runs its arguments as code"),
     ("bash", "a shell runs its arguments as code"),
     ("zsh", "a shell runs its arguments as code"),
@@ -62,6 +62,48 @@ pub const REFUSED_CLIS: [(&str, &str); 33] = [
     (
         "ssh",
         "ssh runs commands on a remote host, and -o ProxyCommand runs local ones",
+    ),
+    ("nodejs", "an interpreter runs its arguments as code"),
+    ("python2", "an interpreter runs its arguments as code"),
+    ("pypy3", "an interpreter runs its arguments as code"),
+    ("tclsh", "an interpreter runs its arguments as code"),
+    ("expect", "an interpreter runs its arguments as code"),
+    ("Rscript", "an interpreter runs its arguments as code"),
+    ("julia", "an interpreter runs its arguments as code"),
+    ("java", "it runs the program it is given"),
+    ("jshell", "an interpreter runs its arguments as code"),
+    ("pwsh", "a shell runs its arguments as code"),
+    ("busybox", "it is a shell and every other tool in one"),
+    (
+        "mawk",
+        "an awk program can run commands (system) and write files",
+    ),
+    (
+        "nawk",
+        "an awk program can run commands (system) and write files",
+    ),
+    ("stdbuf", "stdbuf runs any command it is given"),
+    ("ionice", "ionice runs any command it is given"),
+    ("taskset", "taskset runs any command it is given"),
+    ("chrt", "chrt runs any command it is given"),
+    ("flock", "flock runs any command it is given"),
+    ("script", "script runs any command it is given (-c)"),
+    ("unshare", "unshare runs any command it is given"),
+    ("nsenter", "nsenter runs any command it is given"),
+    ("runuser", "runuser runs a command as another user"),
+    ("pkexec", "pkexec runs a command as another user"),
+    ("systemd-run", "systemd-run runs any command it is given"),
+    ("parallel", "parallel runs the commands it is given"),
+    ("time", "time runs any command it is given"),
+    ("make", "a makefile (or --eval) runs commands"),
+    ("zip", "zip -TT runs the command it is given"),
+    ("gdb", "a debugger runs programs and commands"),
+    ("vim", "an editor runs commands (:!) and writes files"),
+    ("vi", "an editor runs commands (:!) and writes files"),
+    ("ed", "an editor runs commands (!) and writes files"),
+    (
+        "sqlite3",
+        "sqlite3 runs shell commands (.shell) and writes files",
     ),
 ];
 
@@ -123,7 +165,7 @@ const fn refused(
 }
 
 /// Options refused in quick mode, whatever else the command line says.
-pub const REFUSED_OPTIONS: [RefusedOption; 61] = [
+pub const REFUSED_OPTIONS: [RefusedOption; 63] = [
     refused(
         "git",
         &[],
@@ -280,15 +322,24 @@ pub const REFUSED_OPTIONS: [RefusedOption; 61] = [
     refused("curl", &[], "--etag-save", "writes a file"),
     refused("curl", &[], "--hsts", "writes a file"),
     refused("curl", &[], "--alt-svc", "writes a file"),
+    refused("curl", &[], "--remote-name-all", "writes a file per URL"),
+    refused(
+        "curl",
+        &[],
+        "--output-dir",
+        "chooses where files are written",
+    ),
 ];
 
-/// Whether `arg` is `option`, by the option's form.
+/// Whether `arg` is `option`, by the option's form. Long options match their unambiguous
+/// abbreviations too (`--upload-pa` is `--upload-pack` to git, GNU tar and curl).
 fn is_option(arg: &str, option: &str) -> bool {
     if let Some(long) = option.strip_prefix("--") {
         let Some(body) = arg.strip_prefix("--") else {
             return false;
         };
-        return body == long || body.starts_with(&format!("{long}="));
+        let name = body.split_once('=').map_or(body, |(name, _)| name);
+        return !name.is_empty() && long.starts_with(name);
     }
     let short = option.strip_prefix('-').unwrap_or(option);
     if short.chars().count() == 1 {
@@ -329,10 +380,6 @@ pub fn check_args(
     if args.iter().any(|a| a.contains('\0')) {
         return Err("an argument contains a NUL byte".into());
     }
-    let subcommand = args
-        .iter()
-        .find(|a| !a.starts_with('-'))
-        .map(String::as_str);
     if let Some(allowed) = allowed {
         match args.first() {
             Some(first) if allowed.iter().any(|a| a == first) => {}
@@ -353,10 +400,23 @@ pub fn check_args(
             return Err(format!("{cli} {sub} is refused: it {why}"));
         }
     }
-    for arg in args {
+    // Global options with values (`git --namespace x clone`) hide where the subcommand
+    // starts: an option scoped to subcommands is refused when any word before `--` names one.
+    let words: Vec<&str> = args
+        .iter()
+        .take_while(|a| *a != "--")
+        .filter(|a| !a.starts_with('-'))
+        .map(String::as_str)
+        .collect();
+    // tar's old style: a first word without a dash is a cluster of options (`cIf`).
+    let old_style = (cli == "tar")
+        .then(|| args.first().filter(|a| !a.starts_with('-')))
+        .flatten()
+        .map(|a| format!("-{a}"));
+    for arg in args.iter().map(String::as_str).chain(old_style.as_deref()) {
         for entry in REFUSED_OPTIONS.iter().filter(|e| e.cli == cli) {
-            let scoped = entry.subcommands.is_empty()
-                || subcommand.is_some_and(|s| entry.subcommands.contains(&s));
+            let scoped =
+                entry.subcommands.is_empty() || words.iter().any(|w| entry.subcommands.contains(w));
             if scoped && is_option(arg, entry.option) {
                 return Err(format!(
                     "{cli} {} is refused: it {}",
@@ -555,6 +615,52 @@ mod tests {
         }
         // After `--` it is a path, not a subcommand.
         assert!(check_args("git", &args(&["log", "--", "config"]), None).is_ok());
+    }
+
+    /// The bypasses an adversarial review found, each refused.
+    #[test]
+    fn abbreviations_hidden_subcommands_and_old_style_tar_are_refused() {
+        let refused = |cli: &str, line: &[&str]| check_args(cli, &args(line), None).is_err();
+        // GNU-style abbreviations of long options.
+        assert!(refused(
+            "git",
+            &["ls-remote", "--upload-pa=touch x; git-upload-pack", "."]
+        ));
+        assert!(refused("git", &["grep", "--open-files-in-p=sh", "x"]));
+        assert!(refused("git", &["ls-remote", "--exec=touch x", "."]));
+        assert!(refused(
+            "tar",
+            &["-cf", "/dev/null", "--checkpoint-act=exec=touch x", "f"]
+        ));
+        assert!(refused(
+            "tar",
+            &["-cf", "x.tar", "--use-compress-prog=sh", "f"]
+        ));
+        assert!(refused("curl", &["--cookie-ja", "/tmp/x", "http://a"]));
+        assert!(refused("curl", &["--confi", "/tmp/x", "http://a"]));
+        assert!(refused(
+            "curl",
+            &["--remote-name-all", "--output-dir", "/tmp", "http://a"]
+        ));
+        // A global option's value hides where the subcommand starts.
+        assert!(refused(
+            "git",
+            &["--namespace", "x", "clone", "-u", "sh", "u", "d"]
+        ));
+        assert!(refused(
+            "git",
+            &["--namespace", "x", "format-patch", "-o", "/tmp", "HEAD~1"]
+        ));
+        // tar's dash-less first word is options.
+        assert!(refused("tar", &["cIf", "touch x", "out.tar", "f"]));
+        // Still allowed: options that merely share a beginning, and `--` itself.
+        assert!(!refused("git", &["log", "--exclude=x", "--", "src"]));
+        assert!(!refused("tar", &["tf", "x.tar"]));
+        for cli in [
+            "nodejs", "mawk", "stdbuf", "flock", "script", "make", "zip", "busybox",
+        ] {
+            assert!(refused_cli(cli).is_some(), "{cli}");
+        }
     }
 
     #[test]

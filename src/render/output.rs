@@ -25,33 +25,30 @@ impl OutputContext {
         }
     }
 
-    /// Writes bytes to a new file and returns its path.
+    /// Writes bytes to a file named by their content and returns its path: the same bytes
+    /// always get the same name, so a warm call and a cold one print the same line, and a
+    /// repeated image is not stored twice.
     fn save(&self, bytes: &[u8], extension: &str) -> Result<PathBuf, String> {
         paths::ensure_private_dir(&self.dir)
             .map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
-        let millis = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis());
-        for n in 0..1000 {
-            let path = self
-                .dir
-                .join(format!("{}-{millis}-{n}.{extension}", self.stem));
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(mut file) => {
-                    use std::io::Write as _;
-                    file.write_all(bytes)
-                        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-                    return Ok(path);
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(format!("cannot write {}: {e}", path.display())),
-            }
+        let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
+        let hash: String = digest.as_ref()[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let path = self.dir.join(format!("{}-{hash}.{extension}", self.stem));
+        if std::fs::metadata(&path).is_ok_and(|m| m.len() == bytes.len() as u64) {
+            return Ok(path);
         }
-        Err("cannot find a free output file name".into())
+        // Written beside and renamed, so a reader never sees half a file.
+        let temp = paths::temp_beside(&path);
+        std::fs::write(&temp, bytes)
+            .and_then(|_| std::fs::rename(&temp, &path))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&temp);
+                format!("cannot write {}: {e}", path.display())
+            })?;
+        Ok(path)
     }
 }
 

@@ -147,10 +147,23 @@ impl GroupGuard {
     }
 }
 
+impl GroupGuard {
+    /// Guards a group just started (registered with the reaper, in case ferry dies).
+    fn new(pgid: i32) -> GroupGuard {
+        if pgid > 0 {
+            super::reaper::register(pgid);
+        }
+        GroupGuard { pgid, armed: true }
+    }
+}
+
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         if self.armed {
             self.signal(libc::SIGKILL);
+        }
+        if self.pgid > 0 {
+            super::reaper::unregister(self.pgid);
         }
     }
 }
@@ -229,10 +242,7 @@ pub async fn run(
         });
     }
     let mut child = command.spawn()?;
-    let mut guard = GroupGuard {
-        pgid: child.id().map_or(0, |id| id as i32),
-        armed: true,
-    };
+    let mut guard = GroupGuard::new(child.id().map_or(0, |id| id as i32));
     if let (Some(mut stdin), Some(bytes)) = (child.stdin.take(), job.stdin) {
         tokio::spawn(async move {
             let _ = stdin.write_all(&bytes).await;
@@ -306,9 +316,11 @@ pub async fn run(
             Ending::TimedOut
         }
     };
-    // Whatever the command left behind in its group goes too, so its pipes close.
+    // Whatever the command left behind in its group goes too, and what left the group (now
+    // this process's orphan), so its pipes close.
     guard.signal(libc::SIGKILL);
     guard.armed = false;
+    super::reaper::sweep();
     let collect = |handle: Option<tokio::task::JoinHandle<Captured>>| async move {
         match handle {
             Some(handle) => tokio::time::timeout(DRAIN * 5, handle)

@@ -24,6 +24,11 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
+/// Connections served at once.
+const MAX_CONNECTIONS: usize = 256;
+/// How long a client may take to send its request headers, and then its body.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 /// The largest request body accepted.
 pub const MAX_BODY: usize = 4 * 1024 * 1024;
 /// How long a request may run before its answer becomes an event stream (so a client that
@@ -111,18 +116,33 @@ pub async fn serve(server: Arc<Server>, listener: tokio::net::TcpListener, guard
         guard,
         sessions: Mutex::new(HashMap::new()),
     });
+    // Connections are capped, so a flood of idle ones cannot take every descriptor; past the
+    // cap, new ones wait in the kernel's backlog.
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     loop {
-        let Ok((stream, _peer)) = listener.accept().await else {
-            continue;
+        let Ok(slot) = slots.clone().acquire_owned().await else {
+            return;
+        };
+        let stream = match listener.accept().await {
+            Ok((stream, _peer)) => stream,
+            Err(_) => {
+                // Out of descriptors or similar: wait instead of spinning on the error.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
         };
         let state = state.clone();
         tokio::spawn(async move {
+            let _slot = slot;
             let io = hyper_util::rt::TokioIo::new(stream);
             let service = hyper::service::service_fn(move |request| {
                 let state = state.clone();
                 async move { Ok::<_, std::convert::Infallible>(handle(request, state).await) }
             });
+            // A client that never finishes its headers is dropped (slowloris).
             let _ = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
                 .keep_alive(true)
                 .serve_connection(io, service)
                 .await;
@@ -178,9 +198,11 @@ fn allowed_host(host: &str, guard: &Guard) -> bool {
     } else {
         vec![bound]
     };
+    // Host names are case-insensitive (`LOCALHOST:8765` is this server too).
+    let host = host.to_ascii_lowercase();
     names
         .iter()
-        .any(|name| host == format!("{name}:{port}") || (port == 80 && host == name))
+        .any(|name| host == format!("{name}:{port}") || (port == 80 && host == *name))
 }
 
 fn check_guard(request: &Request<IncomingBody>, guard: &Guard) -> Option<Response<OutBody>> {
@@ -301,12 +323,16 @@ async fn post(request: Request<IncomingBody>, state: Arc<State>) -> Response<Out
             return plain(StatusCode::PAYLOAD_TOO_LARGE, "request body too large");
         }
     }
-    let body = match http_body_util::Limited::new(request.into_body(), MAX_BODY)
-        .collect()
-        .await
-    {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => return plain(StatusCode::PAYLOAD_TOO_LARGE, "request body too large"),
+    let reading = http_body_util::Limited::new(request.into_body(), MAX_BODY).collect();
+    let body = match tokio::time::timeout(BODY_TIMEOUT, reading).await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(_)) => return plain(StatusCode::PAYLOAD_TOO_LARGE, "request body too large"),
+        Err(_) => {
+            return plain(
+                StatusCode::REQUEST_TIMEOUT,
+                "the request body did not arrive in time",
+            )
+        }
     };
     let message = match framing::decode(&body) {
         Ok(message) => message,
@@ -639,6 +665,7 @@ mod tests {
         assert!(allowed_host("localhost:8765", &guard));
         assert!(allowed_host("127.0.0.1:8765", &guard));
         assert!(allowed_host("[::1]:8765", &guard));
+        assert!(allowed_host("LocalHost:8765", &guard));
         assert!(!allowed_host("evil.example.com", &guard));
         assert!(!allowed_host("evil.example.com:8765", &guard));
         assert!(!allowed_host("localhost:9999", &guard));

@@ -11,6 +11,7 @@ pub mod exec;
 pub mod http;
 pub mod manifest_provider;
 pub mod provider;
+pub mod reaper;
 pub mod server;
 pub mod stdio;
 
@@ -82,6 +83,7 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
         return draft(&cli);
     }
     let provider = provider(matches)?;
+    reaper::start();
     let concurrency = provider.concurrency();
     let server = Arc::new(server::Server::new(Arc::new(provider), concurrency));
     let http = matches.get_one::<String>("http").cloned();

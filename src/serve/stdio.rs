@@ -1,7 +1,8 @@
 //! Serving over stdio: newline-delimited JSON-RPC on stdin and stdout, one handshake-era
 //! session for the process, stateless requests beside it. Each request runs as its own task,
 //! so calls overlap (up to the server's limit); `notifications/cancelled` stops one (its
-//! command's whole process group with it) and it gets no response.
+//! command's whole process group with it) and it gets no response. When stdin closes, the
+//! client has gone: calls still running are stopped and the server exits.
 
 use super::server::{Server, Session};
 use crate::protocol::{self, Incoming};
@@ -72,6 +73,15 @@ pub async fn serve(server: Arc<Server>) {
         match protocol::classify(message) {
             Incoming::Request { id, method, params } => {
                 let key = id.to_string();
+                let duplicate = in_flight
+                    .lock()
+                    .map(|f| f.contains_key(&key))
+                    .unwrap_or(false);
+                if duplicate {
+                    // Its answer could not be told from the first's, nor could it be cancelled.
+                    let _ = out.send(json!({"jsonrpc": "2.0", "id": id, "error": {"code": protocol::INVALID_REQUEST, "message": "a request with this id is already in flight"}}));
+                    continue;
+                }
                 let server = server.clone();
                 let session = session.clone();
                 let replies = out.clone();
@@ -112,11 +122,23 @@ pub async fn serve(server: Arc<Server>) {
             Incoming::Response { .. } | Incoming::BadResponse { .. } => {}
         }
     }
-    // Input ended: answer what is in flight (each within its own timeout), then stop. A
-    // client that wants it stopped sooner sends SIGTERM, which kills every command's group.
-    while in_flight.lock().map(|f| !f.is_empty()).unwrap_or(false) {
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    // Input ended: the client has gone (the spec's way to shut a stdio server down), so
+    // what is still running is stopped, every command's process group with it.
+    let running: Vec<tokio::task::AbortHandle> = in_flight
+        .lock()
+        .map(|mut f| f.drain().map(|(_, handle)| handle).collect())
+        .unwrap_or_default();
+    if !running.is_empty() {
+        tracing::debug!(
+            count = running.len(),
+            "input ended: stopping the calls in flight"
+        );
     }
+    for handle in running {
+        handle.abort();
+    }
+    // Aborted tasks stop their commands as they are dropped; give that a moment.
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     drop(out);
     let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer).await;
 }

@@ -8,6 +8,7 @@
 pub mod framing;
 pub mod http;
 pub mod memory;
+pub mod socket;
 pub mod stdio;
 
 use crate::Result;
@@ -64,6 +65,14 @@ impl Connection {
         match self {
             Connection::Stdio(child) => Some(child.log_path.clone()),
             _ => None,
+        }
+    }
+
+    /// Whether the server process has exited (stdio; an HTTP peer cannot tell).
+    pub fn has_exited(&self) -> bool {
+        match self {
+            Connection::Stdio(child) => child.has_exited(),
+            _ => false,
         }
     }
 

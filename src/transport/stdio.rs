@@ -41,6 +41,12 @@ pub struct ChildSpec {
     pub cwd: Option<PathBuf>,
     /// The largest message accepted from the server, in bytes.
     pub max_message: usize,
+    /// The whole environment to start from instead of ferry's own (the daemon starts a
+    /// server with the environment of the call that needed it); `env` is added on top.
+    pub base_env: Option<Vec<(String, String)>>,
+    /// Run under `ferry __guard`, which stops the whole process group when the process that
+    /// started it dies, even by SIGKILL (the daemon's servers must never outlive it).
+    pub guarded: bool,
 }
 
 /// A running server process.
@@ -53,14 +59,73 @@ pub struct StdioChild {
     stderr_done: Mutex<Option<oneshot::Receiver<()>>>,
     pub(super) log_path: PathBuf,
     stopped: AtomicBool,
+    /// The write end of a guarded server's watch pipe: when it closes (this is dropped, or
+    /// ferry dies), the guard stops the server's process group.
+    _watch: Option<std::os::fd::OwnedFd>,
+}
+
+/// The file descriptor on which `ferry __guard` finds its watch pipe.
+pub const GUARD_FD: i32 = 3;
+
+/// A guarded server's watch pipe: the read end goes to the guard (and is closed here once it
+/// is spawned), the write end is held for as long as the server may run.
+struct WatchPipe {
+    read: std::os::fd::OwnedFd,
+    write: std::os::fd::OwnedFd,
+}
+
+/// `ferry __guard -- COMMAND ARGS` with the read end of a fresh pipe as its descriptor 3.
+fn guarded_command(spec: &ChildSpec) -> Result<(Command, WatchPipe)> {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::server(format!("cannot find ferry's own program: {e}")))?;
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two descriptors into the array; both are owned below.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(Error::server(format!(
+            "cannot start the server: {}",
+            std::io::Error::last_os_error()
+        )));
+    }
+    // SAFETY: the descriptors were just created and nothing else owns them.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let mut command = Command::new(exe);
+    command
+        .arg("__guard")
+        .arg("--")
+        .arg(&spec.command)
+        .args(&spec.args);
+    let read_fd = read.as_raw_fd();
+    // SAFETY: only async-signal-safe calls (dup2, fcntl) between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            if read_fd == GUARD_FD {
+                let flags = libc::fcntl(read_fd, libc::F_GETFD);
+                libc::fcntl(read_fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC);
+            } else if libc::dup2(read_fd, GUARD_FD) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    Ok((command, WatchPipe { read, write }))
 }
 
 impl StdioChild {
     /// Starts the process in its own process group, logging stderr to `log_path`.
     pub fn spawn(spec: &ChildSpec, log_path: &Path) -> Result<Transport> {
-        let mut command = Command::new(&spec.command);
+        let (mut command, watch) = if spec.guarded {
+            let (command, pipe) = guarded_command(spec)?;
+            (command, Some(pipe))
+        } else {
+            let mut command = Command::new(&spec.command);
+            command.args(&spec.args);
+            (command, None)
+        };
+        if let Some(base) = &spec.base_env {
+            command.env_clear().envs(base.iter().map(|(k, v)| (k, v)));
+        }
         command
-            .args(&spec.args)
             .envs(&spec.env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -79,7 +144,12 @@ impl StdioChild {
                 .with_hint("check the server's \"command\" in its configuration")
         })?;
         let pid = child.id().unwrap_or(0);
-        tracing::debug!(pid, command = %spec.command, "server started");
+        tracing::debug!(pid, command = %spec.command, guarded = spec.guarded, "server started");
+        // The guard has its copy of the read end; ours would only leak.
+        let watch = watch.map(|pipe| {
+            drop(pipe.read);
+            pipe.write
+        });
         let (sender, incoming) = mpsc::unbounded_channel();
         let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL_BYTES)));
         let (stdout_done_tx, stdout_done) = oneshot::channel();
@@ -121,6 +191,7 @@ impl StdioChild {
                 stderr_done: Mutex::new(Some(stderr_done)),
                 log_path: log_path.to_path_buf(),
                 stopped: AtomicBool::new(false),
+                _watch: watch,
             }),
             incoming,
         })

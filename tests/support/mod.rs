@@ -26,9 +26,12 @@ impl From<Output> for Run {
     }
 }
 
-/// An isolated ferry environment: its own HOME, config, cache and working directory.
+/// An isolated ferry environment: its own HOME, config, cache and working directory. Calls
+/// are cold (`FERRY_NO_DAEMON=1`) unless the environment was made with [`Env::warm`]; a warm
+/// environment's daemon (its socket is under its own cache) is stopped when it is dropped.
 pub struct Env {
     pub root: PathBuf,
+    pub warm: bool,
 }
 
 static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -41,7 +44,14 @@ impl Env {
         for dir in ["home", "config", "cache", "work"] {
             std::fs::create_dir_all(root.join(dir)).unwrap();
         }
-        Env { root }
+        Env { root, warm: false }
+    }
+
+    /// An environment whose calls go through the daemon, as they do by default.
+    pub fn warm() -> Env {
+        let mut env = Env::new();
+        env.warm = true;
+        env
     }
 
     pub fn path(&self, relative: &str) -> PathBuf {
@@ -57,7 +67,13 @@ impl Env {
             .env("FERRY_CONFIG_DIR", self.path("config"))
             .env("FERRY_CACHE_DIR", self.path("cache"))
             .env_remove("XDG_CONFIG_HOME")
-            .env_remove("XDG_CACHE_HOME");
+            .env_remove("XDG_CACHE_HOME")
+            .env_remove("FERRY_RUNTIME_DIR");
+        if self.warm {
+            command.env_remove("FERRY_NO_DAEMON");
+        } else {
+            command.env("FERRY_NO_DAEMON", "1");
+        }
         command
     }
 
@@ -108,6 +124,9 @@ impl Env {
 
 impl Drop for Env {
     fn drop(&mut self) {
+        if self.warm {
+            let _ = self.command(&["daemon", "stop"]).output();
+        }
         let _ = std::fs::remove_dir_all(&self.root);
     }
 }
@@ -368,6 +387,11 @@ impl Served {
             lines,
             early: Vec::new(),
         }
+    }
+
+    /// Takes the server's stdin (dropping it closes the server's input).
+    pub fn stdin_handle(&mut self) -> Option<std::process::ChildStdin> {
+        self.stdin.take()
     }
 
     pub fn send(&mut self, message: &serde_json::Value) {

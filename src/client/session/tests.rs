@@ -15,6 +15,7 @@ fn options(known_era: Option<Era>, timeout_ms: u64) -> SessionOptions {
         timeout: Duration::from_millis(timeout_ms),
         known_era,
         handler: Arc::new(Unattended::default()),
+        reconnect: None,
     }
 }
 
