@@ -46,15 +46,17 @@ if (( BUILD )); then
 fi
 FERRY=$ROOT/target/release/ferry
 RAW=$ROOT/target/release/examples/raw_client
-for bin in "$FERRY" "$RAW" "$ROOT/target/release/examples/serve_bench"; do
+for bin in "$FERRY" "$RAW" "$ROOT/target/release/examples/serve_bench" "$ROOT/target/release/examples/warm_bench"; do
     [[ -x $bin ]] || { echo "missing $bin (build without --no-build)" >&2; exit 1; }
 done
 
 # ferry's state lives in a scratch directory, so neither the user's cache nor config is read.
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ferry-bench.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+trap 'env -u FERRY_NO_DAEMON "$FERRY" daemon stop >/dev/null 2>&1; rm -rf "$WORK"' EXIT
 export FERRY_CACHE_DIR=$WORK/cache
 export FERRY_CONFIG_DIR=$WORK/config
+# Sections a-e measure the cold path: each call starts its server. Section g is the warm path.
+export FERRY_NO_DAEMON=1
 mkdir -p "$FERRY_CONFIG_DIR"
 RESULTS=$WORK/results.jsonl
 : > "$RESULTS"
@@ -296,6 +298,9 @@ echo "handshake (node): call right after a call|$(count_requests "$NODE_LOG")" >
 echo "== [f] ferry serve: start-up, per-call overhead, 64 concurrent calls, RSS" >&2
 SERVE_FIGURES=$("$ROOT/target/release/examples/serve_bench" "$FERRY" "$(runs 300)")
 
+echo "== [g] the warm path: warm and cold calls, a held session, 20 at once, daemon RSS" >&2
+WARM_FIGURES=$(env -u FERRY_NO_DAEMON "$ROOT/target/release/examples/warm_bench" "$FERRY" "$NODE_SERVER" "$(runs 50)")
+
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- report ----------------------------------------------------------------------------------------
@@ -349,3 +354,5 @@ else
 fi
 echo
 echo "$SERVE_FIGURES"
+echo
+echo "$WARM_FIGURES"

@@ -361,6 +361,22 @@ fn fast_path(args: &[OsString]) -> Option<Result<Outcome>> {
             emit(&format!("ferry {}\n", env!("CARGO_PKG_VERSION"))).map(|_| Outcome::Success),
         );
     }
+    // `ferry --cmd 'COMMAND' TOOL ...`: an ad-hoc server, as common as a named one for agents.
+    if first == "--cmd" && args.len() >= 3 {
+        let words: Option<Vec<String>> = args[2..]
+            .iter()
+            .map(|a| a.to_str().map(str::to_string))
+            .collect();
+        let words = words?;
+        if words[0].starts_with('-') {
+            return None;
+        }
+        let spec = match ServerSpec::ad_hoc(&words[0]) {
+            Ok(spec) => spec,
+            Err(e) => return Some(Err(e)),
+        };
+        return Some(call::run_server(spec, &words[1..], Globals::default()));
+    }
     let is_command = crate::client::config::RESERVED_NAMES.contains(&first);
     if first.starts_with('-') || is_command || first.is_empty() {
         return None;

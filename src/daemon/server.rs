@@ -142,9 +142,12 @@ async fn serve_connection(daemon: &Arc<Daemon>, mut link: Link) -> bool {
     let Some(hello) = link.receive().await else {
         return false;
     };
-    if hello.get("hello").is_none() {
+    let Some(theirs) = hello.get("hello") else {
         return false;
-    }
+    };
+    // A caller of another ferry gets this daemon's identity and no service: it stops this
+    // daemon and starts its own.
+    let same = theirs.as_str() == Some(daemon.identity.as_str());
     let reply = json!({"hello": daemon.identity, "pid": std::process::id()});
     if link.send(&reply).await.is_err() {
         return false;
@@ -163,7 +166,7 @@ async fn serve_connection(daemon: &Arc<Daemon>, mut link: Link) -> bool {
                 .await;
             daemon.stop.notify_one();
         }
-        Some("request") | Some("refresh") => {
+        Some("request") | Some("refresh") if same => {
             request(daemon, link, op).await;
             return true;
         }

@@ -1,7 +1,8 @@
 //! What travels on the daemon's socket, one JSON object per line.
 //!
 //! A connection opens with `{"hello": IDENTITY}`, answered with the daemon's own identity and
-//! pid. Then one operation: `{"op": "request", "server": SERVER, "method", "params",
+//! pid (the caller may send its operation in the same write: a daemon of another identity
+//! does not run it). Then one operation: `{"op": "request", "server": SERVER, "method", "params",
 //! "timeout_ms", "progress"}` (answered by any number of `{"ask": {"id", "method", "params"}}`,
 //! which the caller answers with `{"answer": {"id", "result"}}` or `{"answer": {"id", "error":
 //! {"code", "message"}}}`, and `{"progress": PARAMS}`, then one `{"result": VALUE}` or

@@ -106,6 +106,12 @@ impl Link {
         self.writer.write_all(&framing::encode_line(message)).await
     }
 
+    /// Sends several messages in one write.
+    pub async fn send_all(&mut self, messages: &[Value]) -> std::io::Result<()> {
+        let bytes: Vec<u8> = messages.iter().flat_map(framing::encode_line).collect();
+        self.writer.write_all(&bytes).await
+    }
+
     /// The next message; `None` at the end of the stream or on a broken one.
     pub async fn receive(&mut self) -> Option<Value> {
         self.reader.receive().await
