@@ -77,10 +77,8 @@ fn the_manifest_passes_both_requirement_sets_but_for_what_no_command_can_express
     }
 }
 
-#[test]
-fn quick_mode_passes_the_protocol_scenarios() {
-    let env = Env::new();
-    let server = HttpServed::start(&env, &["--cli", "echo"]);
+/// The protocol scenarios: what any provider of serve must pass.
+fn protocol_scenarios(env: &Env, url: &str) {
     let baseline = expected("conformance-quick-expected.yaml");
     let scenarios = [
         ("2025-11-25", "server-initialize"),
@@ -99,6 +97,26 @@ fn quick_mode_passes_the_protocol_scenarios() {
         if scenario == "server-stateless" {
             args.extend_from_slice(&["--expected-failures", &baseline]);
         }
-        run_suite(&env, &server.url, &args);
+        run_suite(env, url, &args);
     }
+}
+
+#[test]
+fn quick_mode_passes_the_protocol_scenarios() {
+    let env = Env::new();
+    let server = HttpServed::start(&env, &["--cli", "echo"]);
+    protocol_scenarios(&env, &server.url);
+}
+
+#[test]
+fn the_proxy_passes_the_protocol_scenarios() {
+    let env = Env::new();
+    env.write(
+        "config/servers.json",
+        &serde_json::json!({"mcpServers": {"ev": {"command": "sh", "args": ["-c", everything()]}}})
+            .to_string(),
+    );
+    assert_eq!(env.run(&["ev"]).code, 0);
+    let server = HttpServed::start(&env, &["--servers"]);
+    protocol_scenarios(&env, &server.url);
 }

@@ -279,3 +279,79 @@ fn tokens_meters_quick_mode_and_refuses_what_serve_refuses() {
     let both = env.run(&["tokens", "--manifest", "x.toml", "--cli", "git"]);
     assert_eq!(both.code, 2, "{}", both.stderr);
 }
+
+/// Through the proxy, on the corpus: a few hundred tokens up front whatever the number of
+/// tools, and per tool used no more than a host's exact search and definition.
+#[test]
+fn tokens_meters_the_proxy_beside_eager_and_deferred_loading() {
+    let env = Env::new();
+    let mut args = vec!["tokens".to_string(), "--servers".into(), "--json".into()];
+    let files = corpus_files();
+    for file in &files {
+        args.push("--from".into());
+        args.push(file.clone());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = env.run(&args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let upfront = report["proxy"]["upfront"].as_u64().unwrap();
+    assert!(upfront <= 300 + 10 * files.len() as u64, "{upfront}");
+    let per_use = report["proxy"]["per_use"].as_f64().unwrap();
+    let deferred = report["total"]["deferred_per_use"].as_f64().unwrap();
+    assert!(per_use <= deferred, "{per_use} > {deferred}");
+    assert!(report["total"]["deferred_search_per_use"].as_f64().unwrap() > deferred);
+    let svg = env.path("corpus.svg");
+    let svg_text = svg.display().to_string();
+    let mut text_args: Vec<&str> = args.iter().filter(|a| **a != "--json").copied().collect();
+    text_args.extend_from_slice(&["--svg", &svg_text]);
+    let text = env.run(&text_args);
+    assert!(
+        text.stdout
+            .contains(&format!("  ferry proxy     {upfront:>8}")),
+        "{}",
+        text.stdout
+    );
+    // The picture is well-formed XML, and its labels carry the table's figures.
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    let parsed = std::process::Command::new(venv_python())
+        .args([
+            "-c",
+            "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])",
+            &svg_text,
+        ])
+        .status()
+        .unwrap();
+    assert!(parsed.success(), "not well-formed:\n{picture}");
+    let grouped = |n: u64| {
+        let digits = n.to_string();
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    let eager = report["total"]["eager_upfront"].as_u64().unwrap();
+    let deferred = report["total"]["deferred_upfront"].as_u64().unwrap();
+    for figure in [
+        eager,
+        deferred,
+        upfront,
+        report["ferry_upfront"].as_u64().unwrap(),
+    ] {
+        assert!(
+            picture.contains(&format!(">{}</text>", grouped(figure))),
+            "{figure} missing"
+        );
+    }
+    for server in report["servers"].as_array().unwrap() {
+        let eager = server["eager_upfront"].as_u64().unwrap();
+        assert!(
+            picture.contains(&format!(">{}</text>", grouped(eager))),
+            "{server}"
+        );
+    }
+}

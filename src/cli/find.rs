@@ -1,5 +1,6 @@
-//! `ferry find WORDS... [--limit N] [--from FILE]`: the best-matching cached tools of every
-//! server, as listing lines with their server. No server is started.
+//! `ferry find WORDS... [--limit N] [--from FILE] [--no-help]`: the best-matching cached tools
+//! of every server, as listing lines with their server, and the top hit's help under its line,
+//! so one command leads from a task to a call. No server is started.
 
 use super::config::load_registry;
 use super::sources::file_source;
@@ -68,9 +69,13 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
         warn(&format!("no tool matches {:?}", query.join(" ")));
         return Ok(Outcome::Success);
     }
+    let with_help = !matches.get_flag("no-help");
     let mut out = String::new();
-    for (doc, _) in ranked.into_iter().take(limit) {
+    for (i, (doc, _)) in ranked.into_iter().take(limit).enumerate() {
         let _ = writeln!(out, "{} {}", doc.server, listing_line(&doc.tool));
+        if i == 0 && with_help {
+            out.push_str(&crate::render::tool::indented_help(&doc.tool, "    "));
+        }
     }
     emit(&out)?;
     // The process ends now: freeing hundreds of parsed tools one by one would cost more than

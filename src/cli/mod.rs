@@ -184,6 +184,12 @@ pub fn command() -> Command {
                         .value_name("FILE")
                         .action(ArgAction::Append)
                         .help("Search a saved tools/list result instead (repeatable)"),
+                )
+                .arg(
+                    Arg::new("no-help")
+                        .long("no-help")
+                        .action(ArgAction::SetTrue)
+                        .help("Leave out the top hit's help (shown under its line by default)"),
                 ),
         )
         .subcommand(
@@ -211,6 +217,13 @@ pub fn command() -> Command {
                         .help("The format definitions are injected in: anthropic (default) or openai"),
                 )
                 .arg(
+                    Arg::new("proxy")
+                        .long("servers")
+                        .action(ArgAction::SetTrue)
+                        .conflicts_with_all(["manifest", "cli"])
+                        .help("Also what a host sees through ferry serve --servers: three tools up front, a find and a call per tool used"),
+                )
+                .arg(
                     Arg::new("manifest")
                         .long("manifest")
                         .value_name("FILE")
@@ -232,6 +245,12 @@ pub fn command() -> Command {
                         .action(ArgAction::Append)
                         .requires("cli")
                         .help("As ferry serve --allow"),
+                )
+                .arg(
+                    Arg::new("svg")
+                        .long("svg")
+                        .value_name("FILE")
+                        .help("Also draw the figures as a self-contained SVG picture in FILE"),
                 )
                 .arg(Arg::new("json").long("json").action(ArgAction::SetTrue).help("Machine-readable output"))
                 .arg(Arg::new("tools").long("tools").action(ArgAction::SetTrue).help("A line per tool (the default for a single server)"))

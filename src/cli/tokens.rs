@@ -84,13 +84,36 @@ pub fn tokens(matches: &ArgMatches, globals: &Globals) -> Result<Outcome> {
         .map(|s| meter.measure(&s.name, &s.tools, s.instructions.as_deref()))
         .collect();
     let report = Report::new(&costs, meter.ferry_upfront(), session);
+    // Through the proxy: its three tools and a catalog line per server, up front.
+    let proxy = matches.get_flag("proxy").then(|| {
+        let lines: Vec<(String, Option<usize>, Option<String>)> = sources
+            .iter()
+            .map(|s| (s.name.clone(), Some(s.tools.len()), s.instructions.clone()))
+            .collect();
+        let per_use = meter::mean(costs.iter().flat_map(|c| &c.tools), |t| t.proxy_use);
+        (meter.proxy_upfront(&lines), per_use)
+    });
+    if let Some(file) = matches.get_one::<String>("svg") {
+        let picture = report.picture(&meter, proxy);
+        std::fs::write(file, crate::tokens::svg::render(&picture)).map_err(|e| {
+            Error::usage(format!("cannot write {file}: {e}"))
+                .with_hint("give a path in a directory you can write")
+        })?;
+    }
     if as_json {
-        emit(
-            &serde_json::to_string_pretty(&report.to_json(&meter, per_tool || costs.len() == 1))
-                .unwrap_or_default(),
-        )?;
+        let mut value = report.to_json(&meter, per_tool || costs.len() == 1);
+        if let Some((upfront, per_use)) = proxy {
+            value["proxy"] = json!({"upfront": upfront, "per_use": per_use,
+                "break_even_eager": break_even(report.eager as f64, 0.0, upfront as f64, per_use),
+                "break_even_deferred": break_even(report.deferred as f64, report.deferred_per_use, upfront as f64, per_use)});
+        }
+        emit(&serde_json::to_string_pretty(&value).unwrap_or_default())?;
     } else {
-        emit(&report.to_text(&meter, per_tool || costs.len() == 1, session_asked))?;
+        let mut text = report.to_text(&meter, per_tool || costs.len() == 1, session_asked);
+        if let Some((upfront, per_use)) = proxy {
+            text.push_str(&proxy_text(&report, upfront, per_use));
+        }
+        emit(&text)?;
     }
     Ok(Outcome::Success)
 }
@@ -135,6 +158,66 @@ impl<'a> Report<'a> {
                 session_cost(self.ferry_upfront as f64, self.ferry_per_use, self.session),
             ),
         ]
+    }
+
+    /// The figures as a picture: each server's up-front tokens, the totals with ferry's and
+    /// the proxy's, and the session turn by turn.
+    fn picture(&self, meter: &Meter, proxy: Option<(usize, f64)>) -> crate::tokens::svg::Picture {
+        let mut servers: Vec<(String, [Option<f64>; 4])> = self
+            .costs
+            .iter()
+            .map(|c| {
+                (
+                    c.server.clone(),
+                    [Some(c.eager as f64), Some(c.deferred as f64), None, None],
+                )
+            })
+            .collect();
+        servers.push((
+            "all servers".into(),
+            [
+                Some(self.eager as f64),
+                Some(self.deferred as f64),
+                Some(self.ferry_upfront as f64),
+                proxy.map(|(upfront, _)| upfront as f64),
+            ],
+        ));
+        let mut session: Vec<(usize, Vec<f64>)> = vec![
+            (
+                0,
+                meter::session_by_turn(self.eager as f64, 0.0, self.session),
+            ),
+            (
+                1,
+                meter::session_by_turn(self.deferred as f64, self.deferred_per_use, self.session),
+            ),
+            (
+                2,
+                meter::session_by_turn(self.ferry_upfront as f64, self.ferry_per_use, self.session),
+            ),
+        ];
+        if let Some((upfront, per_use)) = proxy {
+            session.push((
+                3,
+                meter::session_by_turn(upfront as f64, per_use, self.session),
+            ));
+        }
+        let s = self.session;
+        crate::tokens::svg::Picture {
+            title: format!(
+                "Context tokens up front ({}, {} format; log scale)",
+                meter.tokenizer.encoding.name(),
+                meter.host.name()
+            ),
+            servers,
+            session,
+            session_title: format!(
+                "Input tokens billed over a session: {} tools used in {} turns, prompt caching {}",
+                s.tools_used,
+                s.turns,
+                if s.prompt_cache { "on" } else { "off" }
+            ),
+        }
     }
 
     fn to_text(&self, meter: &Meter, per_tool: bool, session_asked: bool) -> String {
@@ -195,7 +278,14 @@ impl<'a> Report<'a> {
         }
         let _ = writeln!(
             out,
-            "\nferry up front: {} tokens (its skill header), once, whatever the number of servers and tools.",
+            "\nper use, deferred: {:.0} with an exact select: search (above); {:.0} with a keyword search that loads {} definitions.",
+            self.deferred_per_use,
+            meter::mean(self.costs.iter().flat_map(|c| &c.tools), |t| t.deferred_search_use),
+            meter::KEYWORD_RESULTS
+        );
+        let _ = writeln!(
+            out,
+            "ferry up front: {} tokens (its skill header), once, whatever the number of servers and tools.",
             self.ferry_upfront
         );
         let _ = writeln!(
@@ -304,6 +394,7 @@ impl<'a> Report<'a> {
             "total": {
                 "eager_upfront": self.eager, "deferred_upfront": self.deferred,
                 "deferred_per_use": self.deferred_per_use, "ferry_per_use": self.ferry_per_use,
+                "deferred_search_per_use": meter::mean(self.costs.iter().flat_map(|c| &c.tools), |t| t.deferred_search_use),
                 "break_even_eager": break_even(self.eager as f64, 0.0, self.ferry_upfront as f64, self.ferry_per_use),
                 "break_even_deferred": break_even(self.deferred as f64, self.deferred_per_use, self.ferry_upfront as f64, self.ferry_per_use),
             },
@@ -313,6 +404,51 @@ impl<'a> Report<'a> {
             },
         })
     }
+}
+
+/// The proxy's figures beside the host's own loading of the same servers.
+fn proxy_text(report: &Report, upfront: usize, per_use: f64) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nthrough ferry serve --servers (find, describe, call; a catalog line per server):"
+    );
+    let _ = writeln!(out, "  {:14}  {:>8}  {:>8}", "path", "up front", "per use");
+    let _ = writeln!(out, "  {:14}  {:>8}  {:>8}", "MCP eager", report.eager, 0);
+    let _ = writeln!(
+        out,
+        "  {:14}  {:>8}  {:>8.0}",
+        "MCP deferred", report.deferred, report.deferred_per_use
+    );
+    let _ = writeln!(
+        out,
+        "  {:14}  {:>8}  {:>8.0}",
+        "ferry proxy", upfront, per_use
+    );
+    let _ = writeln!(
+        out,
+        "  against eager loading: {}",
+        break_even_words(
+            break_even(report.eager as f64, 0.0, upfront as f64, per_use),
+            "the proxy",
+            "tool"
+        )
+    );
+    let _ = writeln!(
+        out,
+        "  against deferred loading: {}",
+        break_even_words(
+            break_even(
+                report.deferred as f64,
+                report.deferred_per_use,
+                upfront as f64,
+                per_use
+            ),
+            "the proxy",
+            "tool"
+        )
+    );
+    out
 }
 
 fn ratio(part: usize, whole: usize) -> String {

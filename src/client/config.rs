@@ -612,6 +612,36 @@ impl Registry {
     pub fn get(&self, name: &str) -> Option<&ServerSpec> {
         self.servers.iter().find(|s| s.name == name)
     }
+
+    /// The servers named (every enabled one when none is), each checked to exist; project
+    /// servers not trusted are left out of "every one".
+    pub fn select(&self, names: &[String]) -> Result<Vec<ServerSpec>> {
+        if names.is_empty() {
+            let servers: Vec<ServerSpec> = self
+                .servers
+                .iter()
+                .filter(|s| s.check_trusted().is_ok())
+                .cloned()
+                .collect();
+            if servers.is_empty() {
+                return Err(
+                    Error::usage("no servers are configured to serve").with_hint(
+                        "add one with `ferry add NAME -- COMMAND` or `ferry import claude`",
+                    ),
+                );
+            }
+            return Ok(servers);
+        }
+        names
+            .iter()
+            .map(|name| {
+                self.get(name).cloned().ok_or_else(|| {
+                    Error::usage(format!("unknown server {name:?}"))
+                        .with_hint("`ferry` lists the configured servers")
+                })
+            })
+            .collect()
+    }
 }
 
 /// Warnings for server maps that are not maps and entries that are not objects, which the

@@ -6,7 +6,8 @@
 
 pub mod output;
 pub mod prompts;
+pub mod proxy;
 pub mod text;
 pub mod tool;
 
-pub use tool::{line_type, listing_line, summary, tool_help};
+pub use tool::{json_help, line_type, listing_line, summary, tool_help};

@@ -199,6 +199,27 @@ pub fn summary(description: &str) -> String {
 /// The whole usage text for one tool: what it does, then every property, one line each:
 /// `--name type required =default [constraints]: description`, nested fields indented.
 pub fn tool_help(tool: &Tool) -> String {
+    help_with_prefix(tool, "--")
+}
+
+/// The same help for a caller that sends JSON arguments (the proxy's `describe` and `find`):
+/// `name type required =default [constraints]: description`.
+pub fn json_help(tool: &Tool) -> String {
+    help_with_prefix(tool, "")
+}
+
+/// A tool's whole help, each line indented: what `ferry find` prints under its top hit. The
+/// description is kept whole (the listing line only sums it up), so nothing a definition says
+/// is lost on the way from a search to a call.
+pub fn indented_help(tool: &Tool, indent: &str) -> String {
+    let mut out = String::new();
+    for line in tool_help(tool).lines() {
+        let _ = writeln!(out, "{indent}{line}");
+    }
+    out
+}
+
+fn help_with_prefix(tool: &Tool, prefix: &str) -> String {
     let schema = ToolSchema::from_input_schema(&tool.input_schema);
     let mut out = String::new();
     let description = tool.description.trim();
@@ -212,7 +233,7 @@ pub fn tool_help(tool: &Tool) -> String {
     for prop in &schema.props {
         let _ = write!(
             out,
-            "--{} {}",
+            "{prefix}{} {}",
             escape_line(&prop.name),
             line_type(&prop.shape)
         );

@@ -11,6 +11,7 @@ pub mod exec;
 pub mod http;
 pub mod manifest_provider;
 pub mod provider;
+pub mod proxy;
 pub mod reaper;
 pub mod server;
 pub mod stdio;
@@ -37,7 +38,7 @@ pub fn command() -> Command {
                 .long("manifest")
                 .short('m')
                 .value_name("FILE")
-                .conflicts_with_all(["cli", "demo"])
+                .conflicts_with_all(["cli", "demo", "servers"])
                 .help("The TOML manifest of tools, resources and prompts to serve"),
         )
         .arg(
@@ -68,6 +69,22 @@ pub fn command() -> Command {
                 .requires("http")
                 .help("A file holding the bearer token HTTP clients must send (or set FERRY_SERVE_TOKEN)"),
         )
+        .arg(
+            Arg::new("servers")
+                .long("servers")
+                .value_name("NAME")
+                .num_args(0..)
+                .conflicts_with_all(["cli", "demo"])
+                .help("Serve the configured MCP servers (all, or these) behind three tools: find, describe, call"),
+        )
+        .arg(
+            Arg::new("expose")
+                .long("expose")
+                .value_name("WHAT")
+                .requires("servers")
+                .value_parser(["all"])
+                .help("With --servers: list every tool as server__tool instead (for hosts that defer schemas)"),
+        )
         .arg(Arg::new("demo").long("demo").action(ArgAction::SetTrue).hide(true))
         .subcommand(
             Command::new("init")
@@ -82,10 +99,33 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
         let cli = init.get_one::<String>("cli").cloned().unwrap_or_default();
         return draft(&cli);
     }
-    let provider = provider(matches)?;
+    let (provider, concurrency): (Arc<dyn provider::Provider>, usize) =
+        if matches.contains_id("servers") && matches.value_source("servers").is_some() {
+            let names: Vec<String> = matches
+                .get_many::<String>("servers")
+                .map(|v| v.cloned().collect())
+                .unwrap_or_default();
+            let cwd = std::env::current_dir().map_err(|e| {
+                Error::usage(format!("cannot read the current directory: {e}"))
+                    .with_hint("cd into a directory that exists")
+            })?;
+            let registry = crate::client::config::Registry::load(&cwd)?;
+            for warning in &registry.warnings {
+                crate::console::warn(&format!("warning: {warning}"));
+            }
+            let servers = registry.select(&names)?;
+            let expose_all = matches.get_one::<String>("expose").is_some();
+            (
+                Arc::new(proxy::ProxyProvider::new(servers, expose_all)?),
+                32,
+            )
+        } else {
+            let provider = provider(matches)?;
+            let concurrency = provider.concurrency();
+            (Arc::new(provider), concurrency)
+        };
     reaper::start();
-    let concurrency = provider.concurrency();
-    let server = Arc::new(server::Server::new(Arc::new(provider), concurrency));
+    let server = Arc::new(server::Server::new(provider, concurrency));
     let http = matches.get_one::<String>("http").cloned();
     let token = token(matches)?;
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -6,15 +6,19 @@
 //! - **MCP host-deferred** (Claude Code's tool search): tool names and server instructions up
 //!   front; per tool used, a search call and the tool's definition.
 //! - **ferry**: one skill header up front, whatever the number of servers and tools; per tool
-//!   used, a `ferry find` (or the listing) and the tool's `--help`.
+//!   used, one `ferry find`, which shows the top hit's help under its line.
 //!
 //! The meter takes plain `Tool`s, so anything that can describe tools (a live server, a saved
 //! `tools/list`, a serve manifest) can be measured.
 
 use crate::protocol::tools::Tool;
+use crate::render::tool::indented_help;
 use crate::render::{listing_line, tool_help};
 use crate::tokenizer::Tokenizer;
 use serde_json::{json, Value};
+
+/// How many tools a host's keyword search returns (Claude Code's ToolSearch default).
+pub const KEYWORD_RESULTS: usize = 5;
 
 /// The wire format a host sends tool definitions in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,10 +85,15 @@ pub struct ToolCost {
     pub listing_line: usize,
     /// `ferry <server> <tool> --help`, command included.
     pub help: usize,
-    /// Deferred path, per use: the search call plus the definition it returns.
+    /// Deferred path, per use: an exact `select:` search plus the definition it returns.
     pub deferred_use: usize,
-    /// ferry path, per use: a `ferry find` (command and five result lines) plus the help.
+    /// Deferred path with a keyword search: the search plus every definition it returns.
+    pub deferred_search_use: usize,
+    /// ferry path, per use: a `ferry find` (command, five result lines, the top hit's help).
     pub ferry_use: usize,
+    /// Through the proxy, per use: a `find` call and its answer (three lines, the top hit's
+    /// JSON help), and the `call` wrapper around the tool's own arguments.
+    pub proxy_use: usize,
 }
 
 /// What one server costs.
@@ -109,6 +118,14 @@ impl ServerCost {
     /// Mean per-use cost on ferry's path.
     pub fn ferry_per_use(&self) -> f64 {
         mean(&self.tools, |t| t.ferry_use)
+    }
+    /// Mean per-use cost on the deferred path with a keyword search.
+    pub fn deferred_search_per_use(&self) -> f64 {
+        mean(&self.tools, |t| t.deferred_search_use)
+    }
+    /// Mean per-use cost through the proxy.
+    pub fn proxy_per_use(&self) -> f64 {
+        mean(&self.tools, |t| t.proxy_use)
     }
     pub fn definitions(&self) -> usize {
         self.tools.iter().map(|t| t.definition).sum()
@@ -150,10 +167,21 @@ impl Meter {
         } else {
             lines.iter().sum::<usize>() / lines.len()
         };
+        let definitions: Vec<usize> = tools
+            .iter()
+            .map(|t| count(&host_definition(t, self.host)))
+            .collect();
+        let mean_definition = if definitions.is_empty() {
+            0
+        } else {
+            definitions.iter().sum::<usize>() / definitions.len()
+        };
+        // A keyword search (Claude Code's ToolSearch with max_results) loads several full
+        // definitions: the one wanted and up to four others.
+        let others = tools.len().saturating_sub(1).min(KEYWORD_RESULTS - 1);
         let mut costs = Vec::with_capacity(tools.len());
         let mut names = 0;
-        for (tool, line) in tools.iter().zip(&lines) {
-            let definition = count(&host_definition(tool, self.host));
+        for ((tool, line), definition) in tools.iter().zip(&lines).zip(definitions) {
             // Claude Code lists deferred tools by their prefixed names, one per line.
             names += count(&format!("mcp__{server}__{}\n", tool.name));
             let search = count(&format!(
@@ -162,19 +190,38 @@ impl Meter {
             ));
             let help =
                 count(&format!("ferry {server} {} --help\n", tool.name)) + count(&tool_help(tool));
-            // A search prints the tool's own line among four others of about average length.
+            // A search prints the tool's own line among four others of about average length,
+            // and the top hit's whole help under it: one command from a task to a call.
             let find = count(&format!(
                 "ferry find {}\n",
                 tool.name.replace(['_', '-'], " ")
             )) + line
-                + 4 * mean_line;
+                + 4 * mean_line
+                + count(&indented_help(tool, "    "));
+            let proxy_find = count(&format!(
+                r#"{{"name":"find","input":{{"query":"{}"}}}}"#,
+                tool.name.replace(['_', '-'], " ")
+            )) + count(&format!("{server}/"))
+                + line
+                + (crate::render::proxy::FIND_DEFAULT - 1) * mean_line
+                + count(&crate::render::json_help(tool));
+            let proxy_call = count(&format!(
+                r#"{{"name":"call","input":{{"tool":"{server}/{}","arguments":{{}}}}}}"#,
+                tool.name
+            ));
             costs.push(ToolCost {
                 name: tool.name.clone(),
                 definition,
                 listing_line: *line,
                 help,
                 deferred_use: search + definition,
-                ferry_use: find + help,
+                deferred_search_use: count(&format!(
+                    r#"{{"name":"ToolSearch","input":{{"query":"{}","max_results":{KEYWORD_RESULTS}}}}}"#,
+                    tool.name.replace(['_', '-'], " ")
+                )) + definition
+                    + others * mean_definition,
+                ferry_use: find,
+                proxy_use: proxy_find + proxy_call,
             });
         }
         let eager = costs.iter().map(|c| c.definition).sum::<usize>() + instructions;
@@ -192,6 +239,19 @@ impl Meter {
     /// it prints, the first time it needs the command.
     pub fn shell_use(&self, help_command: &str, help: &str) -> usize {
         self.tokenizer.count(&format!("{help_command}\n")) + self.tokenizer.count(help)
+    }
+
+    /// What a host loads up front through the proxy: its three tools in host format and its
+    /// instructions, a line per server (name, tool count, the server's own first words).
+    pub fn proxy_upfront(&self, servers: &[(String, Option<usize>, Option<String>)]) -> usize {
+        let tools: usize = crate::render::proxy::listed_tools()
+            .iter()
+            .map(|t| self.tokenizer.count(&host_definition(t, self.host)))
+            .sum();
+        tools
+            + self
+                .tokenizer
+                .count(&crate::render::proxy::instructions_text(servers))
     }
 
     /// ferry's up-front cost: its skill header, paid once whatever is configured.
@@ -216,10 +276,19 @@ pub struct Session {
 /// turns) and stays. With prompt caching, text already sent is read from the cache at 0.1x and
 /// new text is written at 1.25x (Anthropic's published multipliers).
 pub fn session_cost(upfront: f64, per_use: f64, session: Session) -> f64 {
+    session_by_turn(upfront, per_use, session)
+        .last()
+        .copied()
+        .unwrap_or(0.0)
+}
+
+/// As [`session_cost`], the running total after each turn.
+pub fn session_by_turn(upfront: f64, per_use: f64, session: Session) -> Vec<f64> {
     let turns = session.turns.max(1);
     let mut context = 0.0;
     let mut total = 0.0;
     let mut used = 0;
+    let mut totals = Vec::with_capacity(turns);
     for turn in 1..=turns {
         let used_now = (session.tools_used * turn).div_ceil(turns);
         let mut new = per_use * (used_now - used) as f64;
@@ -233,8 +302,9 @@ pub fn session_cost(upfront: f64, per_use: f64, session: Session) -> f64 {
             context + new
         };
         context += new;
+        totals.push(total);
     }
-    total
+    totals
 }
 
 /// The number of tools used at which ferry's total passes a path that costs more up front and

@@ -4,3 +4,4 @@
 pub mod find;
 pub mod meter;
 pub mod skill;
+pub mod svg;
