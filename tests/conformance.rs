@@ -120,3 +120,42 @@ fn the_proxy_passes_the_protocol_scenarios() {
     let server = HttpServed::start(&env, &["--servers"]);
     protocol_scenarios(&env, &server.url);
 }
+
+/// The suite's client scenarios, ferry as the client: tests/fixtures/conformance_client.sh
+/// maps each scenario to the ferry commands a person would type (`ferry auth` when a server
+/// asks for sign-in, through a "browser" that follows the redirect to ferry's listener).
+/// Every scored scenario of both revisions passes, the sign-in ones included.
+#[test]
+fn the_official_suite_drives_ferry_as_a_client() {
+    let env = Env::new();
+    for version in ["2025-11-25", "2026-07-28"] {
+        let out = env.path(&format!("client-{version}"));
+        let output = Command::new(node22())
+            .arg(suite())
+            .arg("client")
+            .arg("--command")
+            .arg(fixtures().join("conformance_client.sh"))
+            .args(["--requirements", version, "-o"])
+            .arg(&out)
+            .env("FERRY", FERRY)
+            .current_dir(env.path("work"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "client scenarios at {version} failed:\n{stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        // Every failing scenario is one the revision does not score (the extensions).
+        let (summary, unscored) = stdout.split_once("Not scored").unwrap_or((&stdout, ""));
+        for line in summary.lines().filter(|l| l.starts_with('✗')) {
+            let name = line[3..].split(':').next().unwrap_or("").trim();
+            assert!(
+                unscored.contains(&format!("✗ {name} (")),
+                "{name} failed at {version}:\n{stdout}"
+            );
+        }
+    }
+}

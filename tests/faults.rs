@@ -282,9 +282,10 @@ fn an_http_server_that_wants_credentials_is_exit_5() {
     server.kill().unwrap();
     server.wait().unwrap();
     assert_eq!(run.code, 5, "{}", run.stderr);
+    // The one command that fixes it: sign in (or configure a header).
     assert_eq!(
         run.stderr,
-        "error: the server refused the request: HTTP 401 Unauthorized\nhint: set the credentials in the server's \"headers\" (for example Authorization: Bearer ${TOKEN})\n"
+        format!("error: {url} needs you to sign in (HTTP 401)\nhint: run `ferry auth {url}`, then this command again (or put an Authorization header in the server's \"headers\")\n")
     );
 }
 

@@ -178,12 +178,13 @@ async fn warm_request(
     params: Value,
     timeout: std::time::Duration,
     handler: Arc<TerminalHandler>,
+    headers: &[(String, String)],
 ) -> Option<Result<Value>> {
     if !warm_allowed(spec, globals) {
         return None;
     }
     let progress = handler.shows_progress();
-    match daemon::client::request(spec, method, params, timeout, progress, handler).await {
+    match daemon::client::request(spec, method, params, timeout, progress, headers, handler).await {
         Ok(result) => Some(result),
         Err(why) => {
             warn_cold(&why);
@@ -249,6 +250,7 @@ async fn run_action(spec: ServerSpec, action: Action, globals: Globals) -> Resul
                 params,
                 timeout,
                 handler.clone(),
+                &[],
             )
             .await
             {
@@ -404,6 +406,9 @@ async fn call_tool(
     options.timeout = parsed.options.timeout.or(options.timeout);
     let timeout = catalog::timeout_for(&spec, options.timeout);
     let params = json!({"name": name, "arguments": parsed.arguments});
+    // Parameters the tool mirrors into headers (`x-mcp-header`) travel as Mcp-Param-*.
+    let param_headers =
+        crate::protocol::tools::param_headers(&tool.input_schema, &params["arguments"]);
     if session.is_none() {
         if let Some(result) = warm_request(
             &spec,
@@ -412,6 +417,7 @@ async fn call_tool(
             params.clone(),
             timeout,
             handler.clone(),
+            &param_headers,
         )
         .await
         {
@@ -431,6 +437,7 @@ async fn call_tool(
         handler: handler.clone(),
         timeout,
         progress: handler.shows_progress(),
+        headers: param_headers.clone(),
     };
     let result = session.request_with("tools/call", params, &context).await;
     handler.finish_progress();

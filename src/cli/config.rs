@@ -122,6 +122,14 @@ pub fn add(matches: &ArgMatches) -> Result<Outcome> {
             if !headers.is_empty() {
                 entry.insert("headers".into(), Value::Object(headers));
             }
+            if let Some(id) = matches.get_one::<String>("client-id") {
+                let mut oauth = Map::new();
+                oauth.insert("clientId".into(), json!(id));
+                if let Some(secret) = matches.get_one::<String>("client-secret") {
+                    oauth.insert("clientSecret".into(), json!(secret));
+                }
+                entry.insert("oauth".into(), Value::Object(oauth));
+            }
             if !strings("env").is_empty() {
                 return Err(
                     Error::usage("--env is for stdio servers (a command after --)")
@@ -130,6 +138,10 @@ pub fn add(matches: &ArgMatches) -> Result<Outcome> {
             }
         }
         (None, Some((program, args))) => {
+            if matches.get_one::<String>("client-id").is_some() {
+                return Err(Error::usage("--client-id is for URL servers")
+                    .with_hint("a command's credentials go in --env"));
+            }
             entry.insert("command".into(), json!(program));
             entry.insert("args".into(), json!(args));
             let mut env = Map::new();

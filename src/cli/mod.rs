@@ -6,6 +6,7 @@
 //! server. Every command ends in an `Outcome` or an `Error`, and `error::exit_code` is the one
 //! mapping to the process status. Each command lives in its own file.
 
+mod auth;
 mod call;
 mod completions;
 mod config;
@@ -143,6 +144,19 @@ pub fn command() -> Command {
                         .value_name("NAME:VALUE")
                         .action(ArgAction::Append)
                         .help("An HTTP header for a URL server (repeatable)"),
+                )
+                .arg(
+                    Arg::new("client-id")
+                        .long("client-id")
+                        .value_name("ID")
+                        .help("A URL server's OAuth client id, registered with its authorization server"),
+                )
+                .arg(
+                    Arg::new("client-secret")
+                        .long("client-secret")
+                        .value_name("SECRET")
+                        .requires("client-id")
+                        .help("Its secret, best as ${VAR} (expanded when used, never stored expanded)"),
                 )
                 .arg(
                     Arg::new("force")
@@ -297,6 +311,30 @@ pub fn command() -> Command {
                         .action(ArgAction::SetTrue)
                         .requires("check")
                         .help("With --check: compare against the tools cache instead of asking the servers"),
+                ),
+        )
+        .subcommand(
+            Command::new("auth")
+                .about("Sign in to a server reached by URL (OAuth); --status, --logout")
+                .arg(Arg::new("server").value_name("SERVER").help("A configured name or a URL"))
+                .arg(
+                    Arg::new("paste")
+                        .long("paste")
+                        .action(ArgAction::SetTrue)
+                        .help("For a remote shell: paste back the address the browser ends on"),
+                )
+                .arg(
+                    Arg::new("status")
+                        .long("status")
+                        .action(ArgAction::SetTrue)
+                        .conflicts_with_all(["paste", "logout"])
+                        .help("Each server's sign-in (never its token)"),
+                )
+                .arg(
+                    Arg::new("logout")
+                        .long("logout")
+                        .action(ArgAction::SetTrue)
+                        .help("Forget the server's sign-in"),
                 ),
         )
         .subcommand(
@@ -526,6 +564,10 @@ fn run(args: Vec<OsString>, table: Command, other: Other) -> Result<Outcome> {
         "trust" => {
             refuse_globals("trust", &globals, &[])?;
             config::trust(sub)
+        }
+        "auth" => {
+            refuse_globals("auth", &globals, &[])?;
+            auth::auth(sub)
         }
         "list" => {
             refuse_globals("list", &globals, &[])?;

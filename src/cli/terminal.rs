@@ -33,6 +33,36 @@ pub fn report(error: &Error) {
 }
 
 /// Whether a person is at the terminal to answer questions.
+/// Whether a question nobody can answer is answered with the defaults it offers
+/// (`FERRY_ELICIT=defaults`, for automation that accepts them); otherwise it is declined.
+fn answers_with_defaults() -> bool {
+    std::env::var("FERRY_ELICIT").is_ok_and(|v| v == "defaults")
+}
+
+/// Accepts a form with its defaults, when every field it requires has one; else declines.
+fn defaults_answer(params: &Value) -> Value {
+    let schema = params
+        .get("requestedSchema")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut content = Map::new();
+    for (name, prop) in properties.into_iter().flatten() {
+        if let Some(default) = prop.get("default") {
+            content.insert(name.clone(), default.clone());
+        }
+    }
+    if params.get("url").is_some() || required.iter().any(|r| !content.contains_key(*r)) {
+        return json!({"action": "decline"});
+    }
+    json!({"action": "accept", "content": content})
+}
+
 pub fn interactive() -> bool {
     std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
@@ -81,7 +111,7 @@ impl ClientHandler for TerminalHandler {
         // `roots` is not declared: servers such as server-filesystem would replace the
         // directories the user configured with ferry's working directory. A server that asks
         // anyway gets the working directory.
-        if self.interactive {
+        if self.interactive || answers_with_defaults() {
             json!({"elicitation": {"form": {}, "url": {}}})
         } else {
             json!({})
@@ -98,7 +128,11 @@ impl ClientHandler for TerminalHandler {
                 "roots/list" => Ok(roots_of(self.cwd.as_deref())),
                 "elicitation/create" => {
                     if !self.interactive {
-                        return Ok(json!({"action": "decline"}));
+                        return Ok(if answers_with_defaults() {
+                            defaults_answer(params)
+                        } else {
+                            json!({"action": "decline"})
+                        });
                     }
                     // The terminal is read off the runtime's thread, so Ctrl-C is still heard.
                     let params = params.clone();

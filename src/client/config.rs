@@ -76,6 +76,8 @@ pub struct ServerSpec {
     pub invocation: String,
     /// For a server from a project file: the file, and whether the user trusts its content.
     pub project: Option<(PathBuf, TrustState)>,
+    /// How to sign in to an HTTP server (`"oauth"`), when the config says.
+    pub oauth: Option<crate::transport::oauth::OAuthConfig>,
 }
 
 /// How to reach a server, with `${VAR}` still unexpanded.
@@ -186,6 +188,15 @@ impl ServerSpec {
                 }
             },
         };
+        let oauth = match entry.get("oauth") {
+            None | Some(Value::Null) => None,
+            Some(value) => Some(
+                crate::transport::oauth::OAuthConfig::from_value(value).map_err(|why| {
+                    Error::usage(format!("server {name:?} in {origin}: {why}"))
+                        .with_hint(format!("fix \"oauth\" in {origin}"))
+                })?,
+            ),
+        };
         Ok(ServerSpec {
             name: name.to_string(),
             target,
@@ -202,6 +213,7 @@ impl ServerSpec {
             origin: origin.to_string(),
             invocation: format!("ferry {name}"),
             project: None,
+            oauth,
         })
     }
 
@@ -259,6 +271,7 @@ impl ServerSpec {
             origin: "the command line".into(),
             invocation,
             project: None,
+            oauth: None,
         })
     }
 
@@ -344,7 +357,13 @@ impl ServerSpec {
                 } else {
                     crate::transport::http::redacted_url(url)
                 };
-                HttpConnection::connect(&expanded, &shown, headers, self.max_message)
+                HttpConnection::connect(
+                    &expanded,
+                    &shown,
+                    headers,
+                    self.max_message,
+                    self.sign_in()?,
+                )
             }
         }
     }
@@ -378,6 +397,25 @@ impl ServerSpec {
             base_env: None,
             guarded: false,
         })
+    }
+
+    /// How an HTTP connection to this server signs in: the command that does it, and the
+    /// `"oauth"` block with its secret expanded.
+    pub fn sign_in(&self) -> Result<crate::transport::http::SignIn> {
+        let config = match &self.oauth {
+            Some(config) => {
+                let mut config = config.clone();
+                config.client_secret = config
+                    .client_secret
+                    .as_deref()
+                    .map(|s| expand_vars(s, &self.name))
+                    .transpose()?;
+                Some(config)
+            }
+            None => None,
+        };
+        let command = self.invocation.replacen("ferry ", "ferry auth ", 1);
+        Ok(crate::transport::http::SignIn::new(command, config))
     }
 
     /// The URL and headers with `${VAR}` expanded.

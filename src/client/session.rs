@@ -34,6 +34,19 @@ const MAX_INPUT_ROUNDS: usize = 10;
 /// wrong: not initialized, invalid request, method not found, header mismatch, missing
 /// capability, unsupported protocol version.
 const ERA_MISMATCH: [i64; 6] = [-32002, -32600, -32601, -32020, -32021, -32022];
+/// The stateless version ferry speaks among those a version refusal lists as supported.
+fn supported_stateless(error: &RpcError) -> Option<String> {
+    error
+        .data
+        .as_ref()?
+        .get("supported")?
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|v| *v == STATELESS_VERSION)
+        .map(str::to_string)
+}
+
 /// Pagination gives up after this many pages (a server repeating cursors).
 const MAX_PAGES: usize = 1000;
 
@@ -113,6 +126,9 @@ pub struct CallContext {
     pub timeout: Duration,
     /// Ask the server for progress notifications (they reach `handler.progress`).
     pub progress: bool,
+    /// Headers the request carries over HTTP (`Mcp-Param-*` for a tool's declared
+    /// parameters).
+    pub headers: Vec<(String, String)>,
 }
 
 /// How a request ended, as the reader saw it.
@@ -360,6 +376,7 @@ impl Session {
         params: Value,
         handler: &Arc<dyn ClientHandler>,
         deadline: Instant,
+        headers: &[(String, String)],
     ) -> Result<(oneshot::Receiver<Reply>, PendingGuard)> {
         let (reply, receiver) = oneshot::channel();
         let progress_token = params
@@ -387,10 +404,13 @@ impl Session {
         };
         let message = protocol::request(id, method, Some(params));
         tracing::debug!(server = %self.spec.name, "-> {}", crate::client::trace_text(&message));
-        let sent = match tokio::time::timeout_at(deadline, self.connection.send(&message)).await {
-            Ok(sent) => sent,
-            Err(_) => Err(self.timeout_error(method)),
-        };
+        let sent =
+            match tokio::time::timeout_at(deadline, self.connection.send_with(&message, headers))
+                .await
+            {
+                Ok(sent) => sent,
+                Err(_) => Err(self.timeout_error(method)),
+            };
         match sent {
             Ok(()) => Ok((receiver, guard)),
             Err(e) if e.kind == ErrorKind::Server && self.is_stdio() => {
@@ -440,7 +460,7 @@ impl Session {
         let deadline = Instant::now() + PROBE_WAIT.min(self.timeout());
         let handler = self.shared.default_handler.clone();
         let (receiver, mut guard) = match self
-            .send_request(id, "server/discover", params, &handler, deadline)
+            .send_request(id, "server/discover", params, &handler, deadline, &[])
             .await
         {
             Ok(sent) => sent,
@@ -555,7 +575,7 @@ impl Session {
             let deadline = Instant::now() + self.timeout();
             let handler = self.shared.default_handler.clone();
             let (receiver, _guard) = self
-                .send_request(id, "initialize", params, &handler, deadline)
+                .send_request(id, "initialize", params, &handler, deadline, &[])
                 .await?;
             let reply = match pending_probe.take() {
                 Some(mut probe) => {
@@ -632,7 +652,7 @@ impl Session {
             self.connection.set_protocol_version(&version);
             self.notify("notifications/initialized", None).await?;
             // Sessions of this era may push messages outside any request (list_changed).
-            self.connection.listen();
+            self.connection.listen().await;
             return Ok(Ok(()));
         }
         Err(Error::server(format!(
@@ -654,6 +674,7 @@ impl Session {
             handler: self.shared.default_handler.clone(),
             timeout: self.timeout(),
             progress: false,
+            headers: Vec::new(),
         };
         self.request_with(method, params, &context).await
     }
@@ -679,6 +700,7 @@ impl Session {
             }
         }
         let started = std::time::Instant::now();
+        let mut version_retried = false;
         for _ in 0..MAX_INPUT_ROUNDS {
             let id = self.take_id();
             let era = self.era();
@@ -691,7 +713,14 @@ impl Session {
             // The limit covers sending too: an HTTP server may hold the POST until it is done.
             let deadline = Instant::now() + context.timeout;
             let (receiver, mut guard) = self
-                .send_request(id, method, wire_params, &context.handler, deadline)
+                .send_request(
+                    id,
+                    method,
+                    wire_params,
+                    &context.handler,
+                    deadline,
+                    &context.headers,
+                )
                 .await?;
             let reply = match Session::wait(receiver, deadline).await {
                 Ok(reply) => reply,
@@ -709,6 +738,16 @@ impl Session {
                     result
                 }
                 Reply::Outcome(Err(error)) => {
+                    // A stateless server that refuses the version offered names those it
+                    // supports: take one ferry speaks and send again, once.
+                    if error.code == protocol::UNSUPPORTED_PROTOCOL_VERSION && !version_retried {
+                        if let Some(version) = supported_stateless(&error) {
+                            version_retried = true;
+                            tracing::debug!(server = %self.spec.name, "version refused; retrying with {version}");
+                            self.adopt_stateless(version);
+                            continue;
+                        }
+                    }
                     // Errors that mean "not processed, wrong era" (the server was replaced by
                     // one of the handshake era): probe once and send again.
                     let assumed = std::mem::take(&mut self.agreed().era_assumed);

@@ -169,6 +169,7 @@ pub async fn request(
     params: Value,
     timeout: Duration,
     progress: bool,
+    headers: &[(String, String)],
     handler: Arc<dyn ClientHandler>,
 ) -> std::result::Result<Result<Value>, Unavailable> {
     let server = match ServerRef::resolve(spec) {
@@ -178,7 +179,7 @@ pub async fn request(
     };
     let op = json!({
         "op": "request", "server": server.to_json(), "method": method, "params": params,
-        "timeout_ms": timeout.as_millis() as u64, "progress": progress,
+        "timeout_ms": timeout.as_millis() as u64, "progress": progress, "headers": headers,
     });
     exchange(op, handler, timeout).await
 }

@@ -42,14 +42,21 @@ pub struct Pool {
 }
 
 /// Builds the transport a resolved server describes (again, for a restart).
-fn connect(resolved: &Resolved, name: &str, max_message: usize) -> Result<Transport> {
-    match resolved {
-        Resolved::Stdio(child) => StdioChild::spawn(child, &crate::paths::log_file(name)),
+fn connect(server: &ServerRef) -> Result<Transport> {
+    let spec = &server.spec;
+    match &server.resolved {
+        Resolved::Stdio(child) => StdioChild::spawn(child, &crate::paths::log_file(&spec.name)),
         Resolved::Http {
             url,
             shown_url,
             headers,
-        } => HttpConnection::connect(url, shown_url, headers.clone(), max_message),
+        } => HttpConnection::connect(
+            url,
+            shown_url,
+            headers.clone(),
+            spec.max_message,
+            spec.sign_in()?,
+        ),
     }
 }
 
@@ -78,10 +85,7 @@ impl Pool {
             dead.session.shutdown().await;
         }
         let spec = &server.spec;
-        let resolved = server.resolved.clone();
-        let name = spec.name.clone();
-        let max_message = spec.max_message;
-        let transport = connect(&resolved, &name, max_message)?;
+        let transport = connect(server)?;
         let root = match &server.resolved {
             Resolved::Stdio(child) => child.cwd.clone(),
             Resolved::Http { .. } => None,
@@ -93,7 +97,10 @@ impl Pool {
             timeout: catalog::timeout_for(spec, None),
             known_era: catalog::remembered_era(spec, false),
             handler,
-            reconnect: Some(Arc::new(move || connect(&resolved, &name, max_message))),
+            reconnect: Some({
+                let server = server.clone();
+                Arc::new(move || connect(&server))
+            }),
         };
         tracing::debug!(server = %spec.name, key = %key, "daemon: opening a warm session");
         let session = Arc::new(Session::open_on(spec, transport, options).await?);

@@ -277,10 +277,27 @@ async fn request(daemon: &Arc<Daemon>, link: Link, op: Value) {
                     .and_then(Value::as_u64)
                     .map(Duration::from_millis)
                     .unwrap_or(crate::client::catalog::DEFAULT_TIMEOUT);
+                let headers = op
+                    .get("headers")
+                    .and_then(Value::as_array)
+                    .map(|pairs| {
+                        pairs
+                            .iter()
+                            .filter_map(|p| {
+                                let p = p.as_array()?;
+                                Some((
+                                    p.first()?.as_str()?.to_string(),
+                                    p.get(1)?.as_str()?.to_string(),
+                                ))
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
                 let context = CallContext {
                     handler,
                     timeout,
                     progress: op.get("progress").and_then(Value::as_bool) == Some(true),
+                    headers,
                 };
                 daemon.pool.request(&server, method, params, &context).await
             }

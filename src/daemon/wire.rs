@@ -126,6 +126,11 @@ impl ServerRef {
             "idle_timeout_ms": spec.idle_timeout.map(|t| t.as_millis() as u64),
             "origin": spec.origin,
             "invocation": spec.invocation,
+            "oauth": spec.oauth.as_ref().map(|o| json!({
+                "clientId": o.client_id, "clientSecret": o.client_secret, "grant": o.grant,
+                "scopes": o.scopes, "callbackPort": o.callback_port,
+                "clientMetadataUrl": o.client_metadata_url,
+            })),
             "resolved": resolved,
         })
     }
@@ -222,6 +227,9 @@ impl ServerRef {
             keep_alive: true,
             idle_timeout: millis("idle_timeout_ms"),
             project: None,
+            oauth: value
+                .get("oauth")
+                .and_then(|o| crate::transport::oauth::OAuthConfig::from_value(o).ok()),
         };
         Some(ServerRef { spec, resolved })
     }

@@ -38,6 +38,11 @@ impl Tool {
                 ))
             }
         };
+        if let Some(problem) = header_problem(&input_schema) {
+            return Err(format!(
+                "tool {name:?} declares an invalid x-mcp-header: {problem}"
+            ));
+        }
         Ok(Tool {
             name,
             description,
@@ -45,6 +50,123 @@ impl Tool {
             raw,
         })
     }
+}
+
+/// Keys whose values are data, not subschemas: never searched for declarations.
+const DATA_KEYS: [&str; 4] = ["enum", "const", "default", "examples"];
+
+/// One `x-mcp-header` declaration: the property's path when reached through `properties`
+/// alone (`None` when anywhere else), the declaration, and the property's type.
+type Declaration = (Option<Vec<String>>, Value, Option<String>);
+
+/// Finds every `x-mcp-header` declaration.
+fn declarations(
+    node: &Value,
+    path: Option<Vec<String>>,
+    found: &mut Vec<Declaration>,
+    depth: usize,
+) {
+    let Some(obj) = node.as_object() else {
+        if let Value::Array(items) = node {
+            items
+                .iter()
+                .for_each(|i| declarations(i, None, found, depth + 1));
+        }
+        return;
+    };
+    if depth > 64 {
+        return;
+    }
+    if let Some(header) = obj.get("x-mcp-header") {
+        let kind = obj.get("type").and_then(Value::as_str).map(str::to_string);
+        found.push((path.clone().filter(|p| !p.is_empty()), header.clone(), kind));
+    }
+    for (key, value) in obj {
+        if DATA_KEYS.contains(&key.as_str()) || key == "x-mcp-header" {
+            continue;
+        }
+        if key == "properties" {
+            if let Some(props) = value.as_object() {
+                for (name, prop) in props {
+                    let inner = path.clone().map(|mut p| {
+                        p.push(name.clone());
+                        p
+                    });
+                    declarations(prop, inner, found, depth + 1);
+                }
+            }
+        } else if value.is_object() || value.is_array() {
+            declarations(value, None, found, depth + 1);
+        }
+    }
+}
+
+/// Why a tool's `x-mcp-header` declarations cannot be used (2026-07-28): each a non-empty
+/// header token, unique ignoring case, on a string, integer or boolean property reached from
+/// the root through `properties` only.
+pub fn header_problem(schema: &Value) -> Option<String> {
+    let mut found = Vec::new();
+    declarations(schema, Some(Vec::new()), &mut found, 0);
+    let mut seen: Vec<String> = Vec::new();
+    for (path, header, kind) in found {
+        let Some(header) = header.as_str() else {
+            return Some("a declaration is not text".into());
+        };
+        if header.is_empty() {
+            return Some("a declaration is empty".into());
+        }
+        let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        if !header.chars().all(tchar) {
+            return Some(format!("{header:?} is not a header name"));
+        }
+        if path.is_none() {
+            return Some(format!(
+                "{header:?} is not on a property reached through properties"
+            ));
+        }
+        if !matches!(kind.as_deref(), Some("string" | "integer" | "boolean")) {
+            return Some(format!(
+                "{header:?} is on a property that is not a string, integer or boolean"
+            ));
+        }
+        let lower = header.to_ascii_lowercase();
+        if seen.contains(&lower) {
+            return Some(format!("{header:?} is declared twice"));
+        }
+        seen.push(lower);
+    }
+    None
+}
+
+/// The headers a call must carry for its arguments (`Mcp-Param-NAME`), read at each
+/// declared property's path; absent and null values send none.
+pub fn param_headers(schema: &Value, arguments: &Value) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    declarations(schema, Some(Vec::new()), &mut found, 0);
+    let mut headers = Vec::new();
+    for (path, header, _) in found {
+        let (Some(path), Some(header)) = (path, header.as_str()) else {
+            continue;
+        };
+        let mut value = arguments;
+        for key in &path {
+            match value.get(key) {
+                Some(v) => value = v,
+                None => {
+                    value = &Value::Null;
+                    break;
+                }
+            }
+        }
+        let text = match value {
+            Value::String(s) => s.clone(),
+            Value::Bool(b) => b.to_string(),
+            Value::Number(n) => n.to_string(),
+            _ => continue,
+        };
+        headers.push((format!("Mcp-Param-{header}"), text));
+    }
+    headers
 }
 
 /// Splits raw tool entries into usable tools and one warning per skipped entry.
@@ -69,6 +191,32 @@ pub fn parse_tools_owned(entries: Vec<Value>) -> (Vec<Tool>, Vec<String>) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn header_declarations_are_checked_and_mirrored() {
+        let valid = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "n": {"type": "integer", "x-mcp-header": "N"},
+            "query": {"type": "string"}}});
+        assert_eq!(header_problem(&valid), None);
+        assert_eq!(
+            param_headers(&valid, &json!({"region": "us", "n": 3, "query": "q"})),
+            vec![
+                ("Mcp-Param-Region".to_string(), "us".to_string()),
+                ("Mcp-Param-N".to_string(), "3".to_string())
+            ]
+        );
+        assert!(param_headers(&valid, &json!({"region": null})).is_empty());
+        for bad in [
+            json!({"properties": {"a": {"type": "string", "x-mcp-header": ""}}}),
+            json!({"properties": {"a": {"type": "object", "x-mcp-header": "A"}}}),
+            json!({"properties": {"a": {"type": "string", "x-mcp-header": "A"}, "b": {"type": "string", "x-mcp-header": "a"}}}),
+            json!({"properties": {"a": {"type": "string", "x-mcp-header": "My Region"}}}),
+            json!({"properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}}),
+        ] {
+            assert!(header_problem(&bad).is_some(), "{bad}");
+        }
+    }
 
     #[test]
     fn malformed_entries_are_skipped_with_a_warning() {

@@ -120,7 +120,10 @@ impl ClientHandler for Forwarder {
     }
 
     fn progress(&self, params: &Value) {
-        let done = params.get("progress").and_then(Value::as_f64).unwrap_or(0.0);
+        let done = params
+            .get("progress")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0);
         let total = params.get("total").and_then(Value::as_f64);
         let message = params.get("message").and_then(Value::as_str);
         self.context.progress(done, total, message);
@@ -311,6 +314,10 @@ impl ProxyProvider {
             }),
             timeout: catalog::timeout_for(&spec, None),
             progress: ctx.progress_token.is_some(),
+            headers: crate::protocol::tools::param_headers(
+                &tool.input_schema,
+                &Value::Object(arguments.clone()),
+            ),
         };
         let params = json!({"name": tool.name, "arguments": arguments});
         match self

@@ -35,6 +35,55 @@ pub struct HttpConnection {
     sender: EventSender,
     event_stream_open: AtomicBool,
     max_message: usize,
+    sign_in: SignIn,
+}
+
+/// How this connection signs in: OAuth tokens stored for its URL, unless the config sends its
+/// own Authorization header.
+pub struct SignIn {
+    /// The command that signs in (`ferry auth github`), for the hint of a refused call.
+    pub command: String,
+    /// The server's `"oauth"` block, its secret expanded (client credentials sign in here,
+    /// with no person needed).
+    pub config: Option<super::oauth::OAuthConfig>,
+    /// Whether stored tokens are used at all (not when headers carry Authorization).
+    enabled: bool,
+    bearer: Mutex<Option<String>>,
+    loaded: AtomicBool,
+}
+
+impl SignIn {
+    pub fn new(command: String, config: Option<super::oauth::OAuthConfig>) -> SignIn {
+        SignIn {
+            command,
+            config,
+            enabled: true,
+            bearer: Mutex::new(None),
+            loaded: AtomicBool::new(false),
+        }
+    }
+
+    fn bearer(&self) -> Option<String> {
+        self.bearer.lock().ok().and_then(|b| b.clone())
+    }
+
+    fn set_bearer(&self, token: Option<String>) {
+        if let Ok(mut b) = self.bearer.lock() {
+            *b = token;
+        }
+    }
+}
+
+/// What a refusal's `WWW-Authenticate` says.
+fn challenge_of(response: &reqwest::Response) -> super::oauth::Challenge {
+    response
+        .headers()
+        .get_all("www-authenticate")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.trim_start().to_ascii_lowercase().starts_with("bearer"))
+        .map(super::oauth::Challenge::parse)
+        .unwrap_or_default()
 }
 
 /// A URL for messages: scheme, host and path; credentials and query values never shown.
@@ -63,7 +112,11 @@ impl HttpConnection {
         shown_url: &str,
         headers: BTreeMap<String, String>,
         max_message: usize,
+        mut sign_in: SignIn,
     ) -> Result<Transport> {
+        sign_in.enabled = !headers
+            .keys()
+            .any(|k| k.eq_ignore_ascii_case("authorization"));
         let parsed = reqwest::Url::parse(url)
             .map_err(|e| Error::usage(format!("invalid server URL {shown_url:?}: {e}")))?;
         if !matches!(parsed.scheme(), "http" | "https") {
@@ -90,7 +143,7 @@ impl HttpConnection {
             .map_err(|e| Error::server(format!("could not set up HTTP: {e}")))?;
         let (sender, incoming) = mpsc::unbounded_channel();
         Ok(Transport {
-            connection: Connection::Http(HttpConnection {
+            connection: Connection::Http(Box::new(HttpConnection {
                 client,
                 url: parsed,
                 shown_url: shown_url.to_string(),
@@ -100,9 +153,67 @@ impl HttpConnection {
                 sender,
                 event_stream_open: AtomicBool::new(false),
                 max_message,
-            }),
+                sign_in,
+            })),
             incoming,
         })
+    }
+
+    /// The stored token for this server, loaded (and refreshed if it is about to expire)
+    /// before the first request.
+    async fn load_bearer(&self) {
+        if self.sign_in.enabled && !self.sign_in.loaded.swap(true, Ordering::SeqCst) {
+            let token = super::oauth::bearer(self.url.as_str()).await;
+            self.sign_in.set_bearer(token);
+        }
+    }
+
+    /// After a 401 or 403: a new token when one can be had without a person (a refresh, or
+    /// client credentials), `true` if so and the request may be sent again.
+    async fn renew(
+        &self,
+        status: reqwest::StatusCode,
+        challenge: &super::oauth::Challenge,
+    ) -> bool {
+        use super::oauth;
+        if !self.sign_in.enabled {
+            return false;
+        }
+        let url = self.url.as_str();
+        oauth::remember(url, challenge);
+        let scope_short = challenge.error.as_deref() == Some("insufficient_scope");
+        if status == reqwest::StatusCode::UNAUTHORIZED && self.sign_in.bearer().is_some() {
+            oauth::note_refusal(url, challenge);
+            if let Ok(renewed) = oauth::refresh(url).await {
+                self.sign_in.set_bearer(Some(renewed.access_token));
+                return true;
+            }
+        }
+        if scope_short {
+            oauth::note_refusal(url, challenge);
+        }
+        let machine = self
+            .sign_in
+            .config
+            .as_ref()
+            .is_some_and(|c| c.grant.as_deref() == Some("client_credentials"));
+        if machine {
+            let config = self.sign_in.config.clone().unwrap_or_default();
+            let signed = oauth::sign_in(
+                url,
+                &self.shown_url,
+                challenge,
+                &config,
+                oauth::Browser::Paste,
+                &|_| {},
+            )
+            .await;
+            if let Ok(stored) = signed {
+                self.sign_in.set_bearer(Some(stored.access_token));
+                return true;
+            }
+        }
+        false
     }
 
     pub(super) fn set_protocol_version(&self, version: &str) {
@@ -127,6 +238,9 @@ impl HttpConnection {
             .header("Content-Type", "application/json");
         for (name, value) in &self.headers {
             request = request.header(name, value);
+        }
+        if let Some(token) = self.sign_in.bearer() {
+            request = request.header("Authorization", format!("Bearer {token}"));
         }
         if let Some(version) = self.protocol_version() {
             if version == STATELESS_VERSION {
@@ -153,12 +267,19 @@ impl HttpConnection {
 
     /// POSTs, following same-origin 307/308 redirects; anything else that redirects is an
     /// error naming where it pointed.
-    async fn post_following(&self, message: &Value) -> Result<(reqwest::Response, reqwest::Url)> {
+    async fn post_following(
+        &self,
+        message: &Value,
+        extra: &[(String, String)],
+    ) -> Result<(reqwest::Response, reqwest::Url)> {
         let body = serde_json::to_vec(message).map_err(|e| Error::server(e.to_string()))?;
         let mut url = self.url.clone();
         for _ in 0..=MAX_REDIRECTS {
-            let response = self
-                .post(&url, message, body.clone())
+            let mut request = self.post(&url, message, body.clone());
+            for (name, value) in extra {
+                request = request.header(name, header_safe(value));
+            }
+            let response = request
                 .send()
                 .await
                 .map_err(|e| connect_error(&self.shown_url, e))?;
@@ -201,8 +322,19 @@ impl HttpConnection {
         )))
     }
 
-    pub(super) async fn send(&self, message: &Value) -> Result<()> {
-        let (response, final_url) = self.post_following(message).await?;
+    pub(super) async fn send(&self, message: &Value, extra: &[(String, String)]) -> Result<()> {
+        self.load_bearer().await;
+        let (mut response, mut final_url) = self.post_following(message, extra).await?;
+        let refused = |status: reqwest::StatusCode| {
+            status == reqwest::StatusCode::UNAUTHORIZED || status == reqwest::StatusCode::FORBIDDEN
+        };
+        if refused(response.status()) {
+            let challenge = challenge_of(&response);
+            // One renewal and one retry: a server that refuses again is answered below.
+            if self.renew(response.status(), &challenge).await {
+                (response, final_url) = self.post_following(message, extra).await?;
+            }
+        }
         let status = response.status();
         if let Some(session) = response
             .headers()
@@ -213,9 +345,9 @@ impl HttpConnection {
                 *id = Some(session.to_string());
             }
         }
-        if status == reqwest::StatusCode::UNAUTHORIZED || status == reqwest::StatusCode::FORBIDDEN {
-            return Err(Error::auth(format!("the server refused the request: HTTP {status}"))
-                .with_hint("set the credentials in the server's \"headers\" (for example Authorization: Bearer ${TOKEN})"));
+        if refused(status) {
+            let challenge = challenge_of(&response);
+            return Err(self.refusal(status, &challenge));
         }
         let content_type = response
             .headers()
@@ -228,11 +360,13 @@ impl HttpConnection {
         }
         let request_id = message.get("method").and(message.get("id")).cloned();
         if content_type.starts_with("text/event-stream") && status.is_success() {
+            let resume = request_id.is_some().then(|| self.resume());
             tokio::spawn(read_event_stream(
                 response,
                 self.sender.clone(),
                 request_id,
                 self.max_message,
+                resume,
             ));
             return Ok(());
         }
@@ -274,10 +408,64 @@ impl HttpConnection {
         }
     }
 
+    /// What resuming a stream needs: this connection's headers as they are now.
+    fn resume(&self) -> Resume {
+        let mut headers: Vec<(String, String)> = self
+            .headers
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if let Some(token) = self.sign_in.bearer() {
+            headers.push(("Authorization".into(), format!("Bearer {token}")));
+        }
+        if let Some(version) = self.protocol_version() {
+            headers.push(("MCP-Protocol-Version".into(), version));
+        }
+        if let Some(session) = self.session_id() {
+            headers.push(("Mcp-Session-Id".into(), session));
+        }
+        Resume {
+            client: self.client.clone(),
+            url: self.url.clone(),
+            headers,
+        }
+    }
+
+    /// The error for a request the server refused: sign in (or in again, with more scope).
+    fn refusal(&self, status: reqwest::StatusCode, challenge: &super::oauth::Challenge) -> Error {
+        if !self.sign_in.enabled {
+            return Error::auth(format!(
+                "{} refused the credentials in its \"headers\" (HTTP {})",
+                self.shown_url,
+                status.as_u16()
+            ))
+            .with_hint("check the Authorization header in the server's configuration");
+        }
+        let command = &self.sign_in.command;
+        if challenge.error.as_deref() == Some("insufficient_scope") {
+            let scope = challenge.scope.as_deref().unwrap_or("more permission");
+            return Error::auth(format!(
+                "{} needs more permission for this ({scope}; HTTP {})",
+                self.shown_url,
+                status.as_u16()
+            ))
+            .with_hint(format!("sign in again with it: {command}"));
+        }
+        Error::auth(format!(
+            "{} needs you to sign in (HTTP {})",
+            self.shown_url,
+            status.as_u16()
+        ))
+        .with_hint(format!(
+            "run `{command}`, then this command again (or put an Authorization header in the server's \"headers\")"
+        ))
+    }
+
     /// Opens the server's GET event stream, if it offers one, for messages outside requests
-    /// (`list_changed` and the like). It runs in the background and costs the caller nothing;
-    /// a server without one answers 405 and nothing more happens.
-    pub fn open_event_stream(&self) {
+    /// (`list_changed`, and requests such as elicitation that 2025-11-25 servers send there).
+    /// It waits for the stream to be open (a request sent before it could miss a question),
+    /// briefly; a server without one answers 405 or 404 and nothing more happens.
+    pub async fn open_event_stream(&self) {
         if self.event_stream_open.swap(true, Ordering::SeqCst) {
             return;
         }
@@ -285,29 +473,22 @@ impl HttpConnection {
             .client
             .get(self.url.clone())
             .header("Accept", "text/event-stream");
-        for (name, value) in &self.headers {
+        for (name, value) in self.resume().headers {
             request = request.header(name, value);
-        }
-        if let Some(version) = self.protocol_version() {
-            request = request.header("MCP-Protocol-Version", version);
-        }
-        if let Some(session) = self.session_id() {
-            request = request.header("Mcp-Session-Id", session);
         }
         let sender = self.sender.clone();
         let limit = self.max_message;
-        tokio::spawn(async move {
-            if let Ok(response) = request.send().await {
-                let is_stream = response
-                    .headers()
-                    .get("content-type")
-                    .and_then(|v| v.to_str().ok())
-                    .is_some_and(|v| v.starts_with("text/event-stream"));
-                if response.status().is_success() && is_stream {
-                    read_event_stream(response, sender, None, limit).await;
-                }
+        let opened = tokio::time::timeout(std::time::Duration::from_secs(2), request.send()).await;
+        if let Ok(Ok(response)) = opened {
+            let is_stream = response
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.starts_with("text/event-stream"));
+            if response.status().is_success() && is_stream {
+                tokio::spawn(read_event_stream(response, sender, None, limit, None));
             }
-        });
+        }
     }
 
     /// Ends the HTTP session, if the server gave one.
@@ -321,6 +502,9 @@ impl HttpConnection {
             .header("Mcp-Session-Id", session);
         for (name, value) in &self.headers {
             request = request.header(name, value);
+        }
+        if let Some(token) = self.sign_in.bearer() {
+            request = request.header("Authorization", format!("Bearer {token}"));
         }
         if let Some(version) = self.protocol_version() {
             request = request.header("MCP-Protocol-Version", version);
@@ -410,9 +594,11 @@ fn connect_error(url: &str, error: reqwest::Error) -> Error {
 
 /// Header values must be visible ASCII; anything else is sent base64-encoded as the spec asks.
 pub fn header_safe(value: &str) -> String {
+    let looks_encoded = value.starts_with("=?base64?") && value.ends_with("?=");
     if value.bytes().all(|b| (0x20..0x7f).contains(&b))
         && !value.starts_with(' ')
         && !value.ends_with(' ')
+        && !looks_encoded
     {
         value.to_string()
     } else {
@@ -426,42 +612,97 @@ pub fn header_safe(value: &str) -> String {
 /// Reads an SSE body, forwarding each `message` event's data as a JSON-RPC message. A stream
 /// that carries a request's answer and ends without it closes the wait for that answer; other
 /// streams end quietly (each POST has its own, so one ending says nothing of the rest).
+/// How to pick up an event stream the server closed before answering: a GET with
+/// `Last-Event-ID`, after the `retry` the server asked for (2025-11-25 resumability).
+struct Resume {
+    client: reqwest::Client,
+    url: reqwest::Url,
+    headers: Vec<(String, String)>,
+}
+
+/// How many times one answer's stream is picked up again.
+const MAX_RESUMES: usize = 3;
+
 async fn read_event_stream(
     mut response: reqwest::Response,
     sender: EventSender,
     awaiting: Option<Value>,
     limit: usize,
+    resume: Option<Resume>,
 ) {
     let mut parser = SseParser::with_limit(limit);
     let mut answered = awaiting.is_none();
+    let mut resumes = 0;
     let why = loop {
-        match response.chunk().await {
-            Ok(Some(chunk)) => match parser.feed(&chunk) {
-                Ok(events) => {
-                    for data in events {
-                        if let Ok(message) = framing::decode(data.as_bytes()) {
-                            let is_answer = message.get("method").is_none()
-                                && message.get("id") == awaiting.as_ref();
-                            answered |= is_answer;
-                            if forward(&sender, message).is_err() {
-                                return;
+        let ended = loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => match parser.feed(&chunk) {
+                    Ok(events) => {
+                        for data in events {
+                            if let Ok(message) = framing::decode(data.as_bytes()) {
+                                let is_answer = message.get("method").is_none()
+                                    && message.get("id") == awaiting.as_ref();
+                                answered |= is_answer;
+                                if forward(&sender, message).is_err() {
+                                    return;
+                                }
                             }
                         }
+                        if answered && awaiting.is_some() {
+                            // The answer is in; a resumed stream may stay open, not this reader.
+                            return;
+                        }
                     }
-                }
-                Err(FrameError::TooLong(limit)) => {
-                    if !answered {
-                        let _ = sender.send(Event::Unreadable(format!(
-                            "the server sent an event over {} MB",
-                            limit / (1024 * 1024)
-                        )));
+                    Err(FrameError::TooLong(limit)) => {
+                        if !answered {
+                            let _ = sender.send(Event::Unreadable(format!(
+                                "the server sent an event over {} MB",
+                                limit / (1024 * 1024)
+                            )));
+                        }
+                        return;
                     }
-                    return;
+                    Err(FrameError::Io(e)) => break e,
+                },
+                Ok(None) => {
+                    break "the server ended the response stream without answering".to_string()
                 }
-                Err(FrameError::Io(e)) => break e,
-            },
-            Ok(None) => break "the server ended the response stream without answering".to_string(),
-            Err(e) => break format!("the response stream broke: {e}"),
+                Err(e) => break format!("the response stream broke: {e}"),
+            }
+        };
+        if answered {
+            return;
+        }
+        // A stream whose events carry ids can be resumed where it stopped.
+        let (Some(resume), Some(last_id)) = (&resume, parser.last_id.clone()) else {
+            break ended;
+        };
+        if resumes >= MAX_RESUMES {
+            break ended;
+        }
+        resumes += 1;
+        let wait = parser.retry_ms.unwrap_or(1000).min(30_000);
+        tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+        let mut request = resume
+            .client
+            .get(resume.url.clone())
+            .header("Accept", "text/event-stream")
+            .header("Last-Event-ID", last_id);
+        for (name, value) in &resume.headers {
+            request = request.header(name, value);
+        }
+        match request.send().await {
+            Ok(next)
+                if next.status().is_success()
+                    && next
+                        .headers()
+                        .get("content-type")
+                        .and_then(|v| v.to_str().ok())
+                        .is_some_and(|v| v.starts_with("text/event-stream")) =>
+            {
+                response = next;
+            }
+            _ => break ended,
         }
     };
     if !answered {

@@ -8,6 +8,7 @@
 pub mod framing;
 pub mod http;
 pub mod memory;
+pub mod oauth;
 pub mod socket;
 pub mod stdio;
 
@@ -32,7 +33,7 @@ pub(crate) type EventSender = mpsc::UnboundedSender<Event>;
 /// The sending half of a connection to one server, shared by every request in flight.
 pub enum Connection {
     Stdio(stdio::StdioChild),
-    Http(http::HttpConnection),
+    Http(Box<http::HttpConnection>),
     Memory(memory::MemoryConnection),
 }
 
@@ -45,9 +46,14 @@ pub struct Transport {
 impl Connection {
     /// Sends one message.
     pub async fn send(&self, message: &Value) -> Result<()> {
+        self.send_with(message, &[]).await
+    }
+
+    /// Sends one message with headers of its own (HTTP only; other transports have none).
+    pub async fn send_with(&self, message: &Value, headers: &[(String, String)]) -> Result<()> {
         match self {
             Connection::Stdio(child) => child.send(message).await,
-            Connection::Http(conn) => conn.send(message).await,
+            Connection::Http(conn) => conn.send(message, headers).await,
             Connection::Memory(conn) => conn.send(message),
         }
     }
@@ -101,9 +107,9 @@ impl Connection {
 
     /// Listens for server messages outside requests, where the transport has such a channel
     /// (the Streamable HTTP GET stream of a handshake-era session).
-    pub fn listen(&self) {
+    pub async fn listen(&self) {
         if let Connection::Http(conn) = self {
-            conn.open_event_stream();
+            conn.open_event_stream().await;
         }
     }
 

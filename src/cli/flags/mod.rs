@@ -372,6 +372,13 @@ pub fn parse_call(
     }
     // Flags override keys of --json; what --json gave is checked like flags are.
     if let Some(mut base) = base {
+        // `null` for an optional property that takes no null means "not given".
+        base.retain(|key, value| {
+            !(value.is_null()
+                && schema
+                    .prop(key)
+                    .is_some_and(|p| !p.required && !p.shape.nullable))
+        });
         for (key, value) in &base {
             if call.arguments.contains_key(key) {
                 continue;

@@ -267,6 +267,7 @@ async fn input_required_rounds_are_answered_and_resent() {
         handler: Arc::new(Answers),
         timeout: Duration::from_secs(5),
         progress: false,
+        headers: Vec::new(),
     };
     let result = session
         .request_with(

@@ -1,0 +1,1093 @@
+//! OAuth 2.1 sign-in for remote MCP servers, as the 2025-11-25 and 2026-07-28 revisions
+//! specify: protected resource metadata (RFC 9728) from the 401 challenge or the well-known
+//! paths, authorization server metadata (RFC 8414, then OpenID discovery) checked against its
+//! issuer, a client from the config, a Client ID Metadata Document, or dynamic registration
+//! (RFC 7591), PKCE S256, the `resource` indicator (RFC 8707) sent exactly as the metadata
+//! gives it, scopes from the challenge, `iss` checked (RFC 9207), refresh, step-up on 403
+//! `insufficient_scope`, and client credentials for machines.
+//!
+//! Tokens live in `~/.config/ferry/auth/` (0700), one file per server URL (0600), refreshed
+//! before they expire, one refresh at a time across processes (a lock beside the file). They
+//! are never printed: not in logs, errors or `--json` output.
+
+use crate::{Error, Result};
+use base64::Engine;
+use serde_json::{json, Map, Value};
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The server's `"oauth"` block in servers.json.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OAuthConfig {
+    pub client_id: Option<String>,
+    /// Usually `${VAR}`; expanded when used.
+    pub client_secret: Option<String>,
+    /// `authorization_code` (the default) or `client_credentials`.
+    pub grant: Option<String>,
+    pub scopes: Option<String>,
+    pub callback_port: Option<u16>,
+    /// A Client ID Metadata Document URL ferry may use as its client id.
+    pub client_metadata_url: Option<String>,
+}
+
+impl OAuthConfig {
+    /// Reads the `"oauth"` block; `Err` says what is wrong with it.
+    pub fn from_value(value: &Value) -> std::result::Result<OAuthConfig, String> {
+        let Some(map) = value.as_object() else {
+            return Err("\"oauth\" must be an object".into());
+        };
+        let text = |key: &str| -> std::result::Result<Option<String>, String> {
+            match map.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(format!("\"oauth\".{key} must be text")),
+            }
+        };
+        let scopes = match map.get("scopes") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Array(items)) => Some(
+                items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+            Some(_) => return Err("\"oauth\".scopes must be text or a list".into()),
+        };
+        let callback_port = match map.get("callbackPort") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                v.as_u64()
+                    .filter(|p| (1..=65535).contains(p))
+                    .ok_or("\"oauth\".callbackPort must be a port number")? as u16,
+            ),
+        };
+        let grant = text("grant")?;
+        if let Some(grant) = &grant {
+            if grant != "authorization_code" && grant != "client_credentials" {
+                return Err(format!(
+                    "\"oauth\".grant must be authorization_code or client_credentials, not {grant:?}"
+                ));
+            }
+        }
+        Ok(OAuthConfig {
+            client_id: text("clientId")?,
+            client_secret: text("clientSecret")?,
+            grant,
+            scopes,
+            callback_port,
+            client_metadata_url: text("clientMetadataUrl")?,
+        })
+    }
+
+    fn machine(&self) -> bool {
+        self.grant.as_deref() == Some("client_credentials")
+    }
+}
+
+/// What a 401 or 403 said in `WWW-Authenticate`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Challenge {
+    pub resource_metadata: Option<String>,
+    pub scope: Option<String>,
+    pub error: Option<String>,
+}
+
+impl Challenge {
+    /// Reads `Bearer k="v", k=v` parameters (quoted or bare).
+    pub fn parse(header: &str) -> Challenge {
+        let param = |key: &str| -> Option<String> {
+            let lower = header.to_ascii_lowercase();
+            let mut from = 0;
+            while let Some(at) = lower[from..].find(key) {
+                let start = from + at;
+                let before_ok =
+                    start == 0 || matches!(header.as_bytes()[start - 1], b' ' | b',' | b'\t');
+                let rest = &header[start + key.len()..];
+                let rest_trim = rest.trim_start();
+                if before_ok && rest_trim.starts_with('=') {
+                    let value = rest_trim[1..].trim_start();
+                    return Some(if let Some(quoted) = value.strip_prefix('"') {
+                        quoted.split('"').next().unwrap_or("").to_string()
+                    } else {
+                        value.split([',', ' ']).next().unwrap_or("").to_string()
+                    });
+                }
+                from = start + key.len();
+            }
+            None
+        };
+        Challenge {
+            resource_metadata: param("resource_metadata"),
+            scope: param("scope"),
+            error: param("error"),
+        }
+    }
+}
+
+/// What is stored for one server: the issuer its credentials are bound to, the client, and
+/// the tokens.
+#[derive(Debug, Clone, Default)]
+pub struct Stored {
+    pub issuer: String,
+    pub resource: String,
+    pub token_endpoint: String,
+    pub client_id: String,
+    pub client_secret: Option<String>,
+    pub auth_method: String,
+    pub access_token: String,
+    pub refresh_token: Option<String>,
+    /// Seconds since the epoch; 0 for unknown.
+    pub expires_at: u64,
+    pub scope: Option<String>,
+    /// Scopes a 403 asked for since, to add at the next sign-in (step-up).
+    pub wanted_scope: Option<String>,
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+impl Stored {
+    fn to_json(&self) -> Value {
+        json!({
+            "issuer": self.issuer, "resource": self.resource, "tokenEndpoint": self.token_endpoint,
+            "clientId": self.client_id, "clientSecret": self.client_secret,
+            "authMethod": self.auth_method, "accessToken": self.access_token,
+            "refreshToken": self.refresh_token, "expiresAt": self.expires_at,
+            "scope": self.scope, "wantedScope": self.wanted_scope,
+        })
+    }
+
+    fn from_json(value: &Value) -> Option<Stored> {
+        let text = |k: &str| value.get(k).and_then(Value::as_str).map(str::to_string);
+        Some(Stored {
+            issuer: text("issuer")?,
+            resource: text("resource").unwrap_or_default(),
+            token_endpoint: text("tokenEndpoint").unwrap_or_default(),
+            client_id: text("clientId").unwrap_or_default(),
+            client_secret: text("clientSecret"),
+            auth_method: text("authMethod").unwrap_or_else(|| "none".into()),
+            access_token: text("accessToken").unwrap_or_default(),
+            refresh_token: text("refreshToken"),
+            expires_at: value.get("expiresAt").and_then(Value::as_u64).unwrap_or(0),
+            scope: text("scope"),
+            wanted_scope: text("wantedScope"),
+        })
+    }
+
+    /// Whether the access token is past, or within a minute of, its expiry.
+    pub fn expiring(&self) -> bool {
+        self.expires_at != 0 && now() + 60 >= self.expires_at
+    }
+}
+
+/// Where tokens live.
+pub fn auth_dir() -> PathBuf {
+    crate::paths::config_dir().join("auth")
+}
+
+/// The token file of the server at `url`.
+pub fn token_file(url: &str) -> PathBuf {
+    let digest = ring::digest::digest(&ring::digest::SHA256, url.as_bytes());
+    let hash: String = digest.as_ref()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let host = reqwest::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_else(|| "server".into());
+    auth_dir().join(format!("{}-{hash}.json", crate::paths::file_stem(&host)))
+}
+
+/// The stored sign-in for `url`, if any.
+pub fn load(url: &str) -> Option<Stored> {
+    let text = std::fs::read_to_string(token_file(url)).ok()?;
+    Stored::from_json(&serde_json::from_str(&text).ok()?)
+}
+
+/// Saves a sign-in: 0600 in a 0700 directory, written beside and renamed.
+pub fn save(url: &str, stored: &Stored) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = auth_dir();
+    crate::paths::ensure_private_dir(&dir)
+        .map_err(|e| Error::server(format!("cannot create {}: {e}", dir.display())))?;
+    let path = token_file(url);
+    let temp = crate::paths::temp_beside(&path);
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&temp)
+        .and_then(|mut f| f.write_all(stored.to_json().to_string().as_bytes()))
+        .and_then(|_| std::fs::rename(&temp, &path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        Error::server(format!(
+            "cannot save the sign-in in {}: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// Forgets a sign-in; false when there was none.
+pub fn forget(url: &str) -> bool {
+    let _ = std::fs::remove_file(challenge_file(url));
+    std::fs::remove_file(token_file(url)).is_ok()
+}
+
+/// An HTTP client that never follows redirects (the authorization response is read from
+/// one) and sends no Referer.
+fn http() -> Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .user_agent(concat!("ferry/", env!("CARGO_PKG_VERSION")))
+        .redirect(reqwest::redirect::Policy::none())
+        .referer(false)
+        .timeout(Duration::from_secs(30))
+        .build()
+        .map_err(|e| Error::server(format!("could not set up HTTP: {e}")))
+}
+
+async fn get_json(client: &reqwest::Client, url: &str) -> Option<Value> {
+    let response = client
+        .get(url)
+        .header("Accept", "application/json")
+        .send()
+        .await
+        .ok()?;
+    if !response.status().is_success() {
+        return None;
+    }
+    let bytes = response.bytes().await.ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+fn origin_and_path(url: &str) -> Option<(String, String)> {
+    let parsed = reqwest::Url::parse(url).ok()?;
+    let origin = parsed.origin().ascii_serialization();
+    Some((origin, parsed.path().to_string()))
+}
+
+/// Protected resource metadata: the challenge's URL, then the path-based and root well-known
+/// URLs; the first 200 wins.
+async fn protected_resource(
+    client: &reqwest::Client,
+    server_url: &str,
+    challenge: &Challenge,
+) -> Result<Value> {
+    let (origin, path) = origin_and_path(server_url)
+        .ok_or_else(|| Error::usage(format!("invalid server URL {server_url:?}")))?;
+    let mut candidates = Vec::new();
+    if let Some(url) = &challenge.resource_metadata {
+        candidates.push(url.clone());
+    }
+    if !path.is_empty() && path != "/" {
+        candidates.push(format!(
+            "{origin}/.well-known/oauth-protected-resource{path}"
+        ));
+    }
+    candidates.push(format!("{origin}/.well-known/oauth-protected-resource"));
+    for url in candidates {
+        if let Some(doc) = get_json(client, &url).await {
+            return Ok(doc);
+        }
+    }
+    Err(Error::auth(format!(
+        "{server_url} asks for sign-in but publishes no protected resource metadata"
+    ))
+    .with_hint("set an Authorization header in the server's \"headers\" instead"))
+}
+
+/// Whether the metadata's `resource` names this server: same origin, and the server's path
+/// inside the resource's on a segment boundary.
+fn resource_covers(resource: &str, server_url: &str) -> bool {
+    let (Some((r_origin, r_path)), Some((s_origin, s_path))) =
+        (origin_and_path(resource), origin_and_path(server_url))
+    else {
+        return false;
+    };
+    let r = format!("{}/", r_path.trim_end_matches('/'));
+    let s = format!("{}/", s_path.trim_end_matches('/'));
+    r_origin == s_origin && s.starts_with(&r)
+}
+
+/// Authorization server metadata for `issuer`, by RFC 8414 then OpenID discovery, in the
+/// order the spec gives; a document whose `issuer` differs is never used.
+async fn authorization_server(client: &reqwest::Client, issuer: &str) -> Result<Value> {
+    let (origin, path) = origin_and_path(issuer)
+        .ok_or_else(|| Error::auth(format!("the authorization server {issuer:?} is not a URL")))?;
+    let path = path.trim_end_matches('/');
+    let candidates = if path.is_empty() {
+        vec![
+            format!("{origin}/.well-known/oauth-authorization-server"),
+            format!("{origin}/.well-known/openid-configuration"),
+        ]
+    } else {
+        vec![
+            format!("{origin}/.well-known/oauth-authorization-server{path}"),
+            format!("{origin}/.well-known/openid-configuration{path}"),
+            format!("{origin}{path}/.well-known/openid-configuration"),
+        ]
+    };
+    for url in candidates {
+        let Some(doc) = get_json(client, &url).await else {
+            continue;
+        };
+        if doc.get("issuer").and_then(Value::as_str) != Some(issuer) {
+            return Err(Error::auth(format!(
+                "the authorization server's metadata names another issuer than {issuer}; refused"
+            ))
+            .with_hint(
+                "the server's sign-in is misconfigured or tampered with; tell its operator",
+            ));
+        }
+        return Ok(doc);
+    }
+    Err(Error::auth(format!(
+        "no metadata found for the authorization server {issuer}"
+    )))
+}
+
+fn random_text(bytes: usize) -> String {
+    use ring::rand::SecureRandom;
+    let mut buf = vec![0u8; bytes];
+    let _ = ring::rand::SystemRandom::new().fill(&mut buf);
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(buf)
+}
+
+fn pkce_challenge(verifier: &str) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, verifier.as_bytes());
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest.as_ref())
+}
+
+/// The scopes to ask for: the challenge's, else the resource's `scopes_supported`, else none;
+/// on a step-up, with those already granted; `offline_access` when the server offers it.
+fn choose_scope(
+    challenge: &Challenge,
+    resource: &Value,
+    server: &Value,
+    configured: Option<&str>,
+    previous: Option<&str>,
+) -> Option<String> {
+    let mut scopes: Vec<String> = Vec::new();
+    fn add_to(scopes: &mut Vec<String>, text: &str) {
+        for s in text.split_whitespace() {
+            if !scopes.iter().any(|x| x == s) {
+                scopes.push(s.to_string());
+            }
+        }
+    }
+    let mut add = |text: &str| add_to(&mut scopes, text);
+    if let Some(previous) = previous {
+        add(previous);
+    }
+    if let Some(configured) = configured {
+        add(configured);
+    }
+    if let Some(scope) = &challenge.scope {
+        add(scope);
+    } else if previous.is_none() && configured.is_none() {
+        if let Some(supported) = resource.get("scopes_supported").and_then(Value::as_array) {
+            for s in supported.iter().filter_map(Value::as_str) {
+                add(s);
+            }
+        }
+    }
+    let offers_offline = server
+        .get("scopes_supported")
+        .and_then(Value::as_array)
+        .is_some_and(|a| a.iter().any(|s| s == "offline_access"));
+    if offers_offline && !scopes.is_empty() {
+        add_to(&mut scopes, "offline_access");
+    }
+    (!scopes.is_empty()).then(|| scopes.join(" "))
+}
+
+/// How the client authenticates at the token endpoint.
+fn token_auth_method(registered: Option<&str>, secret: bool, server: &Value) -> String {
+    if let Some(method) = registered {
+        return method.to_string();
+    }
+    let supported: Vec<&str> = server
+        .get("token_endpoint_auth_methods_supported")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_else(|| vec!["client_secret_basic"]);
+    if !secret {
+        "none".into()
+    } else if supported.contains(&"client_secret_basic") {
+        "client_secret_basic".into()
+    } else if supported.contains(&"client_secret_post") {
+        "client_secret_post".into()
+    } else {
+        "none".into()
+    }
+}
+
+/// Posts a form to the token endpoint with the client's authentication; the token response.
+async fn token_request(
+    client: &reqwest::Client,
+    endpoint: &str,
+    mut form: Vec<(String, String)>,
+    client_id: &str,
+    secret: Option<&str>,
+    method: &str,
+) -> Result<Value> {
+    let mut request = client.post(endpoint).header("Accept", "application/json");
+    match (method, secret) {
+        ("client_secret_basic", Some(secret)) => {
+            let encode = |s: &str| url_encode(s);
+            let credentials = format!("{}:{}", encode(client_id), encode(secret));
+            request = request.header(
+                "Authorization",
+                format!(
+                    "Basic {}",
+                    base64::engine::general_purpose::STANDARD.encode(credentials)
+                ),
+            );
+        }
+        ("client_secret_post", Some(secret)) => {
+            form.push(("client_id".into(), client_id.into()));
+            form.push(("client_secret".into(), secret.into()));
+        }
+        _ => form.push(("client_id".into(), client_id.into())),
+    }
+    let body: String = form
+        .iter()
+        .map(|(k, v)| format!("{}={}", url_encode(k), url_encode(v)))
+        .collect::<Vec<_>>()
+        .join("&");
+    let response = request
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| Error::auth(format!("the token endpoint could not be reached: {e}")))?;
+    let status = response.status();
+    let doc: Value = response
+        .bytes()
+        .await
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(Value::Null);
+    if !status.is_success() || doc.get("access_token").and_then(Value::as_str).is_none() {
+        let why = doc
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or("no access token");
+        return Err(Error::auth(format!(
+            "the authorization server refused to issue a token (HTTP {}: {why})",
+            status.as_u16()
+        )));
+    }
+    Ok(doc)
+}
+
+/// Percent-encodes everything but unreserved characters (RFC 3986).
+fn url_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// Reads the authorization response (`code`, `state`, `iss`) from a redirect URL.
+fn callback_params(url: &str) -> Map<String, Value> {
+    let query = url.split_once('?').map_or("", |(_, q)| q);
+    let query = query.split('#').next().unwrap_or("");
+    let mut params = Map::new();
+    if let Ok(parsed) = reqwest::Url::parse(&format!("http://x/?{query}")) {
+        for (k, v) in parsed.query_pairs() {
+            params.insert(k.into_owned(), Value::String(v.into_owned()));
+        }
+    }
+    params
+}
+
+/// How the person signing in gets to the authorization page, and how its answer comes back.
+pub enum Browser {
+    /// Open the URL (with `$BROWSER`, else the platform's opener) and catch the redirect on a
+    /// loopback listener; the URL is always printed too.
+    Open { port: Option<u16> },
+    /// Print the URL and read the address the browser was sent back to from stdin.
+    Paste,
+}
+
+/// Listens on loopback for the browser's return; the redirect URI and a receiver of the
+/// request's target.
+async fn listen(port: Option<u16>) -> Result<(String, tokio::sync::oneshot::Receiver<String>)> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port.unwrap_or(0)))
+        .await
+        .map_err(|e| Error::usage(format!("cannot listen for the sign-in's return: {e}")))?;
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    let (sender, receiver) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        let mut sender = Some(sender);
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let mut buf = vec![0u8; 16 * 1024];
+            let n = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buf))
+                .await
+                .ok()
+                .and_then(|r| r.ok())
+                .unwrap_or(0);
+            let head = String::from_utf8_lossy(&buf[..n]).to_string();
+            let target = head
+                .lines()
+                .next()
+                .and_then(|l| l.split_whitespace().nth(1))
+                .unwrap_or("")
+                .to_string();
+            if !target.starts_with("/callback") {
+                let _ = stream
+                    .write_all(
+                        b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    )
+                    .await;
+                continue;
+            }
+            let page = "ferry: signed in. You can close this tab.\n";
+            let _ = stream
+                .write_all(
+                    format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                        page.len()
+                    )
+                    .as_bytes(),
+                )
+                .await;
+            if let Some(sender) = sender.take() {
+                let _ = sender.send(target);
+            }
+            break;
+        }
+    });
+    Ok((format!("http://127.0.0.1:{port}/callback"), receiver))
+}
+
+/// Starts the person's browser on `url` (`$BROWSER`, else the platform's opener).
+fn open_browser(url: &str) {
+    let command = match std::env::var("BROWSER") {
+        Ok(browser) if !browser.trim().is_empty() => shlex::split(&browser).unwrap_or_default(),
+        _ if cfg!(target_os = "macos") => vec!["open".into()],
+        _ => vec!["xdg-open".into()],
+    };
+    if let Some((program, args)) = command.split_first() {
+        let _ = std::process::Command::new(program)
+            .args(args)
+            .arg(url)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
+    }
+}
+
+/// Signs in to the server at `server_url` (`shown` names it in messages) after `challenge`,
+/// and stores the result. `config`'s secret is already expanded. `say` prints a line for the
+/// person (the URL to open).
+pub async fn sign_in(
+    server_url: &str,
+    shown: &str,
+    challenge: &Challenge,
+    config: &OAuthConfig,
+    browser: Browser,
+    say: &(dyn Fn(&str) + Sync),
+) -> Result<Stored> {
+    let client = http()?;
+    let previous = load(server_url);
+    let resource_doc = protected_resource(&client, server_url, challenge).await?;
+    let resource = resource_doc
+        .get("resource")
+        .and_then(Value::as_str)
+        .unwrap_or(server_url)
+        .to_string();
+    if !resource_covers(&resource, server_url) {
+        return Err(Error::auth(format!(
+            "{shown}'s metadata names another resource ({resource}); refused"
+        ))
+        .with_hint("the server's sign-in is misconfigured or tampered with; tell its operator"));
+    }
+    let issuer = resource_doc
+        .get("authorization_servers")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+        .and_then(Value::as_str)
+        .ok_or_else(|| Error::auth(format!("{shown} names no authorization server")))?
+        .to_string();
+    // Credentials are bound to the issuer that gave them: another issuer starts afresh.
+    let previous = previous.filter(|p| p.issuer == issuer);
+    let server = authorization_server(&client, &issuer).await?;
+    let endpoint = |key: &str| -> Result<String> {
+        server
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| Error::auth(format!("the authorization server has no {key}")))
+    };
+    let token_endpoint = endpoint("token_endpoint")?;
+    let previous_scope = previous.as_ref().and_then(|p| {
+        let granted = p.scope.clone().unwrap_or_default();
+        let wanted = p.wanted_scope.clone().unwrap_or_default();
+        let joined = format!("{granted} {wanted}");
+        (!joined.trim().is_empty()).then(|| joined.trim().to_string())
+    });
+    let scope = choose_scope(
+        challenge,
+        &resource_doc,
+        &server,
+        config.scopes.as_deref(),
+        previous_scope.as_deref(),
+    );
+    let secret = config.client_secret.clone();
+    if config.machine() {
+        let client_id = config.client_id.clone().ok_or_else(|| {
+            Error::usage(format!(
+                "{shown}: client_credentials needs \"oauth\".clientId"
+            ))
+        })?;
+        let method = token_auth_method(None, secret.is_some(), &server);
+        let mut form = vec![
+            ("grant_type".to_string(), "client_credentials".to_string()),
+            ("resource".to_string(), resource.clone()),
+        ];
+        if let Some(scope) = &scope {
+            form.push(("scope".into(), scope.clone()));
+        }
+        let doc = token_request(
+            &client,
+            &token_endpoint,
+            form,
+            &client_id,
+            secret.as_deref(),
+            &method,
+        )
+        .await?;
+        let stored = stored_from(
+            &doc,
+            &issuer,
+            &resource,
+            &token_endpoint,
+            &client_id,
+            secret,
+            &method,
+            scope,
+        );
+        save(server_url, &stored)?;
+        return Ok(stored);
+    }
+    let supports_s256 = server
+        .get("code_challenge_methods_supported")
+        .and_then(Value::as_array)
+        .is_some_and(|a| a.iter().any(|m| m == "S256"));
+    if !supports_s256 {
+        return Err(Error::auth(format!(
+            "the authorization server of {shown} does not offer PKCE (S256); refused"
+        )));
+    }
+    let authorization_endpoint = endpoint("authorization_endpoint")?;
+    let (redirect_uri, callback) = match browser {
+        Browser::Open { port } => {
+            let (uri, receiver) = listen(port.or(config.callback_port)).await?;
+            (uri, Some(receiver))
+        }
+        Browser::Paste => (
+            format!(
+                "http://127.0.0.1:{}/callback",
+                config.callback_port.unwrap_or(8976)
+            ),
+            None,
+        ),
+    };
+    // The client: configured, a metadata document, or a new registration (one per sign-in:
+    // a registration kept from before may have been revoked, and a browser would then stop
+    // on the server's error page instead of coming back).
+    let (client_id, client_secret, registered_method) = if let Some(id) = &config.client_id {
+        (id.clone(), secret.clone(), None)
+    } else if let (Some(url), true) = (
+        &config.client_metadata_url,
+        server.get("client_id_metadata_document_supported") == Some(&Value::Bool(true)),
+    ) {
+        (url.clone(), None, Some("none".to_string()))
+    } else {
+        let registration = endpoint("registration_endpoint").map_err(|_| {
+            Error::auth(format!(
+                "{shown}'s authorization server lets no client register itself"
+            ))
+            .with_hint("set \"oauth\": {\"clientId\": \"...\"} for the server (ferry add NAME URL --client-id ID)")
+        })?;
+        let body = json!({
+            "client_name": "ferry",
+            "redirect_uris": [redirect_uri],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+            "application_type": "native",
+        });
+        let response = client
+            .post(&registration)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(|e| Error::auth(format!("client registration failed: {e}")))?;
+        let status = response.status();
+        let doc: Value = response
+            .bytes()
+            .await
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or(Value::Null);
+        let Some(id) = doc.get("client_id").and_then(Value::as_str) else {
+            return Err(Error::auth(format!(
+                "the authorization server refused ferry's registration (HTTP {})",
+                status.as_u16()
+            ))
+            .with_hint("set \"oauth\": {\"clientId\": \"...\"} for the server (ferry add NAME URL --client-id ID)"));
+        };
+        (
+            id.to_string(),
+            doc.get("client_secret")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            doc.get("token_endpoint_auth_method")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        )
+    };
+    let method = token_auth_method(
+        registered_method.as_deref(),
+        client_secret.is_some(),
+        &server,
+    );
+    let verifier = random_text(48);
+    let state = random_text(16);
+    let mut url = reqwest::Url::parse(&authorization_endpoint)
+        .map_err(|_| Error::auth("the authorization endpoint is not a URL"))?;
+    {
+        let mut query = url.query_pairs_mut();
+        query
+            .append_pair("response_type", "code")
+            .append_pair("client_id", &client_id)
+            .append_pair("redirect_uri", &redirect_uri)
+            .append_pair("state", &state)
+            .append_pair("code_challenge", &pkce_challenge(&verifier))
+            .append_pair("code_challenge_method", "S256")
+            .append_pair("resource", &resource);
+        if let Some(scope) = &scope {
+            query.append_pair("scope", scope);
+        }
+    }
+    say(&format!("sign in to {shown} at:\n  {url}"));
+    let returned = match callback {
+        Some(receiver) => {
+            open_browser(url.as_str());
+            match tokio::time::timeout(Duration::from_secs(300), receiver).await {
+                Ok(Ok(target)) => target,
+                _ => {
+                    return Err(Error::auth("no sign-in came back within 5 minutes")
+                        .with_hint("run ferry auth again; on a remote shell add --paste"))
+                }
+            }
+        }
+        None => {
+            say("then paste here the address your browser was sent to:");
+            let line = tokio::task::spawn_blocking(|| {
+                let mut line = String::new();
+                std::io::stdin().read_line(&mut line).map(|_| line)
+            })
+            .await
+            .ok()
+            .and_then(|r| r.ok())
+            .unwrap_or_default();
+            line.trim().to_string()
+        }
+    };
+    let params = callback_params(&returned);
+    let param = |k: &str| params.get(k).and_then(Value::as_str).map(str::to_string);
+    if let Some(error) = param("error") {
+        return Err(Error::auth(format!("sign-in refused: {error}")));
+    }
+    if param("state").as_deref() != Some(state.as_str()) {
+        return Err(Error::auth(
+            "the sign-in's answer does not match its request (state); refused",
+        ));
+    }
+    // RFC 9207: the answer names the issuer it came from, exactly.
+    let advertised =
+        server.get("authorization_response_iss_parameter_supported") == Some(&Value::Bool(true));
+    match param("iss") {
+        Some(iss) if iss != issuer => {
+            return Err(Error::auth(format!(
+                "the sign-in's answer came from another issuer ({iss}); refused"
+            )))
+        }
+        None if advertised => {
+            return Err(Error::auth(
+                "the sign-in's answer does not name its issuer; refused",
+            ))
+        }
+        _ => {}
+    }
+    let code = param("code").ok_or_else(|| Error::auth("the sign-in's answer has no code"))?;
+    let form = vec![
+        ("grant_type".to_string(), "authorization_code".to_string()),
+        ("code".to_string(), code),
+        ("redirect_uri".to_string(), redirect_uri),
+        ("code_verifier".to_string(), verifier),
+        ("resource".to_string(), resource.clone()),
+    ];
+    let doc = token_request(
+        &client,
+        &token_endpoint,
+        form,
+        &client_id,
+        client_secret.as_deref(),
+        &method,
+    )
+    .await?;
+    let stored = stored_from(
+        &doc,
+        &issuer,
+        &resource,
+        &token_endpoint,
+        &client_id,
+        client_secret,
+        &method,
+        scope,
+    );
+    save(server_url, &stored)?;
+    Ok(stored)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn stored_from(
+    doc: &Value,
+    issuer: &str,
+    resource: &str,
+    token_endpoint: &str,
+    client_id: &str,
+    client_secret: Option<String>,
+    method: &str,
+    requested: Option<String>,
+) -> Stored {
+    Stored {
+        issuer: issuer.to_string(),
+        resource: resource.to_string(),
+        token_endpoint: token_endpoint.to_string(),
+        client_id: client_id.to_string(),
+        client_secret,
+        auth_method: method.to_string(),
+        access_token: doc["access_token"].as_str().unwrap_or_default().to_string(),
+        refresh_token: doc
+            .get("refresh_token")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        expires_at: doc
+            .get("expires_in")
+            .and_then(Value::as_u64)
+            .map_or(0, |s| now() + s),
+        scope: doc
+            .get("scope")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or(requested),
+        wanted_scope: None,
+    }
+}
+
+/// The access token to send to `url`, refreshed first when it is about to expire (one
+/// refresh at a time across processes: the others wait, then read the new one).
+pub async fn bearer(url: &str) -> Option<String> {
+    let stored = load(url)?;
+    if !stored.expiring() {
+        return Some(stored.access_token);
+    }
+    refresh(url).await.ok().map(|s| s.access_token)
+}
+
+/// Exchanges the refresh token for new tokens, under the server's lock.
+pub async fn refresh(url: &str) -> Result<Stored> {
+    let lock_path = token_file(url).with_extension("lock");
+    let lock = tokio::task::spawn_blocking(move || lock_file(&lock_path))
+        .await
+        .map_err(|e| Error::auth(e.to_string()))??;
+    // Another process may have refreshed while this one waited.
+    let stored = load(url).ok_or_else(|| Error::auth("not signed in"))?;
+    if !stored.expiring() {
+        drop(lock);
+        return Ok(stored);
+    }
+    let refresh_token = stored
+        .refresh_token
+        .clone()
+        .ok_or_else(|| Error::auth("the sign-in expired and cannot be renewed"))?;
+    let client = http()?;
+    let form = vec![
+        ("grant_type".to_string(), "refresh_token".to_string()),
+        ("refresh_token".to_string(), refresh_token.clone()),
+        ("resource".to_string(), stored.resource.clone()),
+    ];
+    let doc = token_request(
+        &client,
+        &stored.token_endpoint,
+        form,
+        &stored.client_id,
+        stored.client_secret.as_deref(),
+        &stored.auth_method,
+    )
+    .await?;
+    let mut renewed = stored_from(
+        &doc,
+        &stored.issuer,
+        &stored.resource,
+        &stored.token_endpoint,
+        &stored.client_id,
+        stored.client_secret.clone(),
+        &stored.auth_method,
+        stored.scope.clone(),
+    );
+    if renewed.refresh_token.is_none() {
+        renewed.refresh_token = Some(refresh_token);
+    }
+    save(url, &renewed)?;
+    drop(lock);
+    Ok(renewed)
+}
+
+fn challenge_file(url: &str) -> PathBuf {
+    token_file(url).with_extension("challenge")
+}
+
+/// Keeps a server's last refusal, so `ferry auth` asks for what it asked for.
+pub fn remember(url: &str, challenge: &Challenge) {
+    if crate::paths::ensure_private_dir(&auth_dir()).is_err() {
+        return;
+    }
+    let doc = json!({"resourceMetadata": challenge.resource_metadata, "scope": challenge.scope, "error": challenge.error});
+    let _ = std::fs::write(challenge_file(url), doc.to_string());
+}
+
+/// The last refusal kept for `url`.
+pub fn remembered(url: &str) -> Option<Challenge> {
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(challenge_file(url)).ok()?).ok()?;
+    let text = |k: &str| doc.get(k).and_then(Value::as_str).map(str::to_string);
+    Some(Challenge {
+        resource_metadata: text("resourceMetadata"),
+        scope: text("scope"),
+        error: text("error"),
+    })
+}
+
+/// Marks a stored sign-in as spent (the server refused its token), so the next call refreshes
+/// it, or as needing more scope (a 403 `insufficient_scope`) for the next sign-in.
+pub fn note_refusal(url: &str, challenge: &Challenge) {
+    let Some(mut stored) = load(url) else {
+        return;
+    };
+    if challenge.error.as_deref() == Some("insufficient_scope") {
+        stored.wanted_scope = challenge.scope.clone();
+    } else {
+        stored.expires_at = 1;
+    }
+    let _ = save(url, &stored);
+}
+
+fn lock_file(path: &std::path::Path) -> Result<std::fs::File> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| Error::auth(format!("cannot lock {}: {e}", path.display())))?;
+    // SAFETY: flock on a descriptor this function owns.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Err(Error::auth(format!("cannot lock {}", path.display())));
+    }
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn challenges_are_read_quoted_or_bare() {
+        let c = Challenge::parse(
+            r#"Bearer error="insufficient_scope", scope="mcp:read mcp:write", resource_metadata="https://x/.well-known/oauth-protected-resource/mcp""#,
+        );
+        assert_eq!(c.error.as_deref(), Some("insufficient_scope"));
+        assert_eq!(c.scope.as_deref(), Some("mcp:read mcp:write"));
+        assert_eq!(
+            c.resource_metadata.as_deref(),
+            Some("https://x/.well-known/oauth-protected-resource/mcp")
+        );
+        let bare = Challenge::parse("Bearer error=invalid_token, scope=a");
+        assert_eq!(bare.error.as_deref(), Some("invalid_token"));
+        assert_eq!(bare.scope.as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn a_resource_covers_its_server_by_whole_segments() {
+        assert!(resource_covers("http://h:1", "http://h:1/mcp"));
+        assert!(resource_covers("http://h:1/mcp", "http://h:1/mcp"));
+        assert!(!resource_covers(
+            "https://evil.example.com/mcp",
+            "http://h:1/mcp"
+        ));
+        assert!(!resource_covers("http://h:1/mc", "http://h:1/mcp"));
+    }
+
+    #[test]
+    fn scopes_come_from_the_challenge_then_the_resource_and_step_up_keeps_the_old() {
+        let none = Challenge::default();
+        let resource = json!({"scopes_supported": ["a", "b"]});
+        let server = json!({});
+        assert_eq!(
+            choose_scope(&none, &resource, &server, None, None).as_deref(),
+            Some("a b")
+        );
+        let challenged = Challenge {
+            scope: Some("w".into()),
+            ..Challenge::default()
+        };
+        assert_eq!(
+            choose_scope(&challenged, &resource, &server, None, None).as_deref(),
+            Some("w")
+        );
+        assert_eq!(
+            choose_scope(&challenged, &resource, &server, None, Some("r")).as_deref(),
+            Some("r w")
+        );
+        assert_eq!(choose_scope(&none, &json!({}), &server, None, None), None);
+        let offline = json!({"scopes_supported": ["a", "offline_access"]});
+        assert_eq!(
+            choose_scope(&challenged, &resource, &offline, None, None).as_deref(),
+            Some("w offline_access")
+        );
+    }
+
+    #[test]
+    fn pkce_is_s256_of_the_verifier() {
+        // RFC 7636 appendix B.
+        assert_eq!(
+            pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        );
+    }
+}
