@@ -28,6 +28,7 @@
 //! - `redirect-other-origin`: a 307 to the other port (another origin).
 //! - `redirect-302`: a 302 to `/elsewhere` on the same port.
 //! - `redirect-same-307`: a 307 to `/moved`, where it is a working server.
+//! - `expire-session`: sessions by `initialize`; a call in the first one gets 404.
 //! - `endless-body`: a 200 `application/json` body that never ends.
 //! - `html-500`: a 500 with an HTML page.
 //! - `ok`: a working server (handshake era, tool `echo`).
@@ -316,6 +317,41 @@ fn answer_mcp(stream: &mut TcpStream, body: &[u8]) {
     );
 }
 
+/// `expire-session`: each `initialize` opens a new session (`s1`, `s2`...); a call in the
+/// first session gets 404, as when a server restarted and forgot it.
+fn expire_session(stream: &mut TcpStream, head: &str, body: &[u8]) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static SESSIONS: AtomicUsize = AtomicUsize::new(0);
+    let session = head.lines().find_map(|l| {
+        l.to_ascii_lowercase()
+            .strip_prefix("mcp-session-id:")
+            .map(|v| v.trim().to_string())
+    });
+    let Ok(message) = serde_json::from_slice::<Value>(body) else {
+        return respond(stream, "400 Bad Request", &[], b"");
+    };
+    let method = message["method"].as_str().unwrap_or("");
+    if method == "initialize" {
+        let n = SESSIONS.fetch_add(1, Ordering::SeqCst) + 1;
+        let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            "serverInfo": {"name": "expiring", "version": "1"}}});
+        return respond(
+            stream,
+            "200 OK",
+            &[
+                ("Content-Type", "application/json".into()),
+                ("Mcp-Session-Id", format!("s{n}")),
+            ],
+            reply.to_string().as_bytes(),
+        );
+    }
+    if method == "tools/call" && session.as_deref() == Some("s1") {
+        return respond(stream, "404 Not Found", &[], b"");
+    }
+    answer_mcp(stream, body)
+}
+
 fn http(mode: &str) {
     let main = TcpListener::bind("127.0.0.1:0").expect("bind");
     let other = TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -357,6 +393,7 @@ fn http(mode: &str) {
                 "html-500" => respond(&mut stream, "500 Internal Server Error",
                     &[("Content-Type", "text/html".into())],
                     b"<!DOCTYPE html>\n<html>\n<head><title>Error</title></head>\n<body>\n<h1>Internal Server Error</h1>\n<p>Something broke.</p>\n</body>\n</html>\n"),
+                "expire-session" => expire_session(&mut stream, &head, &body),
                 _ => answer_mcp(&mut stream, &body),
             }
         });

@@ -752,3 +752,22 @@ fn stdin_arguments_are_limited_too() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// A server that forgot the session (HTTP 404) gets one new handshake, and the call goes
+/// through in the new session; the request was never processed, so sending it again is safe.
+#[test]
+fn a_session_the_server_forgot_is_started_again_once() {
+    let env = Env::new();
+    let http = HostileHttp::start(&env, "expire-session");
+    let run = env.run(&[&http.url(), "echo", "--text", "again"]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "again\n"),
+        "{}",
+        run.stderr
+    );
+    // The call was sent in the first session, refused, then sent in a second one.
+    let requests = http.requests().to_ascii_lowercase();
+    assert!(requests.contains("mcp-session-id: s1"), "{requests}");
+    assert!(requests.contains("mcp-session-id: s2"), "{requests}");
+}

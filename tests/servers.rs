@@ -491,3 +491,48 @@ fn streamable_http_transport() {
         refused.stderr
     );
 }
+
+/// The 2024 HTTP+SSE transport, with server-everything's `sse` mode: chosen on its own when
+/// the Streamable HTTP POST is refused, or by a host's `"type": "sse"` (imported).
+#[test]
+fn the_legacy_sse_transport() {
+    let env = Env::new();
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let mut server = std::process::Command::new("node")
+        .args(["-r", &loopback_preload(), &everything_script(), "sse"])
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "the SSE server did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let url = format!("http://127.0.0.1:{port}/sse");
+    let listing = env.run(&[&url]);
+    let echo = env.run(&[&url, "echo", "--message", "over sse"]);
+    env.write(
+        "cursor.json",
+        &serde_json::json!({"mcpServers": {"old": {"type": "sse", "url": url}}}).to_string(),
+    );
+    let imported = env.run(&["import", &env.path("cursor.json").display().to_string()]);
+    let configured = env.run(&["old", "get-sum", "--a", "2", "--b", "3"]);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert!(
+        listing.stdout.starts_with("echo(message) - "),
+        "{}",
+        listing.stderr
+    );
+    assert_eq!(echo.stdout, "Echo: over sse\n", "{}", echo.stderr);
+    assert_eq!(imported.code, 0, "{}", imported.stderr);
+    assert!(configured.stdout.contains('5'), "{}", configured.stderr);
+}

@@ -78,6 +78,8 @@ pub struct ServerSpec {
     pub project: Option<(PathBuf, TrustState)>,
     /// How to sign in to an HTTP server (`"oauth"`), when the config says.
     pub oauth: Option<crate::transport::oauth::OAuthConfig>,
+    /// The server speaks the 2024 HTTP+SSE transport (`"type": "sse"` in a host's config).
+    pub legacy_sse: bool,
 }
 
 /// How to reach a server, with `${VAR}` still unexpanded.
@@ -214,6 +216,7 @@ impl ServerSpec {
             invocation: format!("ferry {name}"),
             project: None,
             oauth,
+            legacy_sse: entry.get("transport").and_then(Value::as_str) == Some("sse"),
         })
     }
 
@@ -272,6 +275,7 @@ impl ServerSpec {
             invocation,
             project: None,
             oauth: None,
+            legacy_sse: false,
         })
     }
 
@@ -363,6 +367,7 @@ impl ServerSpec {
                     headers,
                     self.max_message,
                     self.sign_in()?,
+                    self.legacy_sse,
                 )
             }
         }

@@ -701,6 +701,7 @@ impl Session {
         }
         let started = std::time::Instant::now();
         let mut version_retried = false;
+        let mut session_renewed = false;
         for _ in 0..MAX_INPUT_ROUNDS {
             let id = self.take_id();
             let era = self.era();
@@ -712,7 +713,7 @@ impl Session {
             };
             // The limit covers sending too: an HTTP server may hold the POST until it is done.
             let deadline = Instant::now() + context.timeout;
-            let (receiver, mut guard) = self
+            let sent = self
                 .send_request(
                     id,
                     method,
@@ -721,7 +722,19 @@ impl Session {
                     deadline,
                     &context.headers,
                 )
-                .await?;
+                .await;
+            let (receiver, mut guard) = match sent {
+                // A handshake session the server ended (HTTP 404): shake hands anew, once, and
+                // send again; the request was never processed.
+                Err(e) if !session_renewed && self.connection.take_session_expired() => {
+                    session_renewed = true;
+                    tracing::debug!(server = %self.spec.name, "session ended by the server ({e}); initializing again");
+                    let _lock = self.negotiating.lock().await;
+                    self.handshake(None).await?;
+                    continue;
+                }
+                sent => sent?,
+            };
             let reply = match Session::wait(receiver, deadline).await {
                 Ok(reply) => reply,
                 Err(WaitFailure::TimedOut) => {

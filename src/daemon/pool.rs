@@ -56,6 +56,7 @@ fn connect(server: &ServerRef) -> Result<Transport> {
             headers.clone(),
             spec.max_message,
             spec.sign_in()?,
+            spec.legacy_sse,
         ),
     }
 }

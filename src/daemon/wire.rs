@@ -126,6 +126,7 @@ impl ServerRef {
             "idle_timeout_ms": spec.idle_timeout.map(|t| t.as_millis() as u64),
             "origin": spec.origin,
             "invocation": spec.invocation,
+            "legacy_sse": spec.legacy_sse,
             "oauth": spec.oauth.as_ref().map(|o| json!({
                 "clientId": o.client_id, "clientSecret": o.client_secret, "grant": o.grant,
                 "scopes": o.scopes, "callbackPort": o.callback_port,
@@ -230,6 +231,7 @@ impl ServerRef {
             oauth: value
                 .get("oauth")
                 .and_then(|o| crate::transport::oauth::OAuthConfig::from_value(o).ok()),
+            legacy_sse: value.get("legacy_sse").and_then(Value::as_bool) == Some(true),
         };
         Some(ServerRef { spec, resolved })
     }

@@ -160,6 +160,8 @@ pub struct SseParser {
     pub retry_ms: Option<u64>,
     /// The last event id seen, for `Last-Event-ID` on reconnection.
     pub last_id: Option<String>,
+    /// The data of the last `endpoint` event (the 2024 HTTP+SSE transport's POST address).
+    pub endpoint: Option<String>,
     limit: usize,
 }
 
@@ -180,6 +182,7 @@ impl SseParser {
             id: None,
             retry_ms: None,
             last_id: None,
+            endpoint: None,
             limit,
         }
     }
@@ -207,6 +210,9 @@ impl SseParser {
             start = end + 1;
             let line = line.trim_end_matches(['\n', '\r']);
             if line.is_empty() {
+                if self.event.as_deref() == Some("endpoint") && !self.data.is_empty() {
+                    self.endpoint = Some(self.data.join(""));
+                }
                 let is_message = matches!(self.event.as_deref(), None | Some("message"));
                 if let Some(id) = self.id.take() {
                     self.last_id = Some(id.clone());

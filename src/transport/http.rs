@@ -36,6 +36,20 @@ pub struct HttpConnection {
     event_stream_open: AtomicBool,
     max_message: usize,
     sign_in: SignIn,
+    /// Set when the server answered 404 for the session: the session re-initializes once.
+    session_expired: AtomicBool,
+    /// The 2024 HTTP+SSE transport: chosen by the config (`"transport": "sse"`) or when the
+    /// server refuses a Streamable HTTP POST; then messages are POSTed to the address its
+    /// event stream announced, and answers arrive on that stream.
+    legacy: Legacy,
+}
+
+#[derive(Default)]
+struct Legacy {
+    preferred: bool,
+    tried: AtomicBool,
+    endpoint: tokio::sync::Mutex<Option<reqwest::Url>>,
+    reader: Mutex<Option<tokio::task::AbortHandle>>,
 }
 
 /// How this connection signs in: OAuth tokens stored for its URL, unless the config sends its
@@ -113,6 +127,7 @@ impl HttpConnection {
         headers: BTreeMap<String, String>,
         max_message: usize,
         mut sign_in: SignIn,
+        legacy_sse: bool,
     ) -> Result<Transport> {
         sign_in.enabled = !headers
             .keys()
@@ -154,6 +169,11 @@ impl HttpConnection {
                 event_stream_open: AtomicBool::new(false),
                 max_message,
                 sign_in,
+                session_expired: AtomicBool::new(false),
+                legacy: Legacy {
+                    preferred: legacy_sse,
+                    ..Legacy::default()
+                },
             })),
             incoming,
         })
@@ -324,7 +344,28 @@ impl HttpConnection {
 
     pub(super) async fn send(&self, message: &Value, extra: &[(String, String)]) -> Result<()> {
         self.load_bearer().await;
+        if self.legacy.preferred && !self.legacy.tried.swap(true, Ordering::SeqCst) {
+            self.open_legacy().await?;
+        }
+        if self.legacy.endpoint.lock().await.is_some() {
+            return self.send_legacy(message).await;
+        }
         let (mut response, mut final_url) = self.post_following(message, extra).await?;
+        // A server of the 2024 HTTP+SSE transport refuses the POST (404, 405, or 400): its
+        // event stream, if it has one, announces where messages go instead.
+        let first = self.session_id().is_none()
+            && matches!(
+                message.get("method").and_then(Value::as_str),
+                Some("initialize" | "server/discover")
+            );
+        if first
+            && matches!(response.status().as_u16(), 400 | 404 | 405)
+            && !self.legacy.tried.swap(true, Ordering::SeqCst)
+            && self.open_legacy().await.is_ok()
+        {
+            tracing::debug!(url = %self.shown_url, "the server speaks the 2024 HTTP+SSE transport");
+            return self.send_legacy(message).await;
+        }
         let refused = |status: reqwest::StatusCode| {
             status == reqwest::StatusCode::UNAUTHORIZED || status == reqwest::StatusCode::FORBIDDEN
         };
@@ -396,6 +437,11 @@ impl HttpConnection {
                 Ok(())
             }
             _ if status == reqwest::StatusCode::NOT_FOUND && self.session_id().is_some() => {
+                // The session is gone: forget it, so a new handshake starts a new one.
+                if let Ok(mut id) = self.session_id.lock() {
+                    *id = None;
+                }
+                self.session_expired.store(true, Ordering::SeqCst);
                 Err(Error::server("the server ended the session (HTTP 404)")
                     .with_hint("run the command again"))
             }
@@ -406,6 +452,139 @@ impl HttpConnection {
                 &redacted_or_shown(&self.shown_url, &final_url, &self.url),
             )),
         }
+    }
+
+    /// Opens the 2024 transport's event stream and waits for its `endpoint` event (same
+    /// origin only: configured headers never go elsewhere); the rest of the stream is read in
+    /// the background, every message forwarded.
+    async fn open_legacy(&self) -> Result<()> {
+        let mut request = self
+            .client
+            .get(self.url.clone())
+            .header("Accept", "text/event-stream");
+        for (name, value) in self.resume().headers {
+            request = request.header(name, value);
+        }
+        let mut response = request
+            .send()
+            .await
+            .map_err(|e| connect_error(&self.shown_url, e))?;
+        let is_stream = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        if !response.status().is_success() || !is_stream {
+            return Err(Error::server(format!(
+                "{} offers no event stream (HTTP {})",
+                self.shown_url,
+                response.status().as_u16()
+            )));
+        }
+        let mut parser = SseParser::with_limit(self.max_message);
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut early = Vec::new();
+        let endpoint = loop {
+            let chunk = tokio::time::timeout_at(deadline, response.chunk())
+                .await
+                .map_err(|_| Error::server(format!("{} announced no endpoint", self.shown_url)))?
+                .map_err(|e| Error::server(format!("{}: {e}", self.shown_url)))?
+                .ok_or_else(|| {
+                    Error::server(format!("{} announced no endpoint", self.shown_url))
+                })?;
+            early.extend(parser.feed(&chunk).unwrap_or_default());
+            if let Some(endpoint) = parser.endpoint.take() {
+                break endpoint;
+            }
+        };
+        let target = self.url.join(endpoint.trim()).map_err(|_| {
+            Error::server(format!("{} announced an unusable endpoint", self.shown_url))
+        })?;
+        if target.origin() != self.url.origin() {
+            return Err(Error::server(format!(
+                "{} announced an endpoint on another origin; refused",
+                self.shown_url
+            )));
+        }
+        *self.legacy.endpoint.lock().await = Some(target);
+        let sender = self.sender.clone();
+        for data in early {
+            if let Ok(message) = framing::decode(data.as_bytes()) {
+                let _ = forward(&sender, message);
+            }
+        }
+        let task = tokio::spawn(async move {
+            let why = loop {
+                match response.chunk().await {
+                    Ok(Some(chunk)) => match parser.feed(&chunk) {
+                        Ok(events) => {
+                            for data in events {
+                                if let Ok(message) = framing::decode(data.as_bytes()) {
+                                    if forward(&sender, message).is_err() {
+                                        return;
+                                    }
+                                }
+                            }
+                        }
+                        Err(_) => break "the server sent an event too large".to_string(),
+                    },
+                    Ok(None) => break "the server closed its event stream".to_string(),
+                    Err(e) => break format!("the event stream broke: {e}"),
+                }
+            };
+            let _ = sender.send(Event::Closed(why));
+        });
+        if let Ok(mut reader) = self.legacy.reader.lock() {
+            *reader = Some(task.abort_handle());
+        }
+        Ok(())
+    }
+
+    /// Sends a message on the 2024 transport: a POST to the announced endpoint; the answer
+    /// arrives on the event stream.
+    async fn send_legacy(&self, message: &Value) -> Result<()> {
+        let Some(endpoint) = self.legacy.endpoint.lock().await.clone() else {
+            return Err(Error::server("the event stream is not open"));
+        };
+        let mut request = self
+            .client
+            .post(endpoint)
+            .header("Content-Type", "application/json");
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
+        }
+        if let Some(token) = self.sign_in.bearer() {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        let body = serde_json::to_vec(message).map_err(|e| Error::server(e.to_string()))?;
+        let response = request
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| connect_error(&self.shown_url, e))?;
+        let status = response.status();
+        if status == reqwest::StatusCode::UNAUTHORIZED || status == reqwest::StatusCode::FORBIDDEN {
+            let challenge = challenge_of(&response);
+            return Err(self.refusal(status, &challenge));
+        }
+        if !status.is_success() {
+            let content_type = response
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            let bytes = read_body(response, self.max_message)
+                .await
+                .unwrap_or_default();
+            return Err(http_error(status, &content_type, &bytes, &self.shown_url));
+        }
+        Ok(())
+    }
+
+    /// Whether the server ended the session since this was last asked.
+    pub fn take_session_expired(&self) -> bool {
+        self.session_expired.swap(false, Ordering::SeqCst)
     }
 
     /// What resuming a stream needs: this connection's headers as they are now.
@@ -493,6 +672,9 @@ impl HttpConnection {
 
     /// Ends the HTTP session, if the server gave one.
     pub(super) async fn shutdown(&self) {
+        if let Some(reader) = self.legacy.reader.lock().ok().and_then(|mut r| r.take()) {
+            reader.abort();
+        }
         let Some(session) = self.session_id.lock().ok().and_then(|mut s| s.take()) else {
             return;
         };

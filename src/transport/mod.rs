@@ -82,6 +82,14 @@ impl Connection {
         }
     }
 
+    /// Whether an HTTP server ended the handshake session since this was last asked.
+    pub fn take_session_expired(&self) -> bool {
+        match self {
+            Connection::Http(conn) => conn.take_session_expired(),
+            _ => false,
+        }
+    }
+
     /// The server process's id, for status reports (stdio only).
     pub fn pid(&self) -> Option<u32> {
         match self {
