@@ -111,7 +111,8 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// Children of `pid` now (their parent in /proc/*/stat).
+/// Commands `sleep` that `pid` runs now (their parent in /proc/*/stat; ferry's own helper,
+/// the reaper, is a child too and is not counted).
 fn children_of(pid: u32) -> usize {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return 0;
@@ -119,6 +120,7 @@ fn children_of(pid: u32) -> usize {
     entries
         .flatten()
         .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter(|stat| stat.contains("(sleep)"))
         .filter(|stat| {
             // pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
             stat.rsplit_once(')')

@@ -353,3 +353,49 @@ fn the_socket_is_private_and_a_shared_directory_is_refused() {
     assert!(run.stderr.contains("calling cold"), "{}", run.stderr);
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
 }
+
+/// Ctrl-C in a warm call stops waiting (exit 130), tells the server the request is cancelled,
+/// and leaves the warm server usable; a server that dies during a call gives exit 3 with the
+/// end of its stderr, and the next call starts it again.
+#[test]
+fn interrupting_a_warm_call_keeps_the_server_and_a_crash_mid_call_is_exit_3() {
+    let env = Env::warm();
+    add(&env, "ev", &everything(), "");
+    assert_eq!(env.run(&["ev", "echo", "--message", "a"]).code, 0);
+    let before = warm_pids(&env);
+    let child = env
+        .command(&[
+            "ev",
+            "trigger-long-running-operation",
+            "--duration",
+            "20",
+            "--steps",
+            "2",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    // SAFETY (test): the ferry this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let interrupted = child.wait_with_output().unwrap();
+    assert_eq!(interrupted.status.code(), Some(130));
+    let after = env.run(&["ev", "echo", "--message", "still warm"]);
+    assert_eq!(after.stdout, "Echo: still warm\n", "{}", after.stderr);
+    assert_eq!(warm_pids(&env), before, "the same server answered");
+
+    // A server that exits in the middle of a call: exit 3 with its last words, warm as cold.
+    add(&env, "crash", &fault("crash"), "");
+    assert_eq!(env.run(&["crash"]).code, 0);
+    let crashed = env.run(&["crash", "echo", "--text", "x"]);
+    assert_eq!(crashed.code, 3, "{}", crashed.stderr);
+    assert!(
+        crashed.stderr.contains("  fatal: simulated crash\n"),
+        "{}",
+        crashed.stderr
+    );
+}
