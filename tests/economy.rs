@@ -354,4 +354,33 @@ fn tokens_meters_the_proxy_beside_eager_and_deferred_loading() {
             "{server}"
         );
     }
+    // The session model (5 tools over 20 task turns by default): eager loading needs no
+    // lookup turn; every lazy path spends one per tool, and ferry's old find-then-help path
+    // two. The picture ends each drawn path's line with the table's total.
+    let totals = report["session"]["totals"].as_array().unwrap();
+    let turns_of = |path: &str| {
+        totals.iter().find(|t| t["path"] == path).unwrap()["model_turns"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(turns_of("MCP eager"), 20);
+    assert_eq!(turns_of("MCP deferred"), 25);
+    assert_eq!(turns_of("ferry"), 25);
+    assert_eq!(turns_of("ferry proxy"), 25);
+    assert_eq!(turns_of("ferry, find then --help"), 30);
+    for total in totals.iter().filter(|t| t["path"] != "ferry, find then --help") {
+        let billed = total["input_tokens"].as_f64().unwrap() as u64;
+        assert!(
+            picture.contains(&format!(": {}</text>", grouped(billed))),
+            "{total} missing"
+        );
+    }
+    let session_text = env.run(&[&text_args[..], &["--session", "5"]].concat());
+    assert!(
+        session_text
+            .stdout
+            .contains("ferry's one-step find saves 5 model turns"),
+        "{}",
+        session_text.stdout
+    );
 }

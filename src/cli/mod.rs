@@ -209,7 +209,7 @@ pub fn command() -> Command {
         .subcommand(
             Command::new("tokens")
                 .about("What the tools cost in context tokens: MCP eager, host-deferred, and ferry")
-                .long_about("What each server's tools cost in context tokens on three paths: MCP eager (every definition up front, in host format), MCP host-deferred (names up front; a search and the definition per tool used), and ferry (one skill header up front; a find and --help per tool used). With --manifest or --cli, the other direction: what ferry serve's tools cost a host as MCP beside what the same commands cost an agent in a shell (their own help, read when needed). Claude's tokenizer is not public: counts are close estimates from OpenAI's public encodings.")
+                .long_about("What each server's tools cost in context tokens on three paths: MCP eager (every definition up front, in host format), MCP host-deferred (names up front; a search and the definition per tool used), and ferry (one skill header up front; one find, which shows the top hit's help, per tool used). With --manifest or --cli, the other direction: what ferry serve's tools cost a host as MCP beside what the same commands cost an agent in a shell (their own help, read when needed). Claude's tokenizer is not public: counts are close estimates from OpenAI's public encodings.")
                 .arg(Arg::new("servers").num_args(0..).value_name("SERVER"))
                 .arg(
                     Arg::new("from")
@@ -280,7 +280,7 @@ pub fn command() -> Command {
                         .long("turns")
                         .value_name("T")
                         .value_parser(count())
-                        .help("...over T turns (default 20)..."),
+                        .help("...over T task turns (default 20; each lazy path adds a lookup turn per tool)..."),
                 )
                 .arg(
                     Arg::new("no-cache")

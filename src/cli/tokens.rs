@@ -7,6 +7,7 @@ use super::Globals;
 use crate::tokenizer::{Encoding, Tokenizer};
 use crate::tokens::meter::{
     self, break_even, break_even_words, session_cost, Host, Meter, ServerCost, Session,
+    LOOKUPS_EAGER, LOOKUPS_ONE_STEP, LOOKUPS_TWO_STEP,
 };
 use crate::{Error, Outcome, Result};
 use clap::ArgMatches;
@@ -101,7 +102,7 @@ pub fn tokens(matches: &ArgMatches, globals: &Globals) -> Result<Outcome> {
         })?;
     }
     if as_json {
-        let mut value = report.to_json(&meter, per_tool || costs.len() == 1);
+        let mut value = report.to_json(&meter, per_tool || costs.len() == 1, proxy);
         if let Some((upfront, per_use)) = proxy {
             value["proxy"] = json!({"upfront": upfront, "per_use": per_use,
                 "break_even_eager": break_even(report.eager as f64, 0.0, upfront as f64, per_use),
@@ -109,7 +110,7 @@ pub fn tokens(matches: &ArgMatches, globals: &Globals) -> Result<Outcome> {
         }
         emit(&serde_json::to_string_pretty(&value).unwrap_or_default())?;
     } else {
-        let mut text = report.to_text(&meter, per_tool || costs.len() == 1, session_asked);
+        let mut text = report.to_text(&meter, per_tool || costs.len() == 1, session_asked, proxy);
         if let Some((upfront, per_use)) = proxy {
             text.push_str(&proxy_text(&report, upfront, per_use));
         }
@@ -143,21 +144,64 @@ impl<'a> Report<'a> {
         }
     }
 
-    fn sessions(&self) -> [(&'static str, f64); 3] {
-        [
-            (
-                "MCP eager",
-                session_cost(self.eager as f64, 0.0, self.session),
-            ),
-            (
-                "MCP deferred",
-                session_cost(self.deferred as f64, self.deferred_per_use, self.session),
-            ),
-            (
-                "ferry",
-                session_cost(self.ferry_upfront as f64, self.ferry_per_use, self.session),
-            ),
-        ]
+    /// The paths the session model prices: name, the picture's colour index, up-front
+    /// tokens, per-use tokens and model turns spent finding each tool. The last is ferry's
+    /// path as it was before `find` showed the top hit's help: the same text, one more turn.
+    fn session_paths(&self, proxy: Option<(usize, f64)>) -> Vec<SessionPath> {
+        let mut paths = vec![
+            SessionPath {
+                name: "MCP eager",
+                colour: Some(0),
+                upfront: self.eager as f64,
+                per_use: 0.0,
+                lookups: LOOKUPS_EAGER,
+            },
+            SessionPath {
+                name: "MCP deferred",
+                colour: Some(1),
+                upfront: self.deferred as f64,
+                per_use: self.deferred_per_use,
+                lookups: LOOKUPS_ONE_STEP,
+            },
+            SessionPath {
+                name: "ferry",
+                colour: Some(2),
+                upfront: self.ferry_upfront as f64,
+                per_use: self.ferry_per_use,
+                lookups: LOOKUPS_ONE_STEP,
+            },
+        ];
+        if let Some((upfront, per_use)) = proxy {
+            paths.push(SessionPath {
+                name: "ferry proxy",
+                colour: Some(3),
+                upfront: upfront as f64,
+                per_use,
+                lookups: LOOKUPS_ONE_STEP,
+            });
+        }
+        paths.push(SessionPath {
+            name: "ferry, find then --help",
+            colour: None,
+            upfront: self.ferry_upfront as f64,
+            per_use: self.ferry_per_use,
+            lookups: LOOKUPS_TWO_STEP,
+        });
+        paths
+    }
+
+    /// Each path's model turns and billed input tokens over the session.
+    fn sessions(&self, proxy: Option<(usize, f64)>) -> Vec<(&'static str, usize, f64)> {
+        self.session_paths(proxy)
+            .iter()
+            .map(|p| {
+                (
+                    p.name,
+                    self.session.turns.max(1) + self.session.tools_used * p.lookups,
+                    session_cost(p.upfront, p.per_use, p.lookups, self.session),
+                )
+            })
+            .collect()
     }
 
     /// The figures as a picture: each server's up-front tokens, the totals with ferry's and
@@ -182,26 +226,17 @@ impl<'a> Report<'a> {
                 proxy.map(|(upfront, _)| upfront as f64),
             ],
         ));
-        let mut session: Vec<(usize, Vec<f64>)> = vec![
-            (
-                0,
-                meter::session_by_turn(self.eager as f64, 0.0, self.session),
-            ),
-            (
-                1,
-                meter::session_by_turn(self.deferred as f64, self.deferred_per_use, self.session),
-            ),
-            (
-                2,
-                meter::session_by_turn(self.ferry_upfront as f64, self.ferry_per_use, self.session),
-            ),
-        ];
-        if let Some((upfront, per_use)) = proxy {
-            session.push((
-                3,
-                meter::session_by_turn(upfront as f64, per_use, self.session),
-            ));
-        }
+        let session: Vec<(usize, Vec<f64>)> = self
+            .session_paths(proxy)
+            .iter()
+            .filter_map(|p| {
+                let colour = p.colour?;
+                Some((
+                    colour,
+                    meter::session_by_turn(p.upfront, p.per_use, p.lookups, self.session),
+                ))
+            })
+            .collect();
         let s = self.session;
         crate::tokens::svg::Picture {
             title: format!(
@@ -212,7 +247,7 @@ impl<'a> Report<'a> {
             servers,
             session,
             session_title: format!(
-                "Input tokens billed over a session: {} tools used in {} turns, prompt caching {}",
+                "Input tokens billed over a session: {} tools used in {} task turns (+ lookups), prompt caching {}",
                 s.tools_used,
                 s.turns,
                 if s.prompt_cache { "on" } else { "off" }
@@ -220,7 +255,13 @@ impl<'a> Report<'a> {
         }
     }
 
-    fn to_text(&self, meter: &Meter, per_tool: bool, session_asked: bool) -> String {
+    fn to_text(
+        &self,
+        meter: &Meter,
+        per_tool: bool,
+        session_asked: bool,
+        proxy: Option<(usize, f64)>,
+    ) -> String {
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -350,20 +391,31 @@ impl<'a> Report<'a> {
             let s = self.session;
             let _ = writeln!(
                 out,
-                "\nsession: {} distinct tools used over {} turns, prompt caching {}; input tokens billed, in full-price equivalents:",
+                "\nsession: {} distinct tools used over {} turns, prompt caching {}; model turns and input tokens billed, in full-price equivalents:",
                 s.tools_used,
                 s.turns,
                 if s.prompt_cache { "on (reads 0.1x, writes 1.25x)" } else { "off" }
             );
-            for (path, total) in self.sessions() {
-                let _ = writeln!(out, "  {path:12} {total:>12.0}");
+            let sessions = self.sessions(proxy);
+            let _ = writeln!(out, "  {:24} {:>6} {:>12}", "path", "turns", "billed");
+            for (path, turns, total) in &sessions {
+                let _ = writeln!(out, "  {path:24} {turns:>6} {total:>12.0}");
             }
-            out.push_str("  (each turn resends the context; a tool's per-use text joins it at first use and stays)\n");
+            let find = |name: &str| sessions.iter().find(|(p, _, _)| *p == name);
+            if let (Some(one), Some(two)) = (find("ferry"), find("ferry, find then --help")) {
+                let _ = writeln!(
+                    out,
+                    "  ferry's one-step find saves {} model turns and {:.0} tokens against a find, then --help, per tool.",
+                    two.1 - one.1,
+                    two.2 - one.2
+                );
+            }
+            out.push_str("  (each model turn resends the context; a tool's per-use text joins it after its lookup turns and stays)\n");
         }
         out
     }
 
-    fn to_json(&self, meter: &Meter, per_tool: bool) -> Value {
+    fn to_json(&self, meter: &Meter, per_tool: bool, proxy: Option<(usize, f64)>) -> Value {
         let servers: Vec<Value> = self
             .costs
             .iter()
@@ -400,10 +452,20 @@ impl<'a> Report<'a> {
             },
             "session": {
                 "tools_used": self.session.tools_used, "turns": self.session.turns, "prompt_cache": self.session.prompt_cache,
-                "totals": self.sessions().iter().map(|(p, t)| json!({"path": p, "input_tokens": t.round()})).collect::<Vec<_>>(),
+                "totals": self.sessions(proxy).iter().map(|(p, turns, t)| json!({"path": p, "model_turns": turns, "input_tokens": t.round()})).collect::<Vec<_>>(),
             },
         })
     }
+}
+
+/// One path of the session model.
+struct SessionPath {
+    name: &'static str,
+    /// Where the picture draws it; `None` for a reference line the picture leaves out.
+    colour: Option<usize>,
+    upfront: f64,
+    per_use: f64,
+    lookups: usize,
 }
 
 /// The proxy's figures beside the host's own loading of the same servers.

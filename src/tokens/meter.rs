@@ -269,40 +269,57 @@ pub struct Session {
     pub prompt_cache: bool,
 }
 
+/// Model turns a path spends finding a tool before its first call: none when every definition
+/// is loaded up front; one search (a host's tool search, ferry's `find` with the top hit's help,
+/// the proxy's `find`); two for a list-then-help path such as `ferry find` followed by
+/// `ferry <server> <tool> --help`.
+pub const LOOKUPS_EAGER: usize = 0;
+pub const LOOKUPS_ONE_STEP: usize = 1;
+pub const LOOKUPS_TWO_STEP: usize = 2;
+
 /// Input tokens billed over a session, in full-price token equivalents.
 ///
-/// Every turn resends the whole context. Up-front text is in it from the first turn; each
-/// tool's per-use cost joins it at the turn the tool is first used (uses spread evenly over the
-/// turns) and stays. With prompt caching, text already sent is read from the cache at 0.1x and
-/// new text is written at 1.25x (Anthropic's published multipliers).
-pub fn session_cost(upfront: f64, per_use: f64, session: Session) -> f64 {
-    session_by_turn(upfront, per_use, session)
+/// Every model turn resends the whole context. Up-front text is in it from the first turn.
+/// Each tool's first use (uses spread evenly over the session's task turns) is preceded by
+/// `lookups` turns that find it; its per-use text joins the context after them and stays. With
+/// prompt caching, text already sent is read from the cache at 0.1x and new text is written at
+/// 1.25x (Anthropic's published multipliers).
+pub fn session_cost(upfront: f64, per_use: f64, lookups: usize, session: Session) -> f64 {
+    session_by_turn(upfront, per_use, lookups, session)
         .last()
         .copied()
         .unwrap_or(0.0)
 }
 
-/// As [`session_cost`], the running total after each turn.
-pub fn session_by_turn(upfront: f64, per_use: f64, session: Session) -> Vec<f64> {
+/// As [`session_cost`], the running total after each model turn: the session's turns plus
+/// `lookups` for each distinct tool used.
+pub fn session_by_turn(upfront: f64, per_use: f64, lookups: usize, session: Session) -> Vec<f64> {
     let turns = session.turns.max(1);
     let mut context = 0.0;
+    let mut pending = upfront;
     let mut total = 0.0;
     let mut used = 0;
-    let mut totals = Vec::with_capacity(turns);
+    let mut totals = Vec::with_capacity(turns + session.tools_used * lookups);
+    let mut model_turn = |pending: &mut f64, context: &mut f64, total: &mut f64| {
+        *total += if session.prompt_cache {
+            0.1 * *context + 1.25 * *pending
+        } else {
+            *context + *pending
+        };
+        *context += *pending;
+        *pending = 0.0;
+        totals.push(*total);
+    };
     for turn in 1..=turns {
         let used_now = (session.tools_used * turn).div_ceil(turns);
-        let mut new = per_use * (used_now - used) as f64;
-        if turn == 1 {
-            new += upfront;
+        for _ in used..used_now {
+            for _ in 0..lookups {
+                model_turn(&mut pending, &mut context, &mut total);
+            }
+            pending += per_use;
         }
         used = used_now;
-        total += if session.prompt_cache {
-            0.1 * context + 1.25 * new
-        } else {
-            context + new
-        };
-        context += new;
-        totals.push(total);
+        model_turn(&mut pending, &mut context, &mut total);
     }
     totals
 }
@@ -387,6 +404,7 @@ mod tests {
             session_cost(
                 100.0,
                 0.0,
+                LOOKUPS_EAGER,
                 Session {
                     tools_used: 0,
                     turns: 3,
@@ -400,6 +418,7 @@ mod tests {
             session_cost(
                 0.0,
                 50.0,
+                LOOKUPS_EAGER,
                 Session {
                     tools_used: 1,
                     turns: 2,
@@ -413,6 +432,7 @@ mod tests {
             session_cost(
                 100.0,
                 0.0,
+                LOOKUPS_EAGER,
                 Session {
                     tools_used: 0,
                     turns: 2,
@@ -420,6 +440,32 @@ mod tests {
                 }
             ),
             135.0
+        );
+        // A lookup turn before the tool's first use resends the context once more: 2 turns
+        // of 100 up front become 3, and the tool's 50 joins after the lookup.
+        let one_tool = Session {
+            tools_used: 1,
+            turns: 2,
+            prompt_cache: false,
+        };
+        assert_eq!(
+            session_by_turn(100.0, 50.0, LOOKUPS_ONE_STEP, one_tool),
+            vec![100.0, 250.0, 400.0]
+        );
+        // Two lookups: four model turns in all.
+        assert_eq!(
+            session_by_turn(100.0, 50.0, LOOKUPS_TWO_STEP, one_tool),
+            vec![100.0, 200.0, 350.0, 500.0]
+        );
+        // Cached: the lookup turn reads the up-front text at 0.1x; the tool's text is written
+        // once at 1.25x.
+        let cached = Session {
+            prompt_cache: true,
+            ..one_tool
+        };
+        assert_eq!(
+            session_by_turn(100.0, 50.0, LOOKUPS_ONE_STEP, cached),
+            vec![125.0, 125.0 + 10.0 + 62.5, 125.0 + 10.0 + 62.5 + 15.0]
         );
     }
 
