@@ -536,3 +536,34 @@ fn the_legacy_sse_transport() {
     assert_eq!(imported.code, 0, "{}", imported.stderr);
     assert!(configured.stdout.contains('5'), "{}", configured.stderr);
 }
+
+/// A call that changes a server's tools (the official Python SDK's list_changed notice): the
+/// next listing shows the new tool, whether ferry listed it in the server's shutdown grace or
+/// marked the cache stale for the listing to ask. The start-up notice of server-everything is
+/// covered above: it must not cost a listing a server start.
+#[test]
+fn a_call_that_changes_the_tools_is_seen_by_the_next_listing() {
+    let env = Env::new();
+    let state = env.path("grown.json");
+    let (server, counter) = env.counted(&growing_server(&state));
+    // The handshake era: the stateless era has no notices outside a request's own stream.
+    let run = |args: &[&str]| -> Run {
+        env.command(args)
+            .env("FERRY_PROTOCOL_VERSION", "2025-11-25")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+            .into()
+    };
+    let first = run(&["--cmd", &server]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(!first.stdout.contains("alpha("), "{}", first.stdout);
+    let grow = run(&["--cmd", &server, "grow", "--name", "alpha"]);
+    assert_eq!((grow.code, grow.stdout.as_str()), (0, "added alpha\n"), "{}", grow.stderr);
+    let listed = run(&["--cmd", &server]);
+    assert!(listed.stdout.contains("alpha()"), "{}", listed.stdout);
+    assert!(spawns(&counter) <= 3, "at most one start for the refresh");
+    // Once listed, the new tool is called from the cache like any other.
+    let called = run(&["--cmd", &server, "alpha"]);
+    assert_eq!(called.stdout, "alpha answers\n", "{}", called.stderr);
+}

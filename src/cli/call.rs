@@ -442,9 +442,8 @@ async fn call_tool(
     let result = session.request_with("tools/call", params, &context).await;
     handler.finish_progress();
     let outcome = finish(&spec, name, result, &options, true);
-    // The output is out; bring the cache up to date while the server is still running.
-    catalog::refresh_if_changed(&spec, &session).await;
-    session.close().await;
+    // The output is out; the cache is brought up to date while the server stops.
+    catalog::close_after_call(&spec, session).await;
     outcome
 }
 

@@ -21,6 +21,10 @@ pub struct CacheEntry {
     pub fetched_at_ms: u64,
     /// How long the server said the list stays fresh (`ttlMs`), if it said.
     pub ttl_ms: Option<u64>,
+    /// How many `tools/list_changed` notices the server sends on its own right after it
+    /// starts (some register their tools then): a cold call that sees no more than these
+    /// changed nothing.
+    pub changes_on_start: usize,
 }
 
 /// Milliseconds since the epoch.
@@ -63,6 +67,10 @@ impl CacheEntry {
             },
             fetched_at_ms: doc.get("fetchedAtMs").and_then(Value::as_u64).unwrap_or(0),
             ttl_ms: doc.get("ttlMs").and_then(Value::as_u64),
+            changes_on_start: doc
+                .get("listChangedOnStart")
+                .and_then(Value::as_u64)
+                .map_or(0, |n| n.min(64) as usize),
         })
     }
 
@@ -85,6 +93,7 @@ impl CacheEntry {
             "capabilities": self.description.capabilities,
             "fetchedAtMs": self.fetched_at_ms,
             "ttlMs": self.ttl_ms,
+            "listChangedOnStart": self.changes_on_start,
             "tools": self.tools,
         });
         let path = path_for(spec);
@@ -107,6 +116,16 @@ impl CacheEntry {
             entry.tools.clear();
             entry.fetched_at_ms = 0;
             entry.ttl_ms = Some(0);
+            entry.store(spec);
+        }
+    }
+
+    /// Keeps the tools (a call may still use their schemas; the server validates again) but
+    /// makes the listing ask the server next time.
+    pub fn mark_stale(spec: &ServerSpec) {
+        if let Some(mut entry) = CacheEntry::load(spec).filter(CacheEntry::has_tools) {
+            entry.ttl_ms = Some(1);
+            entry.fetched_at_ms = entry.fetched_at_ms.min(now_ms().saturating_sub(2)).max(1);
             entry.store(spec);
         }
     }

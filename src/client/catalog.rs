@@ -72,6 +72,16 @@ pub async fn refresh_tools(spec: &ServerSpec, session: &Session) -> Result<Cache
     if session.take_tools_changed() {
         (tools, ttl_ms) = session.list_all("tools/list", "tools").await?;
     }
+    Ok(store_listing(spec, session, tools, ttl_ms))
+}
+
+/// Stores a fresh tools list with what `session` knows of its server.
+fn store_listing(
+    spec: &ServerSpec,
+    session: &Session,
+    tools: Vec<serde_json::Value>,
+    ttl_ms: Option<u64>,
+) -> CacheEntry {
     // A stateless session that skipped discovery knows nothing new about the server itself.
     let known = CacheEntry::load(spec).unwrap_or_default();
     let fresh = session.description();
@@ -91,19 +101,51 @@ pub async fn refresh_tools(spec: &ServerSpec, session: &Session) -> Result<Cache
         description,
         fetched_at_ms: now_ms(),
         ttl_ms,
+        changes_on_start: session
+            .start_announcements()
+            .unwrap_or(known.changes_on_start),
     };
     entry.store(spec);
     tracing::debug!(server = %spec.name, tools = entry.tools.len(), "cache stored");
-    Ok(entry)
+    entry
 }
 
-/// After a call: when the server said its tools changed, list them again (or forget the
-/// list if that fails, so the next listing asks the server).
-pub async fn refresh_if_changed(spec: &ServerSpec, session: &Session) {
-    if session.take_tools_changed() {
-        tracing::debug!(server = %spec.name, "tools/list_changed: refreshing the cache");
-        if refresh_tools(spec, session).await.is_err() {
-            CacheEntry::invalidate(spec);
+/// Ends a cold call's session, after its output is out. When the server said its tools
+/// changed (more often than it does on its own at every start), a stdio server is asked for the list within its shutdown grace, so the exit waits
+/// for nothing more; when no answer comes in that time (or over HTTP, where asking would cost
+/// a round trip), the cache is marked stale: calls keep the cached schemas, and the next
+/// listing asks the server.
+pub async fn close_after_call(spec: &ServerSpec, session: Session) {
+    let changed = session.take_tools_changed()
+        && session.tools_changes() > CacheEntry::load(spec).map_or(0, |e| e.changes_on_start);
+    if !changed {
+        session.close().await;
+        return;
+    }
+    let mut listed = None;
+    if session.is_stdio() {
+        let list = session.list_all("tools/list", "tools");
+        let shutdown = session.shutdown();
+        tokio::pin!(list, shutdown);
+        loop {
+            tokio::select! {
+                // The request is written before the shutdown closes the server's stdin.
+                biased;
+                answer = &mut list, if listed.is_none() => listed = Some(answer),
+                _ = &mut shutdown => break,
+            }
+        }
+    } else {
+        session.shutdown().await;
+    }
+    match listed {
+        Some(Ok((tools, ttl_ms))) if !session.take_tools_changed() => {
+            tracing::debug!(server = %spec.name, "tools/list_changed: listed in the shutdown grace");
+            store_listing(spec, &session, tools, ttl_ms);
+        }
+        _ => {
+            tracing::debug!(server = %spec.name, "tools/list_changed: cache marked stale");
+            CacheEntry::mark_stale(spec);
         }
     }
 }

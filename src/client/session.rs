@@ -20,7 +20,7 @@ use crate::transport::{Connection, Event, Transport};
 use crate::{Error, ErrorKind, Result};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
@@ -155,6 +155,11 @@ struct Shared {
     /// Set once the server can send nothing more: the message and stderr tail to report.
     closed: Mutex<Option<(String, String)>>,
     tools_changed: AtomicBool,
+    /// `tools/list_changed` notifications since the session opened.
+    tools_changes: AtomicUsize,
+    /// Whether a `tools/call` went out: until then a change notice is the server's own
+    /// start-up announcement, not something a call did.
+    called: AtomicBool,
     next_id: AtomicI64,
     default_handler: Arc<dyn ClientHandler>,
 }
@@ -285,6 +290,8 @@ impl Session {
             pending: Mutex::new(HashMap::new()),
             closed: Mutex::new(None),
             tools_changed: AtomicBool::new(false),
+            tools_changes: AtomicUsize::new(0),
+            called: AtomicBool::new(false),
             next_id: AtomicI64::new(1),
             default_handler: options.handler.clone(),
         });
@@ -320,8 +327,25 @@ impl Session {
 
     /// What the server said about itself (`Null` fields when a stateless session skipped
     /// discovery).
+    /// Whether the server is a child process on stdio (it answers what it read before its
+    /// stdin closed).
+    pub fn is_stdio(&self) -> bool {
+        matches!(*self.connection, Connection::Stdio(_))
+    }
+
     pub fn description(&self) -> ServerDescription {
         self.agreed().description.clone()
+    }
+
+    /// How many times the server said its tools changed since the session opened.
+    pub fn tools_changes(&self) -> usize {
+        self.shared.tools_changes.load(Ordering::SeqCst)
+    }
+
+    /// The change notices a server sent on its own at start (before any tool was called):
+    /// `None` once a call went out.
+    pub fn start_announcements(&self) -> Option<usize> {
+        (!self.shared.called.load(Ordering::SeqCst)).then(|| self.tools_changes())
     }
 
     /// Whether the server said its tools changed since the last call of this; clears it.
@@ -425,10 +449,6 @@ impl Session {
                 Err(e)
             }
         }
-    }
-
-    fn is_stdio(&self) -> bool {
-        matches!(*self.connection, Connection::Stdio(_))
     }
 
     /// Waits a moment for the reader to see the end of a server that stopped reading.
@@ -687,6 +707,9 @@ impl Session {
         params: Value,
         context: &CallContext,
     ) -> Result<Value> {
+        if method == "tools/call" {
+            self.shared.called.store(true, Ordering::SeqCst);
+        }
         let mut params = params;
         if context.progress {
             let token = format!("ferry-{}", self.shared.next_id.load(Ordering::SeqCst));
@@ -1067,6 +1090,7 @@ fn route(message: Value, shared: &Arc<Shared>, connection: &Arc<Connection>) {
         }
         Incoming::Notification { method, params } => match method.as_str() {
             "notifications/tools/list_changed" => {
+                shared.tools_changes.fetch_add(1, Ordering::SeqCst);
                 shared.tools_changed.store(true, Ordering::SeqCst);
             }
             "notifications/progress" => {

@@ -181,6 +181,12 @@ pub fn time_server() -> String {
     require(fixtures().join(".venv/bin/mcp-server-time"))
 }
 
+/// `growing_server.py STATE`: the official Python SDK, tools kept in a state file.
+pub fn growing_server(state: &Path) -> String {
+    let script = require(fixtures().join("growing_server.py"));
+    format!("{} {script} {}", venv_python(), state.display())
+}
+
 pub fn venv_python() -> String {
     require(fixtures().join(".venv/bin/python"))
 }
