@@ -106,6 +106,17 @@ fn send(
     exchange(port, "POST", &headers, body)
 }
 
+/// The headers of a JSON-RPC POST.
+const JSON_HEADERS: [(&str, &str); 2] = [
+    ("Content-Type", "application/json"),
+    ("Accept", "application/json, text/event-stream"),
+];
+
+/// A 2025-11-25 `initialize` request.
+fn initialize_body() -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string()
+}
+
 fn json_of(body: &str) -> Value {
     // An event stream's last data line, or the body itself.
     body.lines()
@@ -254,11 +265,8 @@ fn the_2026_headers_must_agree_with_the_body() {
 fn handshake_sessions_over_http() {
     let env = Env::new();
     let server = HttpServed::start(&env, &["--manifest", &serve_manifest()]);
-    let base = [
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-    ];
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string();
+    let base = JSON_HEADERS;
+    let init = initialize_body();
     let (status, headers, body) = exchange(server.port, "POST", &base, &init);
     assert_eq!(status, 200, "{body}");
     let session = header(&headers, "mcp-session-id").unwrap().to_string();
@@ -287,4 +295,114 @@ fn handshake_sessions_over_http() {
         404,
         "a deleted session is gone"
     );
+}
+
+/// A stateless request is cancelled when its client leaves, even in the first moments, before
+/// its answer has become an event stream; in a session, a request id already in flight is
+/// refused (its answer could not be told apart, nor could it be cancelled).
+#[test]
+fn a_stateless_client_that_leaves_stops_its_command_and_duplicate_ids_are_refused() {
+    let env = Env::new();
+    let server = HttpServed::start(&env, &["--manifest", &serve_manifest()]);
+    let (headers, body) = modern(
+        "tools/call",
+        json!({"name": "slow", "arguments": {"seconds": 47.25}}),
+        1,
+    );
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\n",
+        server.port,
+        body.len()
+    );
+    for (k, v) in &headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let started = std::time::Instant::now();
+    while processes_matching("sleep 47.25").is_empty() {
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "the command never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // Gone as soon as the command runs (well inside the first 300 ms on an idle machine).
+    drop(stream);
+    let left = std::time::Instant::now();
+    while !processes_matching("sleep 47.25").is_empty() && left.elapsed().as_secs() < 5 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(processes_matching("sleep 47.25"), Vec::<String>::new());
+
+    // A session: the same id twice while the first runs.
+    let base = JSON_HEADERS;
+    let init = initialize_body();
+    let (_, headers, _) = exchange(server.port, "POST", &base, &init);
+    let session = header(&headers, "mcp-session-id").unwrap().to_string();
+    let mut with = base.to_vec();
+    with.push(("Mcp-Session-Id", &session));
+    with.push(("MCP-Protocol-Version", "2025-11-25"));
+    let slow = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "slow", "arguments": {"seconds": 1.625}}}).to_string();
+    let port = server.port;
+    let owned: Vec<(String, String)> = with
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let first_body = slow.clone();
+    let first = std::thread::spawn(move || {
+        let headers: Vec<(&str, &str)> = owned
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        exchange(port, "POST", &headers, &first_body)
+    });
+    let started = std::time::Instant::now();
+    while processes_matching("sleep 1.625").is_empty() && started.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let (status, _, body) = exchange(server.port, "POST", &with, &slow);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(json_of(&body)["error"]["code"], -32600, "{body}");
+    // The first runs to its end and answers.
+    let (_, _, body) = first.join().unwrap();
+    let answer = json_of(&body);
+    assert_eq!(answer["id"], 9, "{body}");
+    assert!(answer["result"]["content"].is_array(), "{body}");
+}
+
+/// A flood of `initialize` requests cannot push out a working client's session: when the
+/// table is full of recently used sessions, a new one is refused with 503 and Retry-After.
+#[test]
+fn a_flood_of_sessions_is_refused_rather_than_evicting_working_clients() {
+    let env = Env::new();
+    let server = HttpServed::start(&env, &["--manifest", &serve_manifest()]);
+    let base = JSON_HEADERS;
+    let init = initialize_body();
+    let (_, headers, _) = exchange(server.port, "POST", &base, &init);
+    let victim = header(&headers, "mcp-session-id").unwrap().to_string();
+    let mut refused = None;
+    for _ in 0..1100 {
+        let (status, headers, body) = exchange(server.port, "POST", &base, &init);
+        if status != 200 {
+            refused = Some((
+                status,
+                header(&headers, "retry-after").map(str::to_string),
+                body,
+            ));
+            break;
+        }
+    }
+    let (status, retry, body) = refused.expect("the session table has a limit");
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(retry.as_deref(), Some("60"));
+    assert!(body.contains("too many open sessions"), "{body}");
+    let mut with = base.to_vec();
+    with.push(("Mcp-Session-Id", &victim));
+    with.push(("MCP-Protocol-Version", "2025-11-25"));
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    let (status, _, body) = exchange(server.port, "POST", &with, &list);
+    assert_eq!(status, 200, "the first client's session survives: {body}");
 }

@@ -135,10 +135,17 @@ impl Element {
     }
 }
 
-/// A value as argv text.
+/// A value as argv text. A whole number sent as `1.0` (JSON Schema counts it an integer, and
+/// models send it so) is written `1`, which every command reads as a count.
 pub fn value_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
+        Value::Number(n) if n.is_f64() => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 => {
+                format!("{}", f as i64)
+            }
+            _ => n.to_string(),
+        },
         other => other.to_string(),
     }
 }
@@ -269,6 +276,16 @@ mod tests {
 
     fn elements(list: &[&str]) -> Vec<Element> {
         list.iter().map(|t| parse_element(t).unwrap()).collect()
+    }
+
+    #[test]
+    fn whole_numbers_sent_as_floats_are_written_as_integers() {
+        assert_eq!(value_text(&json!(1.0)), "1");
+        assert_eq!(value_text(&json!(-20.0)), "-20");
+        assert_eq!(value_text(&json!(2.5)), "2.5");
+        assert_eq!(value_text(&json!(7)), "7");
+        assert_eq!(value_text(&json!(1e300)), "1e+300");
+        assert_eq!(value_text(&json!("1.0")), "1.0");
     }
 
     #[test]

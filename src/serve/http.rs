@@ -37,8 +37,10 @@ const STREAM_AFTER: Duration = Duration::from_millis(300);
 /// Comments sent on an idle event stream, so proxies keep it open and a departed client is
 /// noticed.
 const KEEPALIVE: Duration = Duration::from_secs(15);
-/// Handshake-era sessions kept at most (the least recently used goes first).
+/// Handshake-era sessions kept at most. When full, the least recently used one goes if it has
+/// been idle for `EVICTABLE_AFTER`; otherwise a new session is refused (503).
 const MAX_SESSIONS: usize = 1000;
+const EVICTABLE_AFTER: Duration = Duration::from_secs(300);
 
 /// A response body: all at once, or an event stream fed by a channel. Dropping a stream
 /// (the client went away) drops its guard, which cancels the request it carries.
@@ -379,14 +381,32 @@ async fn post(request: Request<IncomingBody>, state: Arc<State>) -> Response<Out
                 {
                     let mut sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
                     if sessions.len() >= MAX_SESSIONS {
+                        // Only a session left idle for a while makes room: a flood of new
+                        // sessions must not push out the clients that are working.
                         let oldest = sessions
                             .iter()
-                            .min_by_key(|(_, s)| {
-                                *s.last_used.lock().unwrap_or_else(|e| e.into_inner())
+                            .map(|(k, s)| {
+                                (k, *s.last_used.lock().unwrap_or_else(|e| e.into_inner()))
                             })
+                            .min_by_key(|(_, used)| *used)
+                            .filter(|(_, used)| used.elapsed() >= EVICTABLE_AFTER)
                             .map(|(k, _)| k.clone());
-                        if let Some(oldest) = oldest {
-                            sessions.remove(&oldest);
+                        match oldest {
+                            Some(oldest) => {
+                                sessions.remove(&oldest);
+                            }
+                            None => {
+                                let mut response = rpc_error(
+                                    503,
+                                    id,
+                                    protocol::INTERNAL_ERROR,
+                                    "too many open sessions: end finished ones with DELETE, or retry later",
+                                );
+                                response
+                                    .headers_mut()
+                                    .insert("retry-after", "60".parse().expect("a header"));
+                                return response;
+                            }
                         }
                     }
                     sessions.insert(id_text.clone(), created.clone());
@@ -444,10 +464,26 @@ async fn request_response(
     headers: Option<Headers>,
     modern: bool,
 ) -> Response<OutBody> {
+    let key = id.to_string();
+    if let Some(session) = &session {
+        let duplicate = session
+            .in_flight
+            .lock()
+            .map(|f| f.contains_key(&key))
+            .unwrap_or(false);
+        if duplicate {
+            // Its answer could not be told from the first's, nor could it be cancelled.
+            return rpc_error(
+                200,
+                id,
+                protocol::INVALID_REQUEST,
+                "a request with this id is already in flight",
+            );
+        }
+    }
     let (events, mut events_in) = mpsc::unbounded_channel::<Value>();
     let (done, mut done_in) = tokio::sync::oneshot::channel();
     let server = state.server.clone();
-    let key = id.to_string();
     let task_session = session.clone();
     let task = tokio::spawn(async move {
         let notify: Notifier = Arc::new(move |note| {
@@ -470,7 +506,10 @@ async fn request_response(
             flights.insert(key.clone(), task.abort_handle());
         }
     }
-    let abort = task.abort_handle();
+    // A stateless request ends when its client leaves, from the start: hyper drops this
+    // future when the connection closes, and the guard with it. (2025-11-25: a session's
+    // disconnection is not a cancellation.)
+    let guard = modern.then(|| AbortOnDrop(Some(task.abort_handle())));
     // A quick answer with nothing sent before it is plain JSON, with its HTTP status; an
     // answer with notifications before it, or a slow one, is an event stream.
     let mut notes: Vec<Value> = Vec::new();
@@ -511,9 +550,7 @@ async fn request_response(
         return json_response(answered.status, &answered.message);
     }
     let (stream, body) = mpsc::unbounded_channel::<Bytes>();
-    // A stateless request ends when its stream does; a session's request runs on (2025-11-25:
-    // a disconnection is not a cancellation).
-    let guard = modern.then(|| AbortOnDrop(Some(abort)));
+    // From here a stateless request ends when its stream does.
     let mut response = Response::new(OutBody::Stream(body, guard));
     sse_headers(&mut response);
     let session_for_task = session.clone();
