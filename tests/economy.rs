@@ -368,7 +368,10 @@ fn tokens_meters_the_proxy_beside_eager_and_deferred_loading() {
     assert_eq!(turns_of("ferry"), 25);
     assert_eq!(turns_of("ferry proxy"), 25);
     assert_eq!(turns_of("ferry, find then --help"), 30);
-    for total in totals.iter().filter(|t| t["path"] != "ferry, find then --help") {
+    for total in totals
+        .iter()
+        .filter(|t| t["path"] != "ferry, find then --help")
+    {
         let billed = total["input_tokens"].as_f64().unwrap() as u64;
         assert!(
             picture.contains(&format!(": {}</text>", grouped(billed))),

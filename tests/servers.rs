@@ -559,7 +559,12 @@ fn a_call_that_changes_the_tools_is_seen_by_the_next_listing() {
     assert_eq!(first.code, 0, "{}", first.stderr);
     assert!(!first.stdout.contains("alpha("), "{}", first.stdout);
     let grow = run(&["--cmd", &server, "grow", "--name", "alpha"]);
-    assert_eq!((grow.code, grow.stdout.as_str()), (0, "added alpha\n"), "{}", grow.stderr);
+    assert_eq!(
+        (grow.code, grow.stdout.as_str()),
+        (0, "added alpha\n"),
+        "{}",
+        grow.stderr
+    );
     let listed = run(&["--cmd", &server]);
     assert!(listed.stdout.contains("alpha()"), "{}", listed.stdout);
     assert!(spawns(&counter) <= 3, "at most one start for the refresh");

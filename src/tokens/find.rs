@@ -59,6 +59,11 @@ fn is_stopword(word: &str) -> bool {
 const NAME_WEIGHT: f64 = 3.0;
 const DESCRIPTION_WEIGHT: f64 = 1.0;
 const PROPERTY_WEIGHT: f64 = 0.5;
+const SERVER_WEIGHT: f64 = 1.0;
+/// How much more a tool scores when the query names every word of the tool's name: of two
+/// tools that match as well, the one whose name says no more than was asked for
+/// (`create_merge_request` for "create a merge request", not `create_merge_request_thread`).
+const NAME_COVERED_BONUS: f64 = 0.25;
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
@@ -126,6 +131,8 @@ pub struct Document {
     pub tool: Tool,
     weights: FxHashMap<String, f64>,
     length: f64,
+    /// The distinct terms of the tool's name.
+    name_terms: Vec<String>,
 }
 
 impl Document {
@@ -138,6 +145,8 @@ impl Document {
         };
         add(&tool.name, NAME_WEIGHT);
         add(&tool.description, DESCRIPTION_WEIGHT);
+        // People name the product ("a notion page", "slack channel"), which is the server.
+        add(server, SERVER_WEIGHT);
         // Top-level property names; only an unusual root (allOf, $ref) needs the full model.
         match tool
             .input_schema
@@ -152,11 +161,15 @@ impl Document {
             }
         }
         let length = weights.values().sum();
+        let mut name_terms = terms(&tool.name);
+        name_terms.sort();
+        name_terms.dedup();
         Document {
             server: server.to_string(),
             tool,
             weights,
             length,
+            name_terms,
         }
     }
 }
@@ -225,7 +238,20 @@ pub fn rank<'a>(query: &str, documents: &'a [Document]) -> Vec<(&'a Document, f6
                         / (tf + K1 * (1.0 - B + B * doc.length / average.max(1.0)))
                 })
                 .sum::<f64>();
-            (doc, score)
+            let covered = doc
+                .name_terms
+                .iter()
+                .filter(|t| query_terms.contains(t))
+                .count();
+            let coverage = if doc.name_terms.is_empty() {
+                0.0
+            } else {
+                covered as f64 / doc.name_terms.len() as f64
+            };
+            (
+                doc,
+                score * (1.0 + NAME_COVERED_BONUS * coverage * coverage),
+            )
         })
         .filter(|(_, score)| *score > 0.0)
         .collect();

@@ -222,7 +222,26 @@ pub fn processes_matching(needle: &str) -> Vec<String> {
 /// as (server name, path), in name order.
 pub fn corpus_snapshots() -> Vec<(String, PathBuf)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
+    let snapshots = snapshots_in(&dir);
+    assert!(
+        snapshots.len() >= 13,
+        "expected the 13 corpus snapshots in {}",
+        dir.display()
+    );
+    snapshots
+}
+
+/// The 26 held-out servers' snapshots in benches/heldout/ (never tuned on).
+pub fn heldout_snapshots() -> Vec<(String, PathBuf)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/heldout");
+    let snapshots = snapshots_in(&dir);
+    assert!(snapshots.len() >= 26, "{}", dir.display());
+    snapshots
+}
+
+/// Every `NAME.tools.json` in `dir`, as (NAME, path), sorted.
+fn snapshots_in(dir: &Path) -> Vec<(String, PathBuf)> {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| {
         panic!(
             "{} is missing ({e}): shared/ goes beside the checkout",
             dir.display()
@@ -241,11 +260,6 @@ pub fn corpus_snapshots() -> Vec<(String, PathBuf)> {
         })
         .collect();
     snapshots.sort();
-    assert!(
-        snapshots.len() >= 13,
-        "expected the 13 corpus snapshots in {}",
-        dir.display()
-    );
     snapshots
 }
 
