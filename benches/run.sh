@@ -234,7 +234,7 @@ fi
 
 # --- c. cold call, handshake-era server (node server-everything) ----------------------------------
 # "ferry echo" is what repeated calls cost; "(cache listed)" re-lists untimed before each run,
-# which isolates the call from the cache invalidation described in the report.
+# so a call that left the cache stale would show here as a difference between the two.
 FERRY_ECHO="$(q "$FERRY") --cmd $(q "$NODE_CMD") echo --message hi"
 RAW_ECHO="$(q "$RAW") -- node $(q "$NODE_SERVER") stdio"
 RELIST_NODE="$(q "$FERRY") --cmd $(q "$NODE_CMD")"
