@@ -415,6 +415,11 @@ impl ServerSpec {
                     .as_deref()
                     .map(|s| expand_vars(s, &self.name))
                     .transpose()?;
+                config.private_key = config
+                    .private_key
+                    .as_deref()
+                    .map(|s| expand_vars(s, &self.name))
+                    .transpose()?;
                 Some(config)
             }
             None => None,

@@ -130,7 +130,7 @@ impl ServerRef {
             "oauth": spec.oauth.as_ref().map(|o| json!({
                 "clientId": o.client_id, "clientSecret": o.client_secret, "grant": o.grant,
                 "scopes": o.scopes, "callbackPort": o.callback_port,
-                "clientMetadataUrl": o.client_metadata_url,
+                "clientMetadataUrl": o.client_metadata_url, "privateKey": o.private_key,
             })),
             "resolved": resolved,
         })

@@ -183,7 +183,7 @@ impl HttpConnection {
     /// before the first request.
     async fn load_bearer(&self) {
         if self.sign_in.enabled && !self.sign_in.loaded.swap(true, Ordering::SeqCst) {
-            let token = super::oauth::bearer(self.url.as_str()).await;
+            let token = super::oauth::bearer(self.url.as_str(), self.sign_in.config.as_ref()).await;
             self.sign_in.set_bearer(token);
         }
     }
@@ -204,7 +204,7 @@ impl HttpConnection {
         let scope_short = challenge.error.as_deref() == Some("insufficient_scope");
         if status == reqwest::StatusCode::UNAUTHORIZED && self.sign_in.bearer().is_some() {
             oauth::note_refusal(url, challenge);
-            if let Ok(renewed) = oauth::refresh(url).await {
+            if let Ok(renewed) = oauth::refresh(url, self.sign_in.config.as_ref()).await {
                 self.sign_in.set_bearer(Some(renewed.access_token));
                 return true;
             }

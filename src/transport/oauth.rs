@@ -10,6 +10,7 @@
 //! before they expire, one refresh at a time across processes (a lock beside the file). They
 //! are never printed: not in logs, errors or `--json` output.
 
+use super::jwt::SigningKey;
 use crate::{Error, Result};
 use base64::Engine;
 use serde_json::{json, Map, Value};
@@ -28,6 +29,9 @@ pub struct OAuthConfig {
     pub callback_port: Option<u16>,
     /// A Client ID Metadata Document URL ferry may use as its client id.
     pub client_metadata_url: Option<String>,
+    /// A PEM private key (the text, usually `${VAR}`, or a file's path): the client then
+    /// authenticates with a signed assertion (`private_key_jwt`) instead of a secret.
+    pub private_key: Option<String>,
 }
 
 impl OAuthConfig {
@@ -78,6 +82,7 @@ impl OAuthConfig {
             scopes,
             callback_port,
             client_metadata_url: text("clientMetadataUrl")?,
+            private_key: text("privateKey")?,
         })
     }
 
@@ -353,7 +358,7 @@ async fn authorization_server(client: &reqwest::Client, issuer: &str) -> Result<
     )))
 }
 
-fn random_text(bytes: usize) -> String {
+pub(crate) fn random_text(bytes: usize) -> String {
     use ring::rand::SecureRandom;
     let mut buf = vec![0u8; bytes];
     let _ = ring::rand::SystemRandom::new().fill(&mut buf);
@@ -408,16 +413,25 @@ fn choose_scope(
     (!scopes.is_empty()).then(|| scopes.join(" "))
 }
 
-/// How the client authenticates at the token endpoint.
-fn token_auth_method(registered: Option<&str>, secret: bool, server: &Value) -> String {
+/// How the client authenticates at the token endpoint. A configured key means
+/// `private_key_jwt`, unless the server lists methods without it and a secret is configured.
+fn token_auth_method(registered: Option<&str>, secret: bool, key: bool, server: &Value) -> String {
     if let Some(method) = registered {
         return method.to_string();
     }
-    let supported: Vec<&str> = server
+    let listed: Option<Vec<&str>> = server
         .get("token_endpoint_auth_methods_supported")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_else(|| vec!["client_secret_basic"]);
+        .map(|a| a.iter().filter_map(Value::as_str).collect());
+    if key
+        && (!secret
+            || listed
+                .as_ref()
+                .is_none_or(|l| l.contains(&"private_key_jwt")))
+    {
+        return "private_key_jwt".into();
+    }
+    let supported = listed.unwrap_or_else(|| vec!["client_secret_basic"]);
     if !secret {
         "none".into()
     } else if supported.contains(&"client_secret_basic") {
@@ -429,17 +443,39 @@ fn token_auth_method(registered: Option<&str>, secret: bool, server: &Value) -> 
     }
 }
 
+/// How the client proves itself at the token endpoint.
+struct ClientAuth<'a> {
+    client_id: &'a str,
+    secret: Option<&'a str>,
+    /// For `private_key_jwt`: the key, and the issuer the assertion is addressed to.
+    key: Option<(&'a SigningKey, &'a str)>,
+    method: &'a str,
+}
+
 /// Posts a form to the token endpoint with the client's authentication; the token response.
 async fn token_request(
     client: &reqwest::Client,
     endpoint: &str,
     mut form: Vec<(String, String)>,
-    client_id: &str,
-    secret: Option<&str>,
-    method: &str,
+    auth: &ClientAuth<'_>,
 ) -> Result<Value> {
+    let (client_id, secret, method) = (auth.client_id, auth.secret, auth.method);
     let mut request = client.post(endpoint).header("Accept", "application/json");
+    if method == "private_key_jwt" {
+        let (key, audience) = auth.key.ok_or_else(|| {
+            Error::auth("this sign-in uses private_key_jwt: \"oauth\".privateKey is needed")
+        })?;
+        form.push((
+            "client_assertion_type".into(),
+            "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".into(),
+        ));
+        form.push((
+            "client_assertion".into(),
+            key.assertion(client_id, audience, now())?,
+        ));
+    }
     match (method, secret) {
+        ("private_key_jwt", _) => {}
         ("client_secret_basic", Some(secret)) => {
             let encode = |s: &str| url_encode(s);
             let credentials = format!("{}:{}", encode(client_id), encode(secret));
@@ -650,13 +686,18 @@ pub async fn sign_in(
         previous_scope.as_deref(),
     );
     let secret = config.client_secret.clone();
+    let key = config
+        .private_key
+        .as_deref()
+        .map(SigningKey::from_config)
+        .transpose()?;
     if config.machine() {
         let client_id = config.client_id.clone().ok_or_else(|| {
             Error::usage(format!(
                 "{shown}: client_credentials needs \"oauth\".clientId"
             ))
         })?;
-        let method = token_auth_method(None, secret.is_some(), &server);
+        let method = token_auth_method(None, secret.is_some(), key.is_some(), &server);
         let mut form = vec![
             ("grant_type".to_string(), "client_credentials".to_string()),
             ("resource".to_string(), resource.clone()),
@@ -664,15 +705,13 @@ pub async fn sign_in(
         if let Some(scope) = &scope {
             form.push(("scope".into(), scope.clone()));
         }
-        let doc = token_request(
-            &client,
-            &token_endpoint,
-            form,
-            &client_id,
-            secret.as_deref(),
-            &method,
-        )
-        .await?;
+        let auth = ClientAuth {
+            client_id: &client_id,
+            secret: secret.as_deref(),
+            key: key.as_ref().map(|k| (k, issuer.as_str())),
+            method: &method,
+        };
+        let doc = token_request(&client, &token_endpoint, form, &auth).await?;
         let stored = stored_from(
             &doc,
             &issuer,
@@ -766,9 +805,12 @@ pub async fn sign_in(
                 .map(str::to_string),
         )
     };
+    // A configured key belongs to a configured client id, not to one registered now.
+    let key = key.filter(|_| config.client_id.is_some());
     let method = token_auth_method(
         registered_method.as_deref(),
         client_secret.is_some(),
+        key.is_some(),
         &server,
     );
     let verifier = random_text(48);
@@ -848,15 +890,13 @@ pub async fn sign_in(
         ("code_verifier".to_string(), verifier),
         ("resource".to_string(), resource.clone()),
     ];
-    let doc = token_request(
-        &client,
-        &token_endpoint,
-        form,
-        &client_id,
-        client_secret.as_deref(),
-        &method,
-    )
-    .await?;
+    let auth = ClientAuth {
+        client_id: &client_id,
+        secret: client_secret.as_deref(),
+        key: key.as_ref().map(|k| (k, issuer.as_str())),
+        method: &method,
+    };
+    let doc = token_request(&client, &token_endpoint, form, &auth).await?;
     let stored = stored_from(
         &doc,
         &issuer,
@@ -909,16 +949,17 @@ fn stored_from(
 
 /// The access token to send to `url`, refreshed first when it is about to expire (one
 /// refresh at a time across processes: the others wait, then read the new one).
-pub async fn bearer(url: &str) -> Option<String> {
+pub async fn bearer(url: &str, config: Option<&OAuthConfig>) -> Option<String> {
     let stored = load(url)?;
     if !stored.expiring() {
         return Some(stored.access_token);
     }
-    refresh(url).await.ok().map(|s| s.access_token)
+    refresh(url, config).await.ok().map(|s| s.access_token)
 }
 
-/// Exchanges the refresh token for new tokens, under the server's lock.
-pub async fn refresh(url: &str) -> Result<Stored> {
+/// Exchanges the refresh token for new tokens, under the server's lock (`config` gives the
+/// key of a client that signs its requests).
+pub async fn refresh(url: &str, config: Option<&OAuthConfig>) -> Result<Stored> {
     let lock_path = token_file(url).with_extension("lock");
     let lock = tokio::task::spawn_blocking(move || lock_file(&lock_path))
         .await
@@ -939,15 +980,19 @@ pub async fn refresh(url: &str) -> Result<Stored> {
         ("refresh_token".to_string(), refresh_token.clone()),
         ("resource".to_string(), stored.resource.clone()),
     ];
-    let doc = token_request(
-        &client,
-        &stored.token_endpoint,
-        form,
-        &stored.client_id,
-        stored.client_secret.as_deref(),
-        &stored.auth_method,
-    )
-    .await?;
+    let key = match config.and_then(|c| c.private_key.as_deref()) {
+        Some(text) if stored.auth_method == "private_key_jwt" => {
+            Some(SigningKey::from_config(text)?)
+        }
+        _ => None,
+    };
+    let auth = ClientAuth {
+        client_id: &stored.client_id,
+        secret: stored.client_secret.as_deref(),
+        key: key.as_ref().map(|k| (k, stored.issuer.as_str())),
+        method: &stored.auth_method,
+    };
+    let doc = token_request(&client, &stored.token_endpoint, form, &auth).await?;
     let mut renewed = stored_from(
         &doc,
         &stored.issuer,
