@@ -150,11 +150,17 @@ fn the_official_suite_drives_ferry_as_a_client() {
         );
         // Every failing scenario is one the revision does not score (the extensions).
         let (summary, unscored) = stdout.split_once("Not scored").unwrap_or((&stdout, ""));
-        // Of those, the extension ferry implements (private_key_jwt) passes too.
-        assert!(
-            !stdout.contains("✗ auth/client-credentials-jwt"),
-            "auth/client-credentials-jwt failed at {version}:\n{stdout}"
-        );
+        // Of those, the extensions ferry implements pass too: private_key_jwt and DPoP.
+        for extension in [
+            "auth/client-credentials-jwt",
+            "auth/dpop",
+            "auth/dpop-nonce",
+        ] {
+            assert!(
+                !stdout.contains(&format!("✗ {extension}")),
+                "{extension} failed at {version}:\n{stdout}"
+            );
+        }
         for line in summary.lines().filter(|l| l.starts_with('✗')) {
             let name = line[3..].split(':').next().unwrap_or("").trim();
             assert!(

@@ -162,8 +162,13 @@ fn status(only: Option<&str>) -> Result<Outcome> {
                 } else {
                     ""
                 };
+                let bound = if stored.dpop_key.is_some() {
+                    ", DPoP-bound"
+                } else {
+                    ""
+                };
                 format!(
-                    "signed in at {} ({expiry}{renew}){}",
+                    "signed in at {} ({expiry}{renew}{bound}){}",
                     stored.issuer,
                     stored
                         .scope

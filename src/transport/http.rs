@@ -62,7 +62,9 @@ pub struct SignIn {
     pub config: Option<super::oauth::OAuthConfig>,
     /// Whether stored tokens are used at all (not when headers carry Authorization).
     enabled: bool,
-    bearer: Mutex<Option<String>>,
+    credential: Mutex<Option<super::oauth::Credential>>,
+    /// The nonce the server last asked DPoP proofs to carry (RFC 9449 section 9).
+    dpop_nonce: Mutex<Option<String>>,
     loaded: AtomicBool,
 }
 
@@ -72,18 +74,53 @@ impl SignIn {
             command,
             config,
             enabled: true,
-            bearer: Mutex::new(None),
+            credential: Mutex::new(None),
+            dpop_nonce: Mutex::new(None),
             loaded: AtomicBool::new(false),
         }
     }
 
-    fn bearer(&self) -> Option<String> {
-        self.bearer.lock().ok().and_then(|b| b.clone())
+    fn credential(&self) -> Option<super::oauth::Credential> {
+        self.credential.lock().ok().and_then(|c| c.clone())
     }
 
-    fn set_bearer(&self, token: Option<String>) {
-        if let Ok(mut b) = self.bearer.lock() {
-            *b = token;
+    fn set_credential(&self, credential: Option<super::oauth::Credential>) {
+        if let Ok(mut c) = self.credential.lock() {
+            *c = credential;
+        }
+    }
+
+    /// The Authorization header (and DPoP proof) for one request, if signed in.
+    fn headers(&self, method: &str, url: &reqwest::Url) -> Vec<(String, String)> {
+        let nonce = self.dpop_nonce.lock().ok().and_then(|n| n.clone());
+        self.credential()
+            .map(|c| c.headers(method, url.as_str(), nonce.as_deref()))
+            .unwrap_or_default()
+    }
+
+    /// After a 401: when a DPoP-bound request was refused for want of a (new) nonce, keeps
+    /// the one the server gave; `true` if the request may be sent again with it.
+    fn take_dpop_nonce(&self, response: &reqwest::Response) -> bool {
+        let bound = self.credential().is_some_and(|c| c.dpop.is_some());
+        let asked = response
+            .headers()
+            .get_all("www-authenticate")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .any(|v| v.contains("use_dpop_nonce"));
+        let given = response
+            .headers()
+            .get("dpop-nonce")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        match (bound && asked, given) {
+            (true, Some(nonce)) => {
+                let mut current = self.dpop_nonce.lock().unwrap_or_else(|e| e.into_inner());
+                let fresh = current.as_deref() != Some(nonce.as_str());
+                *current = Some(nonce);
+                fresh
+            }
+            _ => false,
         }
     }
 }
@@ -95,7 +132,10 @@ fn challenge_of(response: &reqwest::Response) -> super::oauth::Challenge {
         .get_all("www-authenticate")
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .find(|v| v.trim_start().to_ascii_lowercase().starts_with("bearer"))
+        .find(|v| {
+            let v = v.trim_start().to_ascii_lowercase();
+            v.starts_with("bearer") || v.starts_with("dpop")
+        })
         .map(super::oauth::Challenge::parse)
         .unwrap_or_default()
 }
@@ -183,8 +223,9 @@ impl HttpConnection {
     /// before the first request.
     async fn load_bearer(&self) {
         if self.sign_in.enabled && !self.sign_in.loaded.swap(true, Ordering::SeqCst) {
-            let token = super::oauth::bearer(self.url.as_str(), self.sign_in.config.as_ref()).await;
-            self.sign_in.set_bearer(token);
+            let credential =
+                super::oauth::bearer(self.url.as_str(), self.sign_in.config.as_ref()).await;
+            self.sign_in.set_credential(credential);
         }
     }
 
@@ -202,10 +243,10 @@ impl HttpConnection {
         let url = self.url.as_str();
         oauth::remember(url, challenge);
         let scope_short = challenge.error.as_deref() == Some("insufficient_scope");
-        if status == reqwest::StatusCode::UNAUTHORIZED && self.sign_in.bearer().is_some() {
+        if status == reqwest::StatusCode::UNAUTHORIZED && self.sign_in.credential().is_some() {
             oauth::note_refusal(url, challenge);
             if let Ok(renewed) = oauth::refresh(url, self.sign_in.config.as_ref()).await {
-                self.sign_in.set_bearer(Some(renewed.access_token));
+                self.sign_in.set_credential(Some(renewed.credential()));
                 return true;
             }
         }
@@ -229,7 +270,7 @@ impl HttpConnection {
             )
             .await;
             if let Ok(stored) = signed {
-                self.sign_in.set_bearer(Some(stored.access_token));
+                self.sign_in.set_credential(Some(stored.credential()));
                 return true;
             }
         }
@@ -259,8 +300,8 @@ impl HttpConnection {
         for (name, value) in &self.headers {
             request = request.header(name, value);
         }
-        if let Some(token) = self.sign_in.bearer() {
-            request = request.header("Authorization", format!("Bearer {token}"));
+        for (name, value) in self.sign_in.headers("POST", url) {
+            request = request.header(name, value);
         }
         if let Some(version) = self.protocol_version() {
             if version == STATELESS_VERSION {
@@ -304,6 +345,12 @@ impl HttpConnection {
                 .await
                 .map_err(|e| connect_error(&self.shown_url, e))?;
             let status = response.status();
+            if status == reqwest::StatusCode::UNAUTHORIZED
+                && self.sign_in.take_dpop_nonce(&response)
+            {
+                // The same message again, its proof now carrying the server's nonce.
+                continue;
+            }
             if !status.is_redirection() {
                 return Ok((response, url));
             }
@@ -548,13 +595,13 @@ impl HttpConnection {
         };
         let mut request = self
             .client
-            .post(endpoint)
+            .post(endpoint.clone())
             .header("Content-Type", "application/json");
         for (name, value) in &self.headers {
             request = request.header(name, value);
         }
-        if let Some(token) = self.sign_in.bearer() {
-            request = request.header("Authorization", format!("Bearer {token}"));
+        for (name, value) in self.sign_in.headers("POST", &endpoint) {
+            request = request.header(name, value);
         }
         let body = serde_json::to_vec(message).map_err(|e| Error::server(e.to_string()))?;
         let response = request
@@ -594,9 +641,7 @@ impl HttpConnection {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        if let Some(token) = self.sign_in.bearer() {
-            headers.push(("Authorization".into(), format!("Bearer {token}")));
-        }
+        headers.extend(self.sign_in.headers("GET", &self.url));
         if let Some(version) = self.protocol_version() {
             headers.push(("MCP-Protocol-Version".into(), version));
         }
@@ -685,8 +730,8 @@ impl HttpConnection {
         for (name, value) in &self.headers {
             request = request.header(name, value);
         }
-        if let Some(token) = self.sign_in.bearer() {
-            request = request.header("Authorization", format!("Bearer {token}"));
+        for (name, value) in self.sign_in.headers("DELETE", &self.url) {
+            request = request.header(name, value);
         }
         if let Some(version) = self.protocol_version() {
             request = request.header("MCP-Protocol-Version", version);

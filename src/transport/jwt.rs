@@ -1,6 +1,9 @@
-//! `private_key_jwt` client authentication (RFC 7523, as SEP-1046 uses it for MCP machine
-//! clients): a short-lived JWT the client signs with its own key, sent instead of a secret.
-//! Keys are PKCS#8 PEM (EC P-256 for ES256, RSA for RS256), or PKCS#1 `RSA PRIVATE KEY`.
+//! The JWTs ferry signs for OAuth:
+//! - `private_key_jwt` client authentication (RFC 7523, as SEP-1046 uses it for MCP machine
+//!   clients): a short-lived JWT the client signs with its own key, sent instead of a secret.
+//!   Keys are PKCS#8 PEM (EC P-256 for ES256, RSA for RS256), or PKCS#1 `RSA PRIVATE KEY`.
+//! - DPoP proofs (RFC 9449, SEP-1932): a fresh JWT per HTTP request, signed with a key made
+//!   at sign-in, that binds the access token to this client.
 
 use crate::{Error, Result};
 use base64::Engine;
@@ -129,6 +132,92 @@ impl SigningKey {
     }
 }
 
+/// The P-256 key a DPoP-bound token is tied to, made at sign-in and kept with the token.
+pub struct DpopKey {
+    pair: EcdsaKeyPair,
+    pkcs8: Vec<u8>,
+}
+
+impl std::fmt::Debug for DpopKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DpopKey(ES256)")
+    }
+}
+
+impl DpopKey {
+    /// A new key.
+    pub fn generate() -> Result<DpopKey> {
+        let rng = SystemRandom::new();
+        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&signature::ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
+            .map_err(|_| Error::auth("could not make a DPoP key"))?;
+        DpopKey::from_pkcs8(pkcs8.as_ref())
+    }
+
+    /// The key as stored (PKCS#8, base64).
+    pub fn to_text(&self) -> String {
+        base64::engine::general_purpose::STANDARD.encode(&self.pkcs8)
+    }
+
+    pub fn from_text(text: &str) -> Option<DpopKey> {
+        let der = base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .ok()?;
+        DpopKey::from_pkcs8(&der).ok()
+    }
+
+    fn from_pkcs8(der: &[u8]) -> Result<DpopKey> {
+        let pair = EcdsaKeyPair::from_pkcs8(
+            &signature::ECDSA_P256_SHA256_FIXED_SIGNING,
+            der,
+            &SystemRandom::new(),
+        )
+        .map_err(|_| Error::auth("the stored DPoP key is unreadable; sign in again"))?;
+        Ok(DpopKey {
+            pair,
+            pkcs8: der.to_vec(),
+        })
+    }
+
+    /// A proof for one request: `method` to `url` (its query and fragment left out), with the
+    /// server's `nonce` if it asked for one, and the hash of the `access_token` it carries.
+    pub fn proof(
+        &self,
+        method: &str,
+        url: &str,
+        nonce: Option<&str>,
+        access_token: Option<&str>,
+        now: u64,
+    ) -> Result<String> {
+        use ring::signature::KeyPair;
+        let encode = |bytes: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+        // An uncompressed point: 0x04, then x and y, 32 bytes each.
+        let point = self.pair.public_key().as_ref();
+        let jwk = json!({"kty": "EC", "crv": "P-256", "x": encode(&point[1..33]), "y": encode(&point[33..65])});
+        let header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": jwk});
+        let htu = url.split(['?', '#']).next().unwrap_or(url);
+        let mut claims = json!({
+            "jti": super::oauth::random_text(16), "htm": method, "htu": htu, "iat": now,
+        });
+        if let Some(nonce) = nonce {
+            claims["nonce"] = json!(nonce);
+        }
+        if let Some(token) = access_token {
+            let digest = ring::digest::digest(&ring::digest::SHA256, token.as_bytes());
+            claims["ath"] = json!(encode(digest.as_ref()));
+        }
+        let input = format!(
+            "{}.{}",
+            encode(header.to_string().as_bytes()),
+            encode(claims.to_string().as_bytes())
+        );
+        let signature = self
+            .pair
+            .sign(&SystemRandom::new(), input.as_bytes())
+            .map_err(|_| Error::auth("the DPoP proof could not be signed"))?;
+        Ok(format!("{input}.{}", encode(signature.as_ref())))
+    }
+}
+
 /// The label and bytes of the first PEM block in `text`.
 fn pem_block(text: &str) -> Option<(String, Vec<u8>)> {
     let start = text.find("-----BEGIN ")?;
@@ -193,6 +282,52 @@ DXqW1rtB6DCa0ayMlPJ//GRD/AvlxEAyZFRiZPup3QNJwJFh1STfk6EN
         );
         let input = format!("{}.{}", parts[0], parts[1]);
         assert!(public.verify(input.as_bytes(), &signature).is_ok());
+    }
+
+    #[test]
+    fn a_dpop_proof_carries_its_key_binds_the_token_and_survives_storage() {
+        let key = DpopKey::generate().unwrap();
+        let again = DpopKey::from_text(&key.to_text()).unwrap();
+        let proof = again
+            .proof(
+                "POST",
+                "https://mcp.example/mcp?x=1",
+                Some("n1"),
+                Some("tok"),
+                7,
+            )
+            .unwrap();
+        let parts: Vec<&str> = proof.split('.').collect();
+        let decode = |p: &str| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(p)
+                .unwrap()
+        };
+        let header: serde_json::Value = serde_json::from_slice(&decode(parts[0])).unwrap();
+        assert_eq!(header["typ"], "dpop+jwt");
+        let claims: serde_json::Value = serde_json::from_slice(&decode(parts[1])).unwrap();
+        assert_eq!(claims["htu"], "https://mcp.example/mcp");
+        assert_eq!(claims["htm"], "POST");
+        assert_eq!(claims["nonce"], "n1");
+        let ath = ring::digest::digest(&ring::digest::SHA256, b"tok");
+        assert_eq!(
+            claims["ath"],
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(ath.as_ref())
+        );
+        // The signature verifies with the public key the header carries.
+        let x = decode(header["jwk"]["x"].as_str().unwrap());
+        let y = decode(header["jwk"]["y"].as_str().unwrap());
+        let mut point = vec![4u8];
+        point.extend(x);
+        point.extend(y);
+        let public = signature::UnparsedPublicKey::new(&signature::ECDSA_P256_SHA256_FIXED, point);
+        let input = format!("{}.{}", parts[0], parts[1]);
+        assert!(public.verify(input.as_bytes(), &decode(parts[2])).is_ok());
+        // Each proof is fresh.
+        let other = again
+            .proof("POST", "https://mcp.example/mcp", None, None, 7)
+            .unwrap();
+        assert_ne!(proof.split('.').nth(1), other.split('.').nth(1));
     }
 
     #[test]

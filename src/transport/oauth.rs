@@ -10,11 +10,12 @@
 //! before they expire, one refresh at a time across processes (a lock beside the file). They
 //! are never printed: not in logs, errors or `--json` output.
 
-use super::jwt::SigningKey;
+use super::jwt::{DpopKey, SigningKey};
 use crate::{Error, Result};
 use base64::Engine;
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The server's `"oauth"` block in servers.json.
@@ -148,6 +149,8 @@ pub struct Stored {
     pub scope: Option<String>,
     /// Scopes a 403 asked for since, to add at the next sign-in (step-up).
     pub wanted_scope: Option<String>,
+    /// The key a DPoP-bound token is tied to (PKCS#8, base64); `None` for a bearer token.
+    pub dpop_key: Option<String>,
 }
 
 fn now() -> u64 {
@@ -163,7 +166,7 @@ impl Stored {
             "clientId": self.client_id, "clientSecret": self.client_secret,
             "authMethod": self.auth_method, "accessToken": self.access_token,
             "refreshToken": self.refresh_token, "expiresAt": self.expires_at,
-            "scope": self.scope, "wantedScope": self.wanted_scope,
+            "scope": self.scope, "wantedScope": self.wanted_scope, "dpopKey": self.dpop_key,
         })
     }
 
@@ -181,12 +184,49 @@ impl Stored {
             expires_at: value.get("expiresAt").and_then(Value::as_u64).unwrap_or(0),
             scope: text("scope"),
             wanted_scope: text("wantedScope"),
+            dpop_key: text("dpopKey"),
         })
+    }
+
+    /// What a request carries: the token, and its DPoP key when it is bound to one.
+    pub fn credential(&self) -> Credential {
+        Credential {
+            token: self.access_token.clone(),
+            dpop: self
+                .dpop_key
+                .as_deref()
+                .and_then(DpopKey::from_text)
+                .map(Arc::new),
+        }
     }
 
     /// Whether the access token is past, or within a minute of, its expiry.
     pub fn expiring(&self) -> bool {
         self.expires_at != 0 && now() + 60 >= self.expires_at
+    }
+}
+
+/// An access token as requests present it: `Bearer`, or `DPoP` with a fresh proof each time.
+#[derive(Clone)]
+pub struct Credential {
+    pub token: String,
+    pub dpop: Option<Arc<DpopKey>>,
+}
+
+impl Credential {
+    /// The headers for one request (`method` to `url`), with the server's DPoP `nonce` if it
+    /// gave one.
+    pub fn headers(&self, method: &str, url: &str, nonce: Option<&str>) -> Vec<(String, String)> {
+        match &self.dpop {
+            None => vec![("Authorization".into(), format!("Bearer {}", self.token))],
+            Some(key) => {
+                let mut headers = vec![("Authorization".into(), format!("DPoP {}", self.token))];
+                if let Ok(proof) = key.proof(method, url, nonce, Some(&self.token), now()) {
+                    headers.push(("DPoP".into(), proof));
+                }
+                headers
+            }
+        }
     }
 }
 
@@ -456,11 +496,57 @@ struct ClientAuth<'a> {
 async fn token_request(
     client: &reqwest::Client,
     endpoint: &str,
+    form: Vec<(String, String)>,
+    auth: &ClientAuth<'_>,
+    dpop: Option<&DpopKey>,
+) -> Result<Value> {
+    let mut nonce: Option<String> = None;
+    // At most one retry: when the server asks for a DPoP nonce (RFC 9449 section 8).
+    for _ in 0..2 {
+        let proof = match dpop {
+            Some(key) => Some(key.proof("POST", endpoint, nonce.as_deref(), None, now())?),
+            None => None,
+        };
+        let (status, doc, server_nonce) =
+            token_post(client, endpoint, form.clone(), auth, proof).await?;
+        let asks_nonce = status == reqwest::StatusCode::BAD_REQUEST
+            && doc.get("error").and_then(Value::as_str) == Some("use_dpop_nonce");
+        if let (true, Some(given), true) = (asks_nonce, server_nonce, nonce.is_none()) {
+            if dpop.is_some() {
+                nonce = Some(given);
+                continue;
+            }
+        }
+        if !status.is_success() || doc.get("access_token").and_then(Value::as_str).is_none() {
+            let why = doc
+                .get("error")
+                .and_then(Value::as_str)
+                .unwrap_or("no access token");
+            return Err(Error::auth(format!(
+                "the authorization server refused to issue a token (HTTP {}: {why})",
+                status.as_u16()
+            )));
+        }
+        return Ok(doc);
+    }
+    Err(Error::auth(
+        "the authorization server kept asking for a new DPoP nonce",
+    ))
+}
+
+/// One POST to the token endpoint: its status, JSON body and `DPoP-Nonce`.
+async fn token_post(
+    client: &reqwest::Client,
+    endpoint: &str,
     mut form: Vec<(String, String)>,
     auth: &ClientAuth<'_>,
-) -> Result<Value> {
+    proof: Option<String>,
+) -> Result<(reqwest::StatusCode, Value, Option<String>)> {
     let (client_id, secret, method) = (auth.client_id, auth.secret, auth.method);
     let mut request = client.post(endpoint).header("Accept", "application/json");
+    if let Some(proof) = proof {
+        request = request.header("DPoP", proof);
+    }
     if method == "private_key_jwt" {
         let (key, audience) = auth.key.ok_or_else(|| {
             Error::auth("this sign-in uses private_key_jwt: \"oauth\".privateKey is needed")
@@ -505,23 +591,18 @@ async fn token_request(
         .await
         .map_err(|e| Error::auth(format!("the token endpoint could not be reached: {e}")))?;
     let status = response.status();
+    let server_nonce = response
+        .headers()
+        .get("dpop-nonce")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let doc: Value = response
         .bytes()
         .await
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or(Value::Null);
-    if !status.is_success() || doc.get("access_token").and_then(Value::as_str).is_none() {
-        let why = doc
-            .get("error")
-            .and_then(Value::as_str)
-            .unwrap_or("no access token");
-        return Err(Error::auth(format!(
-            "the authorization server refused to issue a token (HTTP {}: {why})",
-            status.as_u16()
-        )));
-    }
-    Ok(doc)
+    Ok((status, doc, server_nonce))
 }
 
 /// Percent-encodes everything but unreserved characters (RFC 3986).
@@ -691,6 +772,17 @@ pub async fn sign_in(
         .as_deref()
         .map(SigningKey::from_config)
         .transpose()?;
+    // A DPoP-bound token when the authorization server offers ES256 proofs (RFC 9449 section
+    // 5.1): a stolen token is then useless without the key, which never leaves this machine.
+    let offers_dpop = server
+        .get("dpop_signing_alg_values_supported")
+        .and_then(Value::as_array)
+        .is_some_and(|a| a.iter().any(|alg| alg == "ES256"));
+    let dpop = if offers_dpop {
+        Some(DpopKey::generate()?)
+    } else {
+        None
+    };
     if config.machine() {
         let client_id = config.client_id.clone().ok_or_else(|| {
             Error::usage(format!(
@@ -711,7 +803,7 @@ pub async fn sign_in(
             key: key.as_ref().map(|k| (k, issuer.as_str())),
             method: &method,
         };
-        let doc = token_request(&client, &token_endpoint, form, &auth).await?;
+        let doc = token_request(&client, &token_endpoint, form, &auth, dpop.as_ref()).await?;
         let stored = stored_from(
             &doc,
             &issuer,
@@ -722,6 +814,7 @@ pub async fn sign_in(
             &method,
             scope,
         );
+        let stored = bind(stored, &doc, dpop.as_ref());
         save(server_url, &stored)?;
         return Ok(stored);
     }
@@ -896,7 +989,7 @@ pub async fn sign_in(
         key: key.as_ref().map(|k| (k, issuer.as_str())),
         method: &method,
     };
-    let doc = token_request(&client, &token_endpoint, form, &auth).await?;
+    let doc = token_request(&client, &token_endpoint, form, &auth, dpop.as_ref()).await?;
     let stored = stored_from(
         &doc,
         &issuer,
@@ -907,6 +1000,7 @@ pub async fn sign_in(
         &method,
         scope,
     );
+    let stored = bind(stored, &doc, dpop.as_ref());
     save(server_url, &stored)?;
     Ok(stored)
 }
@@ -944,17 +1038,29 @@ fn stored_from(
             .map(str::to_string)
             .or(requested),
         wanted_scope: None,
+        dpop_key: None,
     }
+}
+
+/// Keeps the DPoP key with the tokens when the server bound them to it (`token_type: DPoP`);
+/// a server that issued a bearer token anyway gets bearer requests.
+fn bind(mut stored: Stored, doc: &Value, key: Option<&DpopKey>) -> Stored {
+    let bound = doc
+        .get("token_type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| t.eq_ignore_ascii_case("dpop"));
+    stored.dpop_key = key.filter(|_| bound).map(DpopKey::to_text);
+    stored
 }
 
 /// The access token to send to `url`, refreshed first when it is about to expire (one
 /// refresh at a time across processes: the others wait, then read the new one).
-pub async fn bearer(url: &str, config: Option<&OAuthConfig>) -> Option<String> {
+pub async fn bearer(url: &str, config: Option<&OAuthConfig>) -> Option<Credential> {
     let stored = load(url)?;
     if !stored.expiring() {
-        return Some(stored.access_token);
+        return Some(stored.credential());
     }
-    refresh(url, config).await.ok().map(|s| s.access_token)
+    refresh(url, config).await.ok().map(|s| s.credential())
 }
 
 /// Exchanges the refresh token for new tokens, under the server's lock (`config` gives the
@@ -992,8 +1098,10 @@ pub async fn refresh(url: &str, config: Option<&OAuthConfig>) -> Result<Stored> 
         key: key.as_ref().map(|k| (k, stored.issuer.as_str())),
         method: &stored.auth_method,
     };
-    let doc = token_request(&client, &stored.token_endpoint, form, &auth).await?;
-    let mut renewed = stored_from(
+    // A bound refresh token is presented with the same key (RFC 9449 section 5).
+    let dpop = stored.dpop_key.as_deref().and_then(DpopKey::from_text);
+    let doc = token_request(&client, &stored.token_endpoint, form, &auth, dpop.as_ref()).await?;
+    let renewed = stored_from(
         &doc,
         &stored.issuer,
         &stored.resource,
@@ -1003,6 +1111,7 @@ pub async fn refresh(url: &str, config: Option<&OAuthConfig>) -> Result<Stored> 
         &stored.auth_method,
         stored.scope.clone(),
     );
+    let mut renewed = bind(renewed, &doc, dpop.as_ref());
     if renewed.refresh_token.is_none() {
         renewed.refresh_token = Some(refresh_token);
     }
