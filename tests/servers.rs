@@ -37,6 +37,20 @@ fn lists_everything_one_line_per_tool_then_from_cache_without_spawning() {
         "listing and help from the cache must not start the server"
     );
 
+    // --json lists the definitions exactly as the server sent them, still from the cache.
+    let exact = env.run(&["--cmd", &server, "--json"]);
+    let listed: serde_json::Value = serde_json::from_str(&exact.stdout).unwrap();
+    let cache_dir = env.path("cache/tools");
+    let cached = files_below(&cache_dir)
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .unwrap();
+    let cached: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cached).unwrap()).unwrap();
+    assert_eq!(listed["tools"], cached["tools"]);
+    assert_eq!(listed["tools"].as_array().unwrap().len(), lines.len());
+    assert_eq!(spawns(&counter), 1);
+
     let refreshed = env.run(&["--cmd", &server, "--refresh"]);
     assert_eq!(refreshed.stdout, first.stdout);
     assert_eq!(spawns(&counter), 2);

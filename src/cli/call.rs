@@ -139,7 +139,7 @@ pub fn run_server(spec: ServerSpec, words: &[String], mut globals: Globals) -> R
         // The common path: served from disk with no runtime and no server.
         if !globals.refresh {
             if let Some(entry) = catalog::cached(&spec) {
-                print_listing(&spec, entry)?;
+                print_listing(&spec, entry, globals.json)?;
                 return Ok(Outcome::Success);
             }
         }
@@ -229,7 +229,7 @@ async fn run_action(spec: ServerSpec, action: Action, globals: Globals) -> Resul
             let session = open(&spec, globals.timeout, globals.refresh, handler).await?;
             let entry = catalog::refresh_tools(&spec, &session).await;
             session.close().await;
-            print_listing(&spec, entry?)?;
+            print_listing(&spec, entry?, globals.json)?;
             Ok(Outcome::Success)
         }
         Action::Tool(name, words) => call_tool(spec, &name, &words, globals, handler).await,
@@ -505,9 +505,30 @@ fn malformed_result(result: &Value, tool_call: bool) -> Option<String> {
     }
 }
 
-fn print_listing(spec: &ServerSpec, entry: CacheEntry) -> Result<()> {
+/// The listing: a line per tool, or with `--json` the tools' definitions exactly as the server
+/// sent them (a `tools/list` result, filtered as configured).
+fn print_listing(spec: &ServerSpec, entry: CacheEntry, json: bool) -> Result<()> {
+    let raw = if json {
+        entry.tools.clone()
+    } else {
+        Vec::new()
+    };
     let (tools, warnings) = catalog::usable_tools(spec, entry);
     warnings.iter().for_each(|w| warn(&format!("warning: {w}")));
+    if json {
+        let kept: std::collections::HashSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        let definitions: Vec<&Value> = raw
+            .iter()
+            .filter(|t| {
+                t.get("name")
+                    .and_then(Value::as_str)
+                    .is_some_and(|n| kept.contains(n))
+            })
+            .collect();
+        return emit(
+            &serde_json::to_string_pretty(&json!({ "tools": definitions })).unwrap_or_default(),
+        );
+    }
     let mut out = String::with_capacity(tools.len() * 60);
     for tool in &tools {
         out.push_str(&crate::render::listing_line(tool));
