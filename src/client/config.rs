@@ -420,6 +420,10 @@ impl ServerSpec {
                     .as_deref()
                     .map(|s| expand_vars(s, &self.name))
                     .transpose()?;
+                // A key that cannot be used is said now, not hidden behind a refused sign-in.
+                if let Some(key) = &config.private_key {
+                    crate::transport::jwt::SigningKey::from_config(key)?;
+                }
                 Some(config)
             }
             None => None,

@@ -34,39 +34,30 @@ impl SigningKey {
     /// Reads `"oauth".privateKey`: the PEM text itself (usually from `${VAR}`), or the path of
     /// a PEM file (`~/` allowed).
     pub fn from_config(value: &str) -> Result<SigningKey> {
-        let hint = "give \"oauth\".privateKey as PKCS#8 PEM text or the path of such a file (convert with: openssl pkcs8 -topk8 -nocrypt -in KEY)";
+        let hint = "give \"oauth\".privateKey as PKCS#8 PEM text or the absolute path of such a file (convert with: openssl pkcs8 -topk8 -nocrypt -in KEY)";
+        // CI secrets often carry a PEM with its line breaks written as `\n`.
         let pem = if value.contains("-----BEGIN") {
-            value.to_string()
+            value.replace("\\n", "\n")
         } else {
-            let path = match value.strip_prefix("~/") {
-                Some(rest) => crate::paths::home_dir().join(rest),
-                None => std::path::PathBuf::from(value),
-            };
-            let meta = std::fs::metadata(&path).map_err(|e| {
-                Error::usage(format!(
-                    "cannot read the private key {}: {e}",
-                    path.display()
-                ))
-                .with_hint(hint)
-            })?;
-            // A PEM key is a few kilobytes; anything far larger is not one.
-            if meta.len() > 64 * 1024 {
-                return Err(Error::usage(format!(
-                    "{} is too large to be a private key",
-                    path.display()
-                ))
-                .with_hint(hint));
-            }
-            std::fs::read_to_string(&path).map_err(|e| {
-                Error::usage(format!(
-                    "cannot read the private key {}: {e}",
-                    path.display()
-                ))
-                .with_hint(hint)
-            })?
+            read_key_file(value, hint)?
         };
         let (label, der) = pem_block(&pem)
             .ok_or_else(|| Error::usage("\"oauth\".privateKey is not a PEM key").with_hint(hint))?;
+        match label.as_str() {
+            "ENCRYPTED PRIVATE KEY" => {
+                return Err(Error::usage(
+                    "\"oauth\".privateKey is encrypted, which ferry cannot use",
+                )
+                .with_hint("decrypt it: openssl pkcs8 -topk8 -nocrypt -in KEY -out KEY.pem"))
+            }
+            "EC PRIVATE KEY" => {
+                return Err(Error::usage(
+                    "\"oauth\".privateKey is an EC key in SEC1 form; ferry reads PKCS#8",
+                )
+                .with_hint("convert it: openssl pkcs8 -topk8 -nocrypt -in KEY -out KEY.pem"))
+            }
+            _ => {}
+        }
         let rng = SystemRandom::new();
         let key = match label.as_str() {
             "PRIVATE KEY" => {
@@ -218,6 +209,50 @@ impl DpopKey {
     }
 }
 
+/// Reads a key file named by the config: an absolute or `~/` path to a regular file of at most
+/// 64 KiB. The value itself is never shown unless it looks like a path (it may be a key pasted
+/// without its PEM lines).
+fn read_key_file(value: &str, hint: &str) -> Result<String> {
+    use std::io::Read;
+    const LIMIT: u64 = 64 * 1024;
+    let looks_like_path = value.len() < 1024
+        && (value.starts_with('/') || value.starts_with("~/") || value.starts_with('.'))
+        && !value.contains(char::is_whitespace);
+    let shown = if looks_like_path {
+        value.to_string()
+    } else {
+        "(the value of \"oauth\".privateKey, not shown: it is neither PEM text nor a path)".into()
+    };
+    let path = match value.strip_prefix("~/") {
+        Some(rest) => crate::paths::home_dir().join(rest),
+        None => std::path::PathBuf::from(value),
+    };
+    if !path.is_absolute() {
+        // The daemon and the caller run in different directories: a relative path would mean
+        // two different files.
+        return Err(Error::usage(format!(
+            "the private key file {shown} is not an absolute path"
+        ))
+        .with_hint(hint));
+    }
+    let cannot = |why: String| {
+        Error::usage(format!("cannot read the private key {shown}: {why}")).with_hint(hint)
+    };
+    // A device or a FIFO would never end (or never open): only regular files are read.
+    let meta = std::fs::metadata(&path).map_err(|e| cannot(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(cannot("not a regular file".into()));
+    }
+    if meta.len() > LIMIT {
+        return Err(cannot("too large to be a private key".into()));
+    }
+    let mut text = String::new();
+    std::fs::File::open(&path)
+        .and_then(|f| f.take(LIMIT + 1).read_to_string(&mut text))
+        .map_err(|e| cannot(e.to_string()))?;
+    Ok(text)
+}
+
 /// The label and bytes of the first PEM block in `text`.
 fn pem_block(text: &str) -> Option<(String, Vec<u8>)> {
     let start = text.find("-----BEGIN ")?;
@@ -328,6 +363,37 @@ DXqW1rtB6DCa0ayMlPJ//GRD/AvlxEAyZFRiZPup3QNJwJFh1STfk6EN
             .proof("POST", "https://mcp.example/mcp", None, None, 7)
             .unwrap();
         assert_ne!(proof.split('.').nth(1), other.split('.').nth(1));
+    }
+
+    #[test]
+    fn key_files_are_read_safely_and_pasted_keys_never_shown() {
+        // A device or a FIFO would never end: refused before reading.
+        let error = SigningKey::from_config("/dev/zero").unwrap_err();
+        assert!(error.to_string().contains("not a regular file"), "{error}");
+        let fifo = std::env::temp_dir().join(format!("ferry-key-fifo-{}", std::process::id()));
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let error = SigningKey::from_config(fifo.to_str().unwrap()).unwrap_err();
+            assert!(error.to_string().contains("not a regular file"), "{error}");
+            let _ = std::fs::remove_file(&fifo);
+        }
+        // A relative path would name different files for the daemon and its caller.
+        let error = SigningKey::from_config("keys/ec.pem").unwrap_err();
+        assert!(
+            error.to_string().contains("not an absolute path"),
+            "{error}"
+        );
+        // A key pasted without its PEM lines is not echoed back.
+        let body: String = EC_KEY.lines().filter(|l| !l.starts_with("-----")).collect();
+        let error = SigningKey::from_config(&body).unwrap_err().to_string();
+        assert!(!error.contains(&body[..20]), "{error}");
+        // Line breaks written as \n, as CI secrets often carry them, are read as breaks.
+        assert!(SigningKey::from_config(&EC_KEY.replace('\n', "\\n")).is_ok());
+        // SEC1 and encrypted keys say how to convert them.
+        let sec1 = "-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n";
+        let error = SigningKey::from_config(sec1).unwrap_err();
+        assert!(error.to_string().contains("SEC1"), "{error}");
     }
 
     #[test]
