@@ -21,10 +21,11 @@ pub struct CacheEntry {
     pub fetched_at_ms: u64,
     /// How long the server said the list stays fresh (`ttlMs`), if it said.
     pub ttl_ms: Option<u64>,
-    /// How many `tools/list_changed` notices the server sends on its own right after it
-    /// starts (some register their tools then): a cold call that sees no more than these
-    /// changed nothing.
-    pub changes_on_start: usize,
+    /// How many `tools/list_changed` notices a session of this server brings although its
+    /// call changed nothing (some servers announce their tools after every handshake),
+    /// learnt when a list asked for after such a call matched this one. A call that brings no
+    /// more than these changed nothing; `None` until learnt.
+    pub unprompted_changes: Option<usize>,
 }
 
 /// Milliseconds since the epoch.
@@ -67,10 +68,10 @@ impl CacheEntry {
             },
             fetched_at_ms: doc.get("fetchedAtMs").and_then(Value::as_u64).unwrap_or(0),
             ttl_ms: doc.get("ttlMs").and_then(Value::as_u64),
-            changes_on_start: doc
-                .get("listChangedOnStart")
+            unprompted_changes: doc
+                .get("listChangedUnprompted")
                 .and_then(Value::as_u64)
-                .map_or(0, |n| n.min(64) as usize),
+                .map(|n| n.min(64) as usize),
         })
     }
 
@@ -93,7 +94,7 @@ impl CacheEntry {
             "capabilities": self.description.capabilities,
             "fetchedAtMs": self.fetched_at_ms,
             "ttlMs": self.ttl_ms,
-            "listChangedOnStart": self.changes_on_start,
+            "listChangedUnprompted": self.unprompted_changes,
             "tools": self.tools,
         });
         let path = path_for(spec);

@@ -101,46 +101,44 @@ fn store_listing(
         description,
         fetched_at_ms: now_ms(),
         ttl_ms,
-        changes_on_start: session
-            .start_announcements()
-            .unwrap_or(known.changes_on_start),
+        unprompted_changes: known.unprompted_changes,
     };
     entry.store(spec);
     tracing::debug!(server = %spec.name, tools = entry.tools.len(), "cache stored");
     entry
 }
 
+/// How long a cold call, its output already out, waits for a tools list it asked for.
+const LIST_AFTER_CALL: Duration = Duration::from_millis(100);
+
 /// Ends a cold call's session, after its output is out. When the server said its tools
-/// changed (more often than it does on its own at every start), a stdio server is asked for the list within its shutdown grace, so the exit waits
-/// for nothing more; when no answer comes in that time (or over HTTP, where asking would cost
-/// a round trip), the cache is marked stale: calls keep the cached schemas, and the next
-/// listing asks the server.
+/// changed more often than it does when nothing changed (or that is not known yet), the list
+/// is asked for before the server stops, at most `LIST_AFTER_CALL`: a new list is stored, the
+/// same list teaches how many notices mean nothing, and no answer marks the cache stale (calls
+/// keep the cached schemas; the next listing asks the server).
 pub async fn close_after_call(spec: &ServerSpec, session: Session) {
-    let changed = session.take_tools_changed()
-        && session.tools_changes() > CacheEntry::load(spec).map_or(0, |e| e.changes_on_start);
-    if !changed {
+    let seen = session.tools_changes();
+    session.take_tools_changed();
+    if seen == 0 {
         session.close().await;
         return;
     }
-    let mut listed = None;
-    if session.is_stdio() {
-        let list = session.list_all("tools/list", "tools");
-        let shutdown = session.shutdown();
-        tokio::pin!(list, shutdown);
-        loop {
-            tokio::select! {
-                // The request is written before the shutdown closes the server's stdin.
-                biased;
-                answer = &mut list, if listed.is_none() => listed = Some(answer),
-                _ = &mut shutdown => break,
-            }
-        }
-    } else {
-        session.shutdown().await;
+    let cached = CacheEntry::load(spec).filter(CacheEntry::has_tools);
+    let known = cached.as_ref().and_then(|e| e.unprompted_changes);
+    if known.is_some_and(|usual| seen <= usual) {
+        session.close().await;
+        return;
     }
-    match listed {
-        Some(Ok((tools, ttl_ms))) if !session.take_tools_changed() => {
-            tracing::debug!(server = %spec.name, "tools/list_changed: listed in the shutdown grace");
+    let listed =
+        tokio::time::timeout(LIST_AFTER_CALL, session.list_all("tools/list", "tools")).await;
+    match (listed, cached) {
+        (Ok(Ok((tools, _))), Some(mut entry)) if tools == entry.tools => {
+            tracing::debug!(server = %spec.name, seen, "tools/list_changed: nothing changed; learnt");
+            entry.unprompted_changes = Some(seen.max(known.unwrap_or(0)));
+            entry.store(spec);
+        }
+        (Ok(Ok((tools, ttl_ms))), _) => {
+            tracing::debug!(server = %spec.name, "tools/list_changed: new list stored");
             store_listing(spec, &session, tools, ttl_ms);
         }
         _ => {
@@ -148,6 +146,7 @@ pub async fn close_after_call(spec: &ServerSpec, session: Session) {
             CacheEntry::mark_stale(spec);
         }
     }
+    session.close().await;
 }
 
 /// The cached entry, if it holds a tools list still fresh enough to show.

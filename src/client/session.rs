@@ -157,9 +157,6 @@ struct Shared {
     tools_changed: AtomicBool,
     /// `tools/list_changed` notifications since the session opened.
     tools_changes: AtomicUsize,
-    /// Whether a `tools/call` went out: until then a change notice is the server's own
-    /// start-up announcement, not something a call did.
-    called: AtomicBool,
     next_id: AtomicI64,
     default_handler: Arc<dyn ClientHandler>,
 }
@@ -291,7 +288,6 @@ impl Session {
             closed: Mutex::new(None),
             tools_changed: AtomicBool::new(false),
             tools_changes: AtomicUsize::new(0),
-            called: AtomicBool::new(false),
             next_id: AtomicI64::new(1),
             default_handler: options.handler.clone(),
         });
@@ -340,12 +336,6 @@ impl Session {
     /// How many times the server said its tools changed since the session opened.
     pub fn tools_changes(&self) -> usize {
         self.shared.tools_changes.load(Ordering::SeqCst)
-    }
-
-    /// The change notices a server sent on its own at start (before any tool was called):
-    /// `None` once a call went out.
-    pub fn start_announcements(&self) -> Option<usize> {
-        (!self.shared.called.load(Ordering::SeqCst)).then(|| self.tools_changes())
     }
 
     /// Whether the server said its tools changed since the last call of this; clears it.
@@ -707,9 +697,6 @@ impl Session {
         params: Value,
         context: &CallContext,
     ) -> Result<Value> {
-        if method == "tools/call" {
-            self.shared.called.store(true, Ordering::SeqCst);
-        }
         let mut params = params;
         if context.progress {
             let token = format!("ferry-{}", self.shared.next_id.load(Ordering::SeqCst));
