@@ -106,6 +106,22 @@ fn send(
     exchange(port, "POST", &headers, body)
 }
 
+/// Sends a POST and returns its connection unread, for a test to close when it likes.
+fn post_and_keep_open(port: u16, headers: &[(&str, &str)], body: &str) -> std::net::TcpStream {
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    stream
+}
+
 /// The headers of a JSON-RPC POST.
 const JSON_HEADERS: [(&str, &str); 2] = [
     ("Content-Type", "application/json"),
@@ -309,18 +325,8 @@ fn a_stateless_client_that_leaves_stops_its_command_and_duplicate_ids_are_refuse
         json!({"name": "slow", "arguments": {"seconds": 47.25}}),
         1,
     );
-    let mut request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\n",
-        server.port,
-        body.len()
-    );
-    for (k, v) in &headers {
-        request.push_str(&format!("{k}: {v}\r\n"));
-    }
-    request.push_str("\r\n");
-    request.push_str(&body);
-    let mut stream = std::net::TcpStream::connect(("127.0.0.1", server.port)).unwrap();
-    stream.write_all(request.as_bytes()).unwrap();
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let stream = post_and_keep_open(server.port, &headers, &body);
     let started = std::time::Instant::now();
     while processes_matching("sleep 47.25").is_empty() {
         assert!(
@@ -371,6 +377,24 @@ fn a_stateless_client_that_leaves_stops_its_command_and_duplicate_ids_are_refuse
     let answer = json_of(&body);
     assert_eq!(answer["id"], 9, "{body}");
     assert!(answer["result"]["content"].is_array(), "{body}");
+
+    // A session request whose client leaves at once runs on (2025-11-25), and once it has
+    // finished its id may be used again.
+    let leaving = json!({"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {"name": "slow", "arguments": {"seconds": 0.4375}}}).to_string();
+    let stream = post_and_keep_open(server.port, &with, &leaving);
+    let started = std::time::Instant::now();
+    while processes_matching("sleep 0.4375").is_empty() && started.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    drop(stream);
+    while !processes_matching("sleep 0.4375").is_empty() && started.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let again = json!({"jsonrpc": "2.0", "id": 12, "method": "tools/list"}).to_string();
+    let (status, _, body) = exchange(server.port, "POST", &with, &again);
+    assert_eq!(status, 200, "{body}");
+    assert!(json_of(&body)["result"]["tools"].is_array(), "{body}");
 }
 
 /// A flood of `initialize` requests cannot push out a working client's session: when the
@@ -383,6 +407,12 @@ fn a_flood_of_sessions_is_refused_rather_than_evicting_working_clients() {
     let init = initialize_body();
     let (_, headers, _) = exchange(server.port, "POST", &base, &init);
     let victim = header(&headers, "mcp-session-id").unwrap().to_string();
+    let mut with = base.to_vec();
+    with.push(("Mcp-Session-Id", &victim));
+    with.push(("MCP-Protocol-Version", "2025-11-25"));
+    // The client works: its session is in use (the flood's never are).
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    assert_eq!(exchange(server.port, "POST", &with, &initialized).0, 202);
     let mut refused = None;
     for _ in 0..1100 {
         let (status, headers, body) = exchange(server.port, "POST", &base, &init);
@@ -399,9 +429,6 @@ fn a_flood_of_sessions_is_refused_rather_than_evicting_working_clients() {
     assert_eq!(status, 503, "{body}");
     assert_eq!(retry.as_deref(), Some("60"));
     assert!(body.contains("too many open sessions"), "{body}");
-    let mut with = base.to_vec();
-    with.push(("Mcp-Session-Id", &victim));
-    with.push(("MCP-Protocol-Version", "2025-11-25"));
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
     let (status, _, body) = exchange(server.port, "POST", &with, &list);
     assert_eq!(status, 200, "the first client's session survives: {body}");

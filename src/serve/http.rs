@@ -41,6 +41,8 @@ const KEEPALIVE: Duration = Duration::from_secs(15);
 /// been idle for `EVICTABLE_AFTER`; otherwise a new session is refused (503).
 const MAX_SESSIONS: usize = 1000;
 const EVICTABLE_AFTER: Duration = Duration::from_secs(300);
+/// A session never used after its `initialize` makes room sooner.
+const UNUSED_EVICTABLE_AFTER: Duration = Duration::from_secs(10);
 
 /// A response body: all at once, or an event stream fed by a channel. Dropping a stream
 /// (the client went away) drops its guard, which cancels the request it carries.
@@ -97,6 +99,7 @@ pub struct Guard {
 /// A handshake-era HTTP session.
 struct HttpSession {
     state: Mutex<Session>,
+    created: Instant,
     last_used: Mutex<Instant>,
     /// The GET stream's sender, while one is open.
     listener: Arc<Mutex<Option<mpsc::UnboundedSender<Bytes>>>>,
@@ -361,9 +364,11 @@ async fn post(request: Request<IncomingBody>, state: Arc<State>) -> Response<Out
             }
             if method == "initialize" {
                 let id_text = new_session_id();
+                let now = Instant::now();
                 let created = Arc::new(HttpSession {
                     state: Mutex::new(Session::default()),
-                    last_used: Mutex::new(Instant::now()),
+                    created: now,
+                    last_used: Mutex::new(now),
                     listener: Arc::new(Mutex::new(None)),
                     in_flight: Mutex::new(HashMap::new()),
                 });
@@ -381,16 +386,21 @@ async fn post(request: Request<IncomingBody>, state: Arc<State>) -> Response<Out
                 {
                     let mut sessions = state.sessions.lock().unwrap_or_else(|e| e.into_inner());
                     if sessions.len() >= MAX_SESSIONS {
-                        // Only a session left idle for a while makes room: a flood of new
-                        // sessions must not push out the clients that are working.
+                        // Only a session left idle for a while, or one never used after its
+                        // `initialize`, makes room: a flood of new sessions must not push out
+                        // the clients that are working.
                         let oldest = sessions
                             .iter()
                             .map(|(k, s)| {
-                                (k, *s.last_used.lock().unwrap_or_else(|e| e.into_inner()))
+                                let used = *s.last_used.lock().unwrap_or_else(|e| e.into_inner());
+                                (k, used, used == s.created)
                             })
-                            .min_by_key(|(_, used)| *used)
-                            .filter(|(_, used)| used.elapsed() >= EVICTABLE_AFTER)
-                            .map(|(k, _)| k.clone());
+                            .filter(|(_, used, unused)| {
+                                used.elapsed() >= EVICTABLE_AFTER
+                                    || (*unused && used.elapsed() >= UNUSED_EVICTABLE_AFTER)
+                            })
+                            .min_by_key(|(_, used, _)| *used)
+                            .map(|(k, _, _)| k.clone());
                         match oldest {
                             Some(oldest) => {
                                 sessions.remove(&oldest);
@@ -466,10 +476,12 @@ async fn request_response(
 ) -> Response<OutBody> {
     let key = id.to_string();
     if let Some(session) = &session {
+        // A request whose client left early may still be listed; once it has finished, its
+        // id is free again.
         let duplicate = session
             .in_flight
             .lock()
-            .map(|f| f.contains_key(&key))
+            .map(|f| f.get(&key).is_some_and(|h| !h.is_finished()))
             .unwrap_or(false);
         if duplicate {
             // Its answer could not be told from the first's, nor could it be cancelled.
@@ -503,6 +515,7 @@ async fn request_response(
     });
     if let Some(session) = &session {
         if let Ok(mut flights) = session.in_flight.lock() {
+            flights.retain(|_, handle| !handle.is_finished());
             flights.insert(key.clone(), task.abort_handle());
         }
     }
