@@ -508,26 +508,14 @@ fn malformed_result(result: &Value, tool_call: bool) -> Option<String> {
 /// The listing: a line per tool, or with `--json` the tools' definitions exactly as the server
 /// sent them (a `tools/list` result, filtered as configured).
 fn print_listing(spec: &ServerSpec, entry: CacheEntry, json: bool) -> Result<()> {
-    let raw = if json {
-        entry.tools.clone()
-    } else {
-        Vec::new()
-    };
     let (tools, warnings) = catalog::usable_tools(spec, entry);
     warnings.iter().for_each(|w| warn(&format!("warning: {w}")));
     if json {
-        let kept: std::collections::HashSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-        let definitions: Vec<&Value> = raw
-            .iter()
-            .filter(|t| {
-                t.get("name")
-                    .and_then(Value::as_str)
-                    .is_some_and(|n| kept.contains(n))
-            })
-            .collect();
-        return emit(
-            &serde_json::to_string_pretty(&json!({ "tools": definitions })).unwrap_or_default(),
-        );
+        // Each listed tool's own entry, as the server sent it: what was skipped stays out.
+        let definitions: Vec<&Value> = tools.iter().map(|t| &t.raw).collect();
+        return emit(&crate::render::text::json_for_terminal(
+            serde_json::to_string_pretty(&json!({ "tools": definitions })).unwrap_or_default(),
+        ));
     }
     let mut out = String::with_capacity(tools.len() * 60);
     for tool in &tools {

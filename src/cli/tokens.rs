@@ -108,7 +108,9 @@ pub fn tokens(matches: &ArgMatches, globals: &Globals) -> Result<Outcome> {
                 "break_even_eager": break_even(report.eager as f64, 0.0, upfront as f64, per_use),
                 "break_even_deferred": break_even(report.deferred as f64, report.deferred_per_use, upfront as f64, per_use)});
         }
-        emit(&serde_json::to_string_pretty(&value).unwrap_or_default())?;
+        emit(&crate::render::text::json_for_terminal(
+            serde_json::to_string_pretty(&value).unwrap_or_default(),
+        ))?;
     } else {
         let mut text = report.to_text(&meter, per_tool || costs.len() == 1, session_asked, proxy);
         if let Some((upfront, per_use)) = proxy {

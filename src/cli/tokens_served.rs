@@ -102,7 +102,9 @@ pub fn served(what: Served, meter: &Meter, as_json: bool) -> Result<Outcome> {
         shell_per_use,
     };
     let text = if as_json {
-        serde_json::to_string_pretty(&report.to_json(meter)).unwrap_or_default()
+        crate::render::text::json_for_terminal(
+            serde_json::to_string_pretty(&report.to_json(meter)).unwrap_or_default(),
+        )
     } else {
         report.to_text(meter)
     };

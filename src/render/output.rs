@@ -307,7 +307,7 @@ fn is_plain_text(text: &str) -> bool {
 
 /// JSON without the spaces and escapes of pretty printing.
 pub fn compact_json(value: &Value) -> String {
-    serde_json::to_string(value).unwrap_or_default()
+    super::text::json_for_terminal(serde_json::to_string(value).unwrap_or_default())
 }
 
 /// Keeps `text` within `max_tokens` (o200k_base): head and tail are kept, and one marker line

@@ -67,6 +67,26 @@ fn escape(text: &str, multiline: bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Serialised JSON with the characters that could drive a terminal or reorder what a reader
+/// sees (DEL, C1 controls, bidirectional overrides) written as `\uXXXX` escapes. The value is
+/// unchanged: outside strings JSON is ASCII, and inside them an escape means the same
+/// character. serde_json already escapes the C0 controls.
+pub fn json_for_terminal(json: String) -> String {
+    let risky = |c: char| c != '\n' && c != '\t' && needs_escape(c, true);
+    if !json.bytes().any(|b| b == 0x7f || b >= 0xc2) || !json.chars().any(risky) {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if risky(c) {
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// The first sentence of a description, on one line: what a listing shows.
 ///
 /// A sentence ends at `.`, `!` or `?` before a space (not in "e.g." or "v1.2"), at a blank
@@ -120,6 +140,16 @@ pub fn collapse_whitespace(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_keeps_its_value_but_not_terminal_controls() {
+        let value = serde_json::json!({"name": "a\u{9b}2J\u{202e}b\u{7f}", "plain": "ünï"});
+        let text = json_for_terminal(serde_json::to_string_pretty(&value).unwrap());
+        assert!(!text.contains('\u{9b}') && !text.contains('\u{202e}') && !text.contains('\u{7f}'));
+        assert!(text.contains("\\u009b") && text.contains("ünï"));
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, value);
+    }
 
     #[test]
     fn first_sentence_stops_at_the_first_period() {

@@ -188,8 +188,10 @@ impl ProxyProvider {
         let catalog = self.catalog();
         let ranked = rank(query, &catalog.documents);
         if ranked.is_empty() {
+            // The query is echoed back, but never at length.
+            let shown: String = query.chars().take(200).collect();
             return text_result(format!(
-                "No tool matches {query:?}. Servers: {}.",
+                "No tool matches {shown:?}. Servers: {}.",
                 self.servers
                     .iter()
                     .map(|s| s.name.as_str())

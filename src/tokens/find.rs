@@ -174,6 +174,9 @@ impl Document {
     }
 }
 
+/// The most distinct words of a query that are ranked.
+const MAX_QUERY_TERMS: usize = 32;
+
 /// Verbs people use for an action, and the verbs tool names use for it.
 const VERB_SYNONYMS: [(&str, &[&str]); 12] = [
     ("open", &["create"]),
@@ -194,7 +197,14 @@ const VERB_SYNONYMS: [(&str, &[&str]); 12] = [
 /// double; common action verbs also match the verbs tool names use, at a lower weight.
 fn weighted_query(query: &str) -> Vec<(String, f64)> {
     let mut weighted: Vec<(String, f64)> = Vec::new();
-    for (i, term) in terms(query).into_iter().enumerate() {
+    // A task is a few words: a query of thousands (from a hostile caller) is cut, not ranked
+    // word by word against every tool.
+    let mut seen = std::collections::HashSet::new();
+    let distinct = terms(query)
+        .into_iter()
+        .filter(|t| seen.insert(t.clone()))
+        .take(MAX_QUERY_TERMS);
+    for (i, term) in distinct.enumerate() {
         let weight = if i == 0 { 2.0 } else { 1.0 };
         if let Some((_, synonyms)) = VERB_SYNONYMS.iter().find(|(verb, _)| *verb == term) {
             for synonym in synonyms.iter() {
@@ -263,6 +273,16 @@ pub fn rank<'a>(query: &str, documents: &'a [Document]) -> Vec<(&'a Document, f6
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_query_is_cut_to_its_first_distinct_words() {
+        let long: String = (0..10_000).map(|i| format!("word{i} ")).collect();
+        let weighted = weighted_query(&long);
+        assert_eq!(weighted.len(), MAX_QUERY_TERMS);
+        assert_eq!(weighted[0].0, "word0");
+        // Repeats count once.
+        assert_eq!(weighted_query("file file file list").len(), 2);
+    }
 
     #[test]
     fn terms_split_and_stem() {

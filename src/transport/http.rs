@@ -335,7 +335,9 @@ impl HttpConnection {
     ) -> Result<(reqwest::Response, reqwest::Url)> {
         let body = serde_json::to_vec(message).map_err(|e| Error::server(e.to_string()))?;
         let mut url = self.url.clone();
-        for _ in 0..=MAX_REDIRECTS {
+        let mut nonce_retries = 0;
+        let mut redirects = 0;
+        loop {
             let mut request = self.post(&url, message, body.clone());
             for (name, value) in extra {
                 request = request.header(name, header_safe(value));
@@ -346,9 +348,11 @@ impl HttpConnection {
                 .map_err(|e| connect_error(&self.shown_url, e))?;
             let status = response.status();
             if status == reqwest::StatusCode::UNAUTHORIZED
+                && nonce_retries < 2
                 && self.sign_in.take_dpop_nonce(&response)
             {
                 // The same message again, its proof now carrying the server's nonce.
+                nonce_retries += 1;
                 continue;
             }
             if !status.is_redirection() {
@@ -382,11 +386,14 @@ impl HttpConnection {
                 .with_hint("if the server moved, put its new URL in the configuration"));
             }
             url = target;
+            redirects += 1;
+            if redirects > MAX_REDIRECTS {
+                return Err(Error::server(format!(
+                    "{} redirected more than {MAX_REDIRECTS} times",
+                    self.shown_url
+                )));
+            }
         }
-        Err(Error::server(format!(
-            "{} redirected more than {MAX_REDIRECTS} times",
-            self.shown_url
-        )))
     }
 
     pub(super) async fn send(&self, message: &Value, extra: &[(String, String)]) -> Result<()> {

@@ -1045,10 +1045,12 @@ fn stored_from(
 /// Keeps the DPoP key with the tokens when the server bound them to it (`token_type: DPoP`);
 /// a server that issued a bearer token anyway gets bearer requests.
 fn bind(mut stored: Stored, doc: &Value, key: Option<&DpopKey>) -> Stored {
+    // RFC 9449 says DPoP; a server that leaves token_type out got the proof and is taken to
+    // have bound the token to it.
     let bound = doc
         .get("token_type")
         .and_then(Value::as_str)
-        .is_some_and(|t| t.eq_ignore_ascii_case("dpop"));
+        .is_none_or(|t| t.eq_ignore_ascii_case("dpop"));
     stored.dpop_key = key.filter(|_| bound).map(DpopKey::to_text);
     stored
 }
