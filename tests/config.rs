@@ -159,3 +159,68 @@ fn import_from_claude_desktop() {
     let missing = env.run(&["import", "cursor"]);
     assert_eq!(missing.code, 2);
 }
+
+/// `ferry add NAME URL --client-id ID` writes the server's "oauth" block: a secret as given
+/// (a ${VAR} stays unexpanded), a key file checked at once.
+#[test]
+fn add_writes_an_oauth_block_and_checks_a_key_file() {
+    let env = Env::new();
+    let added = env.run(&[
+        "add",
+        "linear",
+        "https://mcp.example.com/mcp",
+        "--client-id",
+        "abc",
+        "--client-secret",
+        "${LINEAR_SECRET}",
+    ]);
+    assert_eq!(added.code, 0, "{}", added.stderr);
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.path("config/servers.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        config["mcpServers"]["linear"]["oauth"],
+        serde_json::json!({"clientId": "abc", "clientSecret": "${LINEAR_SECRET}"})
+    );
+    // A key that is not there is refused before anything is written.
+    let missing = env.path("nope.pem");
+    let refused = env.run(&[
+        "add",
+        "machine",
+        "https://mcp.example.com/mcp",
+        "--client-id",
+        "abc",
+        "--private-key",
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .starts_with("error: cannot read the private key "),
+        "{}",
+        refused.stderr
+    );
+    let config = std::fs::read_to_string(env.path("config/servers.json")).unwrap();
+    assert!(!config.contains("machine"), "{config}");
+    // A ${VAR} is read when used.
+    let deferred = env.run(&[
+        "add",
+        "machine",
+        "https://mcp.example.com/mcp",
+        "--client-id",
+        "abc",
+        "--private-key",
+        "${MACHINE_KEY}",
+    ]);
+    assert_eq!(deferred.code, 0, "{}", deferred.stderr);
+    // --private-key needs the client id it belongs to.
+    let alone = env.run(&[
+        "add",
+        "x",
+        "https://mcp.example.com/mcp",
+        "--private-key",
+        "${K}",
+    ]);
+    assert_eq!(alone.code, 2, "{}", alone.stderr);
+}

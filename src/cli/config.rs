@@ -128,6 +128,13 @@ pub fn add(matches: &ArgMatches) -> Result<Outcome> {
                 if let Some(secret) = matches.get_one::<String>("client-secret") {
                     oauth.insert("clientSecret".into(), json!(secret));
                 }
+                if let Some(key) = matches.get_one::<String>("private-key") {
+                    // A file is checked now; a ${VAR} is read when used.
+                    if !key.contains("${") {
+                        crate::transport::jwt::SigningKey::from_config(key)?;
+                    }
+                    oauth.insert("privateKey".into(), json!(key));
+                }
                 entry.insert("oauth".into(), Value::Object(oauth));
             }
             if !strings("env").is_empty() {

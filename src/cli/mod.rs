@@ -159,6 +159,13 @@ pub fn command() -> Command {
                         .help("Its secret, best as ${VAR} (expanded when used, never stored expanded)"),
                 )
                 .arg(
+                    Arg::new("private-key")
+                        .long("private-key")
+                        .value_name("KEY")
+                        .requires("client-id")
+                        .help("Its private key instead of a secret (private_key_jwt): an absolute PEM file path, or ${VAR} holding the PEM"),
+                )
+                .arg(
                     Arg::new("force")
                         .long("force")
                         .action(ArgAction::SetTrue)
