@@ -141,9 +141,9 @@ pub fn value_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         Value::Number(n) if n.is_f64() => match n.as_f64() {
-            Some(f) if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 => {
-                format!("{}", f as i64)
-            }
+            // Up to 1e21, where JSON numbers switch to exponents anyway, in plain digits.
+            // (-0 is 0: a leading dash would read as an option.)
+            Some(f) if f.fract() == 0.0 && f.abs() < 1e21 => format!("{:.0}", f + 0.0),
             _ => n.to_string(),
         },
         other => other.to_string(),
@@ -285,6 +285,8 @@ mod tests {
         assert_eq!(value_text(&json!(2.5)), "2.5");
         assert_eq!(value_text(&json!(7)), "7");
         assert_eq!(value_text(&json!(1e300)), "1e+300");
+        assert_eq!(value_text(&json!(1e16)), "10000000000000000");
+        assert_eq!(value_text(&json!(-0.0)), "0");
         assert_eq!(value_text(&json!("1.0")), "1.0");
     }
 
