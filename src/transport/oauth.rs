@@ -483,23 +483,71 @@ fn token_auth_method(registered: Option<&str>, secret: bool, key: bool, server: 
     }
 }
 
-/// How the client proves itself at the token endpoint.
-struct ClientAuth<'a> {
+/// A client at one token endpoint: who it is, how it proves it, and what its tokens are for.
+struct TokenClient<'a> {
+    http: &'a reqwest::Client,
+    issuer: &'a str,
+    resource: &'a str,
+    endpoint: &'a str,
     client_id: &'a str,
     secret: Option<&'a str>,
-    /// For `private_key_jwt`: the key, and the issuer the assertion is addressed to.
-    key: Option<(&'a SigningKey, &'a str)>,
+    /// For `private_key_jwt`: the key its assertions are signed with (addressed to `issuer`).
+    key: Option<&'a SigningKey>,
     method: &'a str,
+    /// The key the tokens are to be bound to (DPoP), if any.
+    dpop: Option<&'a DpopKey>,
 }
 
-/// Posts a form to the token endpoint with the client's authentication; the token response.
-async fn token_request(
-    client: &reqwest::Client,
-    endpoint: &str,
-    form: Vec<(String, String)>,
-    auth: &ClientAuth<'_>,
-    dpop: Option<&DpopKey>,
-) -> Result<Value> {
+impl TokenClient<'_> {
+    /// Posts `form` and keeps what the answer grants (scope `requested` unless it names one).
+    async fn exchange(
+        &self,
+        form: Vec<(String, String)>,
+        requested: Option<String>,
+    ) -> Result<Stored> {
+        let doc = token_request(self, form).await?;
+        Ok(self.stored_from(&doc, requested))
+    }
+
+    fn stored_from(&self, doc: &Value, requested: Option<String>) -> Stored {
+        // RFC 9449 says DPoP; a server that leaves token_type out got the proof and is taken
+        // to have bound the token to it. A server that issued a bearer token anyway gets
+        // bearer requests.
+        let bound = doc
+            .get("token_type")
+            .and_then(Value::as_str)
+            .is_none_or(|t| t.eq_ignore_ascii_case("dpop"));
+        Stored {
+            issuer: self.issuer.to_string(),
+            resource: self.resource.to_string(),
+            token_endpoint: self.endpoint.to_string(),
+            client_id: self.client_id.to_string(),
+            client_secret: self.secret.map(str::to_string),
+            auth_method: self.method.to_string(),
+            access_token: doc["access_token"].as_str().unwrap_or_default().to_string(),
+            refresh_token: doc
+                .get("refresh_token")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            expires_at: doc
+                .get("expires_in")
+                .and_then(Value::as_u64)
+                .map_or(0, |s| now() + s),
+            scope: doc
+                .get("scope")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .or(requested),
+            wanted_scope: None,
+            dpop_key: self.dpop.filter(|_| bound).map(DpopKey::to_text),
+        }
+    }
+}
+
+/// Posts a form to the token endpoint with the client's authentication, once more when the
+/// server asks for a DPoP nonce; the token response.
+async fn token_request(auth: &TokenClient<'_>, form: Vec<(String, String)>) -> Result<Value> {
+    let (endpoint, dpop) = (auth.endpoint, auth.dpop);
     let mut nonce: Option<String> = None;
     // At most one retry: when the server asks for a DPoP nonce (RFC 9449 section 8).
     for _ in 0..2 {
@@ -507,8 +555,7 @@ async fn token_request(
             Some(key) => Some(key.proof("POST", endpoint, nonce.as_deref(), None, now())?),
             None => None,
         };
-        let (status, doc, server_nonce) =
-            token_post(client, endpoint, form.clone(), auth, proof).await?;
+        let (status, doc, server_nonce) = token_post(auth, form.clone(), proof).await?;
         let asks_nonce = status == reqwest::StatusCode::BAD_REQUEST
             && doc.get("error").and_then(Value::as_str) == Some("use_dpop_nonce");
         if let (true, Some(given), true) = (asks_nonce, server_nonce, nonce.is_none()) {
@@ -536,19 +583,20 @@ async fn token_request(
 
 /// One POST to the token endpoint: its status, JSON body and `DPoP-Nonce`.
 async fn token_post(
-    client: &reqwest::Client,
-    endpoint: &str,
+    auth: &TokenClient<'_>,
     mut form: Vec<(String, String)>,
-    auth: &ClientAuth<'_>,
     proof: Option<String>,
 ) -> Result<(reqwest::StatusCode, Value, Option<String>)> {
     let (client_id, secret, method) = (auth.client_id, auth.secret, auth.method);
-    let mut request = client.post(endpoint).header("Accept", "application/json");
+    let mut request = auth
+        .http
+        .post(auth.endpoint)
+        .header("Accept", "application/json");
     if let Some(proof) = proof {
         request = request.header("DPoP", proof);
     }
     if method == "private_key_jwt" {
-        let (key, audience) = auth.key.ok_or_else(|| {
+        let key = auth.key.ok_or_else(|| {
             Error::auth("this sign-in uses private_key_jwt: \"oauth\".privateKey is needed")
         })?;
         form.push((
@@ -557,7 +605,7 @@ async fn token_post(
         ));
         form.push((
             "client_assertion".into(),
-            key.assertion(client_id, audience, now())?,
+            key.assertion(client_id, auth.issuer, now())?,
         ));
     }
     match (method, secret) {
@@ -797,24 +845,19 @@ pub async fn sign_in(
         if let Some(scope) = &scope {
             form.push(("scope".into(), scope.clone()));
         }
-        let auth = ClientAuth {
+        let stored = TokenClient {
+            http: &client,
+            issuer: &issuer,
+            resource: &resource,
+            endpoint: &token_endpoint,
             client_id: &client_id,
             secret: secret.as_deref(),
-            key: key.as_ref().map(|k| (k, issuer.as_str())),
+            key: key.as_ref(),
             method: &method,
-        };
-        let doc = token_request(&client, &token_endpoint, form, &auth, dpop.as_ref()).await?;
-        let stored = stored_from(
-            &doc,
-            &issuer,
-            &resource,
-            &token_endpoint,
-            &client_id,
-            secret,
-            &method,
-            scope,
-        );
-        let stored = bind(stored, &doc, dpop.as_ref());
+            dpop: dpop.as_ref(),
+        }
+        .exchange(form, scope)
+        .await?;
         save(server_url, &stored)?;
         return Ok(stored);
     }
@@ -983,76 +1026,21 @@ pub async fn sign_in(
         ("code_verifier".to_string(), verifier),
         ("resource".to_string(), resource.clone()),
     ];
-    let auth = ClientAuth {
+    let stored = TokenClient {
+        http: &client,
+        issuer: &issuer,
+        resource: &resource,
+        endpoint: &token_endpoint,
         client_id: &client_id,
         secret: client_secret.as_deref(),
-        key: key.as_ref().map(|k| (k, issuer.as_str())),
+        key: key.as_ref(),
         method: &method,
-    };
-    let doc = token_request(&client, &token_endpoint, form, &auth, dpop.as_ref()).await?;
-    let stored = stored_from(
-        &doc,
-        &issuer,
-        &resource,
-        &token_endpoint,
-        &client_id,
-        client_secret,
-        &method,
-        scope,
-    );
-    let stored = bind(stored, &doc, dpop.as_ref());
+        dpop: dpop.as_ref(),
+    }
+    .exchange(form, scope)
+    .await?;
     save(server_url, &stored)?;
     Ok(stored)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn stored_from(
-    doc: &Value,
-    issuer: &str,
-    resource: &str,
-    token_endpoint: &str,
-    client_id: &str,
-    client_secret: Option<String>,
-    method: &str,
-    requested: Option<String>,
-) -> Stored {
-    Stored {
-        issuer: issuer.to_string(),
-        resource: resource.to_string(),
-        token_endpoint: token_endpoint.to_string(),
-        client_id: client_id.to_string(),
-        client_secret,
-        auth_method: method.to_string(),
-        access_token: doc["access_token"].as_str().unwrap_or_default().to_string(),
-        refresh_token: doc
-            .get("refresh_token")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        expires_at: doc
-            .get("expires_in")
-            .and_then(Value::as_u64)
-            .map_or(0, |s| now() + s),
-        scope: doc
-            .get("scope")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .or(requested),
-        wanted_scope: None,
-        dpop_key: None,
-    }
-}
-
-/// Keeps the DPoP key with the tokens when the server bound them to it (`token_type: DPoP`);
-/// a server that issued a bearer token anyway gets bearer requests.
-fn bind(mut stored: Stored, doc: &Value, key: Option<&DpopKey>) -> Stored {
-    // RFC 9449 says DPoP; a server that leaves token_type out got the proof and is taken to
-    // have bound the token to it.
-    let bound = doc
-        .get("token_type")
-        .and_then(Value::as_str)
-        .is_none_or(|t| t.eq_ignore_ascii_case("dpop"));
-    stored.dpop_key = key.filter(|_| bound).map(DpopKey::to_text);
-    stored
 }
 
 /// The access token to send to `url`, refreshed first when it is about to expire (one
@@ -1094,26 +1082,21 @@ pub async fn refresh(url: &str, config: Option<&OAuthConfig>) -> Result<Stored> 
         }
         _ => None,
     };
-    let auth = ClientAuth {
-        client_id: &stored.client_id,
-        secret: stored.client_secret.as_deref(),
-        key: key.as_ref().map(|k| (k, stored.issuer.as_str())),
-        method: &stored.auth_method,
-    };
     // A bound refresh token is presented with the same key (RFC 9449 section 5).
     let dpop = stored.dpop_key.as_deref().and_then(DpopKey::from_text);
-    let doc = token_request(&client, &stored.token_endpoint, form, &auth, dpop.as_ref()).await?;
-    let renewed = stored_from(
-        &doc,
-        &stored.issuer,
-        &stored.resource,
-        &stored.token_endpoint,
-        &stored.client_id,
-        stored.client_secret.clone(),
-        &stored.auth_method,
-        stored.scope.clone(),
-    );
-    let mut renewed = bind(renewed, &doc, dpop.as_ref());
+    let mut renewed = TokenClient {
+        http: &client,
+        issuer: &stored.issuer,
+        resource: &stored.resource,
+        endpoint: &stored.token_endpoint,
+        client_id: &stored.client_id,
+        secret: stored.client_secret.as_deref(),
+        key: key.as_ref(),
+        method: &stored.auth_method,
+        dpop: dpop.as_ref(),
+    }
+    .exchange(form, stored.scope.clone())
+    .await?;
     if renewed.refresh_token.is_none() {
         renewed.refresh_token = Some(refresh_token);
     }
