@@ -265,12 +265,7 @@ impl<'a> Report<'a> {
         proxy: Option<(usize, f64)>,
     ) -> String {
         let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "{} tokens, {} tool format. Claude's tokenizer is not public: figures for Claude are close estimates.\n",
-            meter.tokenizer.encoding.name(),
-            meter.host.name()
-        );
+        let _ = writeln!(out, "{}", meter.heading());
         let width = self
             .costs
             .iter()
@@ -442,7 +437,7 @@ impl<'a> Report<'a> {
         json!({
             "tokenizer": meter.tokenizer.encoding.name(),
             "host": meter.host.name(),
-            "note": "Claude's tokenizer is not public: figures for Claude are close estimates.",
+            "note": meter::ESTIMATE_NOTE,
             "ferry_upfront": self.ferry_upfront,
             "servers": servers,
             "total": {

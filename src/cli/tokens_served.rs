@@ -169,12 +169,7 @@ struct Report {
 impl Report {
     fn to_text(&self, meter: &Meter) -> String {
         let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "{} tokens, {} tool format. Claude's tokenizer is not public: figures for Claude are close estimates.\n",
-            meter.tokenizer.encoding.name(),
-            meter.host.name()
-        );
+        let _ = writeln!(out, "{}", meter.heading());
         let _ = writeln!(
             out,
             "{}: {} tools as MCP, beside the same commands in a shell.\n",
@@ -250,7 +245,7 @@ impl Report {
         json!({
             "tokenizer": meter.tokenizer.encoding.name(),
             "host": meter.host.name(),
-            "note": "Claude's tokenizer is not public: figures for Claude are close estimates.",
+            "note": crate::tokens::meter::ESTIMATE_NOTE,
             "served": self.shown_as,
             "eager_upfront": self.eager,
             "deferred_upfront": self.deferred,

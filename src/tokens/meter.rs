@@ -156,7 +156,20 @@ pub struct Meter {
     pub host: Host,
 }
 
+/// Said with every report: the counts for Claude are estimates.
+pub const ESTIMATE_NOTE: &str =
+    "Claude's tokenizer is not public: figures for Claude are close estimates.";
+
 impl Meter {
+    /// A report's first line: the encoding and the host format counted in.
+    pub fn heading(&self) -> String {
+        format!(
+            "{} tokens, {} tool format. {ESTIMATE_NOTE}\n",
+            self.tokenizer.encoding.name(),
+            self.host.name()
+        )
+    }
+
     /// Measures one server's tools.
     pub fn measure(&self, server: &str, tools: &[Tool], instructions: Option<&str>) -> ServerCost {
         let count = |text: &str| self.tokenizer.count(text);
