@@ -194,43 +194,10 @@ const READ_ONLY_PROGRAMS: &[&str] = &[
     "rg", "grep", "egrep", "fgrep", "ls", "cat", "head", "tail", "wc", "du", "df", "tree", "diff",
     "cmp", "stat", "file",
 ];
-/// Programs that run code they are given (a script, `-c`, `-e`): drafts for them say so.
-const INTERPRETERS: &[&str] = &[
-    "python",
-    "python3",
-    "python2",
-    "node",
-    "deno",
-    "bun",
-    "ruby",
-    "perl",
-    "php",
-    "bash",
-    "sh",
-    "zsh",
-    "fish",
-    "dash",
-    "lua",
-    "Rscript",
-    "java",
-    "osascript",
-    "pwsh",
-    "powershell",
-    "make",
-    "npm",
-    "npx",
-    "yarn",
-    "pnpm",
-    "cargo",
-    "go",
-    "docker",
-    "kubectl",
-    "ssh",
-    "env",
-    "xargs",
-    "timeout",
-    "nohup",
-    "sudo",
+/// Beyond the script runners of [`super::help::runs_scripts`], programs that run code from
+/// their project files, a registry or another host: drafts for either say so.
+const RUNS_OTHER_CODE: &[&str] = &[
+    "make", "npm", "npx", "yarn", "pnpm", "cargo", "go", "docker", "kubectl", "ssh",
 ];
 /// Tools whose exit status 1 means "nothing found" or "they differ", not failure.
 const EXIT_ONE_OK: &[&str] = &["rg", "grep", "egrep", "fgrep", "ag", "diff", "cmp"];
@@ -1707,7 +1674,7 @@ pub fn draft(program: &str, helps: &[HelpText]) -> String {
         &mut out,
         "Options that run other programs or write files were left out on purpose.",
     );
-    if INTERPRETERS.contains(&base) || base.starts_with("python") {
+    if super::help::runs_scripts(base) || RUNS_OTHER_CODE.contains(&base) {
         comment(
             &mut out,
             &format!("Careful: `{base}` can run code or commands it is given (scripts, arguments); serve it only if a model may do that."),
