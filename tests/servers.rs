@@ -440,30 +440,7 @@ fn handshake_server_gets_initialize_after_the_probe_then_only_initialize() {
 #[test]
 fn streamable_http_transport() {
     let env = Env::new();
-    let port = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap().port()
-    };
-    let mut server = std::process::Command::new("node")
-        .args([
-            "-r",
-            &loopback_preload(),
-            &everything_script(),
-            "streamableHttp",
-        ])
-        .env("PORT", port.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            started.elapsed().as_secs() < 30,
-            "the HTTP server did not start"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    let (mut server, port) = everything_over_http("streamableHttp");
     let url = format!("http://127.0.0.1:{port}/mcp");
     let listing = env.run(&[&url]);
     let echo = env.run(&[&url, "echo", "--message", "over http"]);
@@ -511,25 +488,7 @@ fn streamable_http_transport() {
 #[test]
 fn the_legacy_sse_transport() {
     let env = Env::new();
-    let port = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap().port()
-    };
-    let mut server = std::process::Command::new("node")
-        .args(["-r", &loopback_preload(), &everything_script(), "sse"])
-        .env("PORT", port.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            started.elapsed().as_secs() < 30,
-            "the SSE server did not start"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    let (mut server, port) = everything_over_http("sse");
     let url = format!("http://127.0.0.1:{port}/sse");
     let listing = env.run(&[&url]);
     let echo = env.run(&[&url, "echo", "--message", "over sse"]);
@@ -585,4 +544,29 @@ fn a_call_that_changes_the_tools_is_seen_by_the_next_listing() {
     // Once listed, the new tool is called from the cache like any other.
     let called = run(&["--cmd", &server, "alpha"]);
     assert_eq!(called.stdout, "alpha answers\n", "{}", called.stderr);
+}
+
+/// server-everything over HTTP (`streamableHttp` or `sse`) on a free loopback port, once it
+/// accepts connections; the caller stops it.
+fn everything_over_http(mode: &str) -> (std::process::Child, u16) {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let server = std::process::Command::new("node")
+        .args(["-r", &loopback_preload(), &everything_script(), mode])
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "server-everything ({mode}) did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    (server, port)
 }
