@@ -137,7 +137,8 @@ const TASKS: &[(&str, &str, &str)] = &[
 ];
 
 /// Tasks for the held-out servers, written from their tool names before any ranking was run
-/// on them (2026-11-30), after the last change to the ranking rules.
+/// on them (2026-11-30). One rule came after their first run (the server's name is searched),
+/// prompted by the "notion" miss here: they are no longer wholly unseen.
 const HELDOUT_TASKS: &[(&str, &str, &str)] = &[
     (
         "post a message to a slack channel",
@@ -233,29 +234,10 @@ fn held_out_tasks_find_the_right_tool_on_servers_the_ranking_was_not_tuned_on() 
 #[test]
 fn plain_language_tasks_find_the_right_tool_in_the_top_three() {
     let docs = corpus();
-    let mut misses = Vec::new();
-    let mut first = Vec::new();
-    for (task, server, tool) in TASKS {
-        let ranked = rank(task, &docs);
-        // `ferry find` shows the first hit's help: how often that is the right tool.
-        if ranked
-            .first()
-            .is_some_and(|(d, _)| d.server == *server && d.tool.name == *tool)
-        {
-            first.push(*task);
-        }
-        let top: Vec<String> = ranked
-            .iter()
-            .take(3)
-            .map(|(d, _)| format!("{}/{}", d.server, d.tool.name))
-            .collect();
-        if !top.contains(&format!("{server}/{tool}")) {
-            misses.push(format!("{task:?}: expected {server}/{tool}, got {top:?}"));
-        }
-    }
-    let hits = TASKS.len() - misses.len();
+    // `ferry find` shows the first hit's help: how often that is the right tool, too.
+    let (first, hits, misses) = hit_rates(TASKS, &docs);
     println!("ferry find hit rate (top 3): {hits}/{}", TASKS.len());
-    println!("first hit right: {}/{}", first.len(), TASKS.len());
+    println!("first hit right: {first}/{}", TASKS.len());
     println!("{}", misses.join("\n"));
     // Every task of the first set was met when the ranking was tuned; the later ones measure it.
     assert!(
