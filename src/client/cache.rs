@@ -26,6 +26,9 @@ pub struct CacheEntry {
     /// learnt when a list asked for after such a call matched this one. A call that brings no
     /// more than these changed nothing; `None` until learnt.
     pub unprompted_changes: Option<usize>,
+    /// The server said its tools changed and the new list was not had: the next listing asks
+    /// the server, while calls keep using these schemas (the server validates again).
+    pub stale: bool,
 }
 
 /// Milliseconds since the epoch.
@@ -72,16 +75,20 @@ impl CacheEntry {
                 .get("listChangedUnprompted")
                 .and_then(Value::as_u64)
                 .map(|n| n.min(64) as usize),
+            stale: doc.get("stale").and_then(Value::as_bool).unwrap_or(false),
         })
     }
 
-    /// True when the server gave the list a positive `ttlMs` and it has run out. `ttlMs: 0`
-    /// (what SDKs send when a server sets nothing) would make every listing start the server,
-    /// so it counts as "no lifetime given": the list stays until --refresh, a missing tool, or
+    /// True when the list is known to be out of date ([`CacheEntry::stale`]), or the server
+    /// gave it a positive `ttlMs` and it has run out. `ttlMs: 0` (what SDKs send when a server
+    /// sets nothing) would make every listing start the server, so it counts as "no lifetime
+    /// given": the list stays until --refresh, a missing tool, or
     /// `notifications/tools/list_changed`.
     pub fn is_expired(&self) -> bool {
-        self.ttl_ms
-            .is_some_and(|ttl| ttl > 0 && now_ms().saturating_sub(self.fetched_at_ms) > ttl)
+        self.stale
+            || self
+                .ttl_ms
+                .is_some_and(|ttl| ttl > 0 && now_ms().saturating_sub(self.fetched_at_ms) > ttl)
     }
 
     /// Writes the entry atomically; failure to cache is not an error for the caller.
@@ -95,6 +102,7 @@ impl CacheEntry {
             "fetchedAtMs": self.fetched_at_ms,
             "ttlMs": self.ttl_ms,
             "listChangedUnprompted": self.unprompted_changes,
+            "stale": self.stale,
             "tools": self.tools,
         });
         let path = path_for(spec);
@@ -117,16 +125,6 @@ impl CacheEntry {
             entry.tools.clear();
             entry.fetched_at_ms = 0;
             entry.ttl_ms = Some(0);
-            entry.store(spec);
-        }
-    }
-
-    /// Keeps the tools (a call may still use their schemas; the server validates again) but
-    /// makes the listing ask the server next time.
-    pub fn mark_stale(spec: &ServerSpec) {
-        if let Some(mut entry) = CacheEntry::load(spec).filter(CacheEntry::has_tools) {
-            entry.ttl_ms = Some(1);
-            entry.fetched_at_ms = entry.fetched_at_ms.min(now_ms().saturating_sub(2)).max(1);
             entry.store(spec);
         }
     }

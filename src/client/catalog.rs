@@ -72,18 +72,20 @@ pub async fn refresh_tools(spec: &ServerSpec, session: &Session) -> Result<Cache
     if session.take_tools_changed() {
         (tools, ttl_ms) = session.list_all("tools/list", "tools").await?;
     }
-    Ok(store_listing(spec, session, tools, ttl_ms))
+    let known = CacheEntry::load(spec).unwrap_or_default();
+    Ok(store_listing(spec, session, tools, ttl_ms, known))
 }
 
-/// Stores a fresh tools list with what `session` knows of its server.
+/// Stores a fresh tools list with what `session` knows of its server, over `known` (the
+/// entry cached before).
 fn store_listing(
     spec: &ServerSpec,
     session: &Session,
     tools: Vec<serde_json::Value>,
     ttl_ms: Option<u64>,
+    known: CacheEntry,
 ) -> CacheEntry {
     // A stateless session that skipped discovery knows nothing new about the server itself.
-    let known = CacheEntry::load(spec).unwrap_or_default();
     let fresh = session.description();
     let mut description = known.description;
     if !fresh.server_info.is_null() {
@@ -102,6 +104,7 @@ fn store_listing(
         fetched_at_ms: now_ms(),
         ttl_ms,
         unprompted_changes: known.unprompted_changes,
+        stale: false,
     };
     entry.store(spec);
     tracing::debug!(server = %spec.name, tools = entry.tools.len(), "cache stored");
@@ -123,28 +126,30 @@ pub async fn close_after_call(spec: &ServerSpec, session: Session) {
         session.close().await;
         return;
     }
-    let cached = CacheEntry::load(spec).filter(CacheEntry::has_tools);
-    let known = cached.as_ref().and_then(|e| e.unprompted_changes);
+    let mut cached = CacheEntry::load(spec).unwrap_or_default();
+    let known = cached.unprompted_changes;
     if known.is_some_and(|usual| seen <= usual) {
         session.close().await;
         return;
     }
     let listed =
         tokio::time::timeout(LIST_AFTER_CALL, session.list_all("tools/list", "tools")).await;
-    match (listed, cached) {
-        (Ok(Ok((tools, _))), Some(mut entry)) if tools == entry.tools => {
+    match listed {
+        Ok(Ok((tools, _))) if cached.has_tools() && tools == cached.tools => {
             tracing::debug!(server = %spec.name, seen, "tools/list_changed: nothing changed; learnt");
-            entry.unprompted_changes = Some(seen.max(known.unwrap_or(0)));
-            entry.store(spec);
+            cached.unprompted_changes = Some(seen.max(known.unwrap_or(0)));
+            cached.store(spec);
         }
-        (Ok(Ok((tools, ttl_ms))), _) => {
+        Ok(Ok((tools, ttl_ms))) => {
             tracing::debug!(server = %spec.name, "tools/list_changed: new list stored");
-            store_listing(spec, &session, tools, ttl_ms);
+            store_listing(spec, &session, tools, ttl_ms, cached);
         }
-        _ => {
+        _ if cached.has_tools() => {
             tracing::debug!(server = %spec.name, "tools/list_changed: cache marked stale");
-            CacheEntry::mark_stale(spec);
+            cached.stale = true;
+            cached.store(spec);
         }
+        _ => {}
     }
     session.close().await;
 }

@@ -323,9 +323,8 @@ impl Session {
 
     /// What the server said about itself (`Null` fields when a stateless session skipped
     /// discovery).
-    /// Whether the server is a child process on stdio (it answers what it read before its
-    /// stdin closed).
-    pub fn is_stdio(&self) -> bool {
+    /// Whether the server is a child process on stdio.
+    fn is_stdio(&self) -> bool {
         matches!(*self.connection, Connection::Stdio(_))
     }
 
