@@ -526,6 +526,16 @@ pub fn resolve(clis: &[String], allows: &[String]) -> crate::Result<Vec<QuickCli
                 .with_hint("install it, or give its full path")
         })?;
         let program = program.display().to_string();
+        // Two CLIs of one name would be two tools of one name, and the second unreachable.
+        if resolved
+            .iter()
+            .any(|r: &QuickCli| base_name(&r.program) == base_name(&program))
+        {
+            return Err(
+                Error::usage(format!("--cli {cli} names a CLI already served"))
+                    .with_hint("give each CLI once"),
+            );
+        }
         let allowed = allows
             .iter()
             .filter_map(|a| a.split_once(':'))
@@ -577,6 +587,17 @@ pub fn manifest(clis: &[QuickCli], dir: PathBuf) -> Manifest {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cli_given_twice_is_refused() {
+        let ls = which::which("ls").unwrap().display().to_string();
+        let error = resolve(&["ls".into(), ls], &[]).err().unwrap();
+        assert!(
+            error.message.contains("already served"),
+            "{}",
+            error.message
+        );
+    }
 
     fn args(list: &[&str]) -> Vec<String> {
         list.iter().map(|a| a.to_string()).collect()

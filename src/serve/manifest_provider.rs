@@ -206,11 +206,9 @@ impl ManifestProvider {
             Ok(argv) => argv,
             Err(template::Refusal(why)) => return tool_error(format!("Refused: {why}")),
         };
-        if let Some((program, allowed)) = self
-            .quick
-            .iter()
-            .find(|(p, _)| manifest::quick::base_name(p) == tool.name || *p == argv[0])
-        {
+        // Quick mode's tools are its CLIs, one each and in order: a tool's own CLI is checked,
+        // whatever the names.
+        if let Some((program, allowed)) = self.quick.get(index) {
             if let Err(why) = manifest::quick::check_args(program, &argv[1..], allowed.as_deref()) {
                 return tool_error(format!("Refused: {why}"));
             }
