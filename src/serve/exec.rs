@@ -189,13 +189,17 @@ async fn pump(
             continue;
         }
         pending.extend_from_slice(&buffer[..n]);
-        while let Some(end) = pending.iter().position(|&b| b == b'\n') {
-            let whole: Vec<u8> = pending.drain(..=end).collect();
-            let text = &whole[..whole.len() - 1];
+        // Lines are taken by offset and the buffer shifted once per read, not once per line.
+        let mut start = 0;
+        while let Some(at) = pending[start..].iter().position(|&b| b == b'\n') {
+            let end = start + at;
+            let text = &pending[start..end];
             if line(&text[..text.len().min(LINE_LIMIT)]) {
-                capture.push(&whole);
+                capture.push(&pending[start..=end]);
             }
+            start = end + 1;
         }
+        pending.drain(..start);
         // A line longer than the limit is output, not a report: pass it through.
         if pending.len() > LINE_LIMIT {
             capture.push(&pending);
@@ -281,12 +285,25 @@ pub async fn run(
     });
     let stderr = child.stderr.take().map(|err| {
         let limit = job.max_output;
+        // What is forwarded as log messages is held to the same cap as what is kept: a
+        // chatty command must not queue without end for a slow client.
+        let mut forwarded = 0usize;
         tokio::spawn(async move {
             pump(
                 err,
                 limit,
                 move |line| {
-                    on_stderr(String::from_utf8_lossy(line).trim_end_matches('\r'));
+                    if forwarded < limit {
+                        forwarded += line.len() + 1;
+                        on_stderr(
+                            if forwarded < limit {
+                                String::from_utf8_lossy(line)
+                            } else {
+                                "[ferry: further stderr is not forwarded]".into()
+                            }
+                            .trim_end_matches('\r'),
+                        );
+                    }
                     true
                 },
                 true,
