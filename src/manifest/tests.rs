@@ -197,9 +197,6 @@ fn uri_templates_match_their_variables() {
     assert_eq!(values["id"], "123");
     assert!(match_uri("test://template/{id}/data", "test://template/1/2/data").is_none());
     assert!(match_uri("repo://commit/{sha}", "repo://other/x").is_none());
-    // An encoded slash is a slash: a value cannot climb out of its place.
-    assert!(match_uri("docs://{name}.md", "docs://..%2F..%2Fetc%2Fpasswd.md").is_none());
-    assert!(match_uri("docs://{name}.md", "docs://a%0Ab.md").is_none());
     assert_eq!(
         match_uri("repo://f/{name}", "repo://f/a%20b").unwrap()["name"],
         "a b"
