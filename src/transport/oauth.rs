@@ -741,6 +741,20 @@ async fn listen(port: Option<u16>) -> Result<(String, tokio::sync::oneshot::Rece
 }
 
 /// Starts the person's browser on `url` (`$BROWSER`, else the platform's opener).
+/// An https URL, or http to this machine (a local authorization server).
+fn web_url(url: &str) -> bool {
+    let Ok(parsed) = reqwest::Url::parse(url) else {
+        return false;
+    };
+    let host = parsed.host_str().unwrap_or("");
+    let loopback = host == "localhost"
+        || host
+            .trim_matches(['[', ']'])
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    parsed.scheme() == "https" || (parsed.scheme() == "http" && loopback)
+}
+
 fn open_browser(url: &str) {
     let command = match std::env::var("BROWSER") {
         Ok(browser) if !browser.trim().is_empty() => shlex::split(&browser).unwrap_or_default(),
@@ -793,12 +807,19 @@ pub async fn sign_in(
     // Credentials are bound to the issuer that gave them: another issuer starts afresh.
     let previous = previous.filter(|p| p.issuer == issuer);
     let server = authorization_server(&client, &issuer).await?;
+    // Endpoints come from the server's metadata, and one of them is opened in a browser:
+    // only https (http on loopback) is used, never file: or a custom scheme.
     let endpoint = |key: &str| -> Result<String> {
-        server
+        let url = server
             .get(key)
             .and_then(Value::as_str)
-            .map(str::to_string)
-            .ok_or_else(|| Error::auth(format!("the authorization server has no {key}")))
+            .ok_or_else(|| Error::auth(format!("the authorization server has no {key}")))?;
+        if !web_url(url) {
+            return Err(Error::auth(format!(
+                "the authorization server's {key} is not an https URL; refused"
+            )));
+        }
+        Ok(url.to_string())
     };
     let token_endpoint = endpoint("token_endpoint")?;
     let previous_scope = previous.as_ref().and_then(|p| {
@@ -1219,6 +1240,18 @@ mod tests {
             choose_scope(&challenged, &resource, &offline, None, None).as_deref(),
             Some("w offline_access")
         );
+    }
+
+    #[test]
+    fn only_web_endpoints_are_used() {
+        assert!(web_url("https://auth.example/authorize"));
+        assert!(web_url("http://127.0.0.1:8080/token"));
+        assert!(web_url("http://[::1]:8080/token"));
+        assert!(web_url("http://localhost/token"));
+        assert!(!web_url("http://auth.example/token"));
+        assert!(!web_url("file:///etc/passwd"));
+        assert!(!web_url("javascript:alert(1)"));
+        assert!(!web_url("ms-settings:privacy"));
     }
 
     #[test]
