@@ -757,7 +757,7 @@ fn redacted_or_shown(shown: &str, final_url: &reqwest::Url, configured: &reqwest
 }
 
 /// Reads a whole body, refusing more than `limit` bytes.
-async fn read_body(
+pub(super) async fn read_body(
     mut response: reqwest::Response,
     limit: usize,
 ) -> std::result::Result<Vec<u8>, String> {

@@ -308,8 +308,19 @@ async fn get_json(client: &reqwest::Client, url: &str) -> Option<Value> {
     if !response.status().is_success() {
         return None;
     }
-    let bytes = response.bytes().await.ok()?;
-    serde_json::from_slice(&bytes).ok()
+    Some(read_json(response).await).filter(|doc| !doc.is_null())
+}
+
+/// The largest metadata, token or registration answer read: they are a few kilobytes.
+const MAX_ANSWER: usize = 1024 * 1024;
+
+/// A JSON answer of at most `MAX_ANSWER` bytes; `Null` when it is larger, or not JSON.
+async fn read_json(response: reqwest::Response) -> Value {
+    super::http::read_body(response, MAX_ANSWER)
+        .await
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(Value::Null)
 }
 
 fn origin_and_path(url: &str) -> Option<(String, String)> {
@@ -644,12 +655,7 @@ async fn token_post(
         .get("dpop-nonce")
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    let doc: Value = response
-        .bytes()
-        .await
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or(Value::Null);
+    let doc = read_json(response).await;
     Ok((status, doc, server_nonce))
 }
 
@@ -939,12 +945,7 @@ pub async fn sign_in(
             .await
             .map_err(|e| Error::auth(format!("client registration failed: {e}")))?;
         let status = response.status();
-        let doc: Value = response
-            .bytes()
-            .await
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or(Value::Null);
+        let doc = read_json(response).await;
         let Some(id) = doc.get("client_id").and_then(Value::as_str) else {
             return Err(Error::auth(format!(
                 "the authorization server refused ferry's registration (HTTP {})",
