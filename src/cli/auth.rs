@@ -6,6 +6,7 @@
 use super::config::load_registry;
 use super::terminal::{emit, warn};
 use crate::client::config::{ServerSpec, Target};
+use crate::render::text::escape_line;
 use crate::signals::block_on_interruptible;
 use crate::transport::oauth::{self, Browser, Challenge};
 use crate::{Error, Outcome, Result};
@@ -81,7 +82,7 @@ pub fn auth(matches: &ArgMatches) -> Result<Outcome> {
         let scope = stored
             .scope
             .as_deref()
-            .map(|s| format!(" (scope: {s})"))
+            .map(|s| format!(" (scope: {})", escape_line(s)))
             .unwrap_or_default();
         emit(&format!("signed in to {}{scope}\n", spec.name))?;
         Ok(Outcome::Success)
@@ -115,16 +116,7 @@ async fn probe(spec: &ServerSpec, url: &str) -> Result<Option<Challenge>> {
     if status != 401 && status != 403 {
         return Ok(None);
     }
-    Ok(Some(
-        response
-            .headers()
-            .get_all("www-authenticate")
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .find(|v| v.trim_start().to_ascii_lowercase().starts_with("bearer"))
-            .map(Challenge::parse)
-            .unwrap_or_default(),
-    ))
+    Ok(Some(crate::transport::http::challenge_of(&response)))
 }
 
 /// `ferry auth --status`: each HTTP server's sign-in, never its token.
@@ -169,10 +161,10 @@ fn status(only: Option<&str>) -> Result<Outcome> {
                 };
                 format!(
                     "signed in at {} ({expiry}{renew}{bound}){}",
-                    stored.issuer,
+                    escape_line(&stored.issuer),
                     stored
                         .scope
-                        .map(|s| format!(", scope: {s}"))
+                        .map(|s| format!(", scope: {}", escape_line(&s)))
                         .unwrap_or_default()
                 )
             }

@@ -126,7 +126,7 @@ impl SignIn {
 }
 
 /// What a refusal's `WWW-Authenticate` says.
-fn challenge_of(response: &reqwest::Response) -> super::oauth::Challenge {
+pub(crate) fn challenge_of(response: &reqwest::Response) -> super::oauth::Challenge {
     response
         .headers()
         .get_all("www-authenticate")
