@@ -62,6 +62,28 @@ pub fn ensure_private_dir(dir: &Path) -> std::io::Result<()> {
         .create(dir)
 }
 
+/// Writes `bytes` to `path` readable by the user only (0600, its directory 0700), atomically:
+/// a reader sees the old file or the new one, never a part.
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Some(dir) = path.parent() {
+        ensure_private_dir(dir)?;
+    }
+    let temp = temp_beside(path);
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&temp)
+        .and_then(|mut f| f.write_all(bytes))
+        .and_then(|_| std::fs::rename(&temp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
+}
+
 /// A temporary file name beside `path`, unique to this process and moment, for writes that
 /// end in a rename (so concurrent writers never share one).
 pub fn temp_beside(path: &Path) -> PathBuf {

@@ -142,24 +142,8 @@ impl TrustStore {
             Error::usage(format!("cannot write {}: {e}", path.display()))
                 .with_hint(format!("check the permissions of {}", path.display()))
         };
-        if let Some(dir) = path.parent() {
-            crate::paths::ensure_private_dir(dir).map_err(io)?;
-        }
-        let tmp = crate::paths::temp_beside(&path);
         let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
-        {
-            use std::io::Write;
-            use std::os::unix::fs::OpenOptionsExt;
-            let mut file = std::fs::OpenOptions::new()
-                .create(true)
-                .truncate(true)
-                .write(true)
-                .mode(0o600)
-                .open(&tmp)
-                .map_err(io)?;
-            file.write_all(text.as_bytes()).map_err(io)?;
-        }
-        std::fs::rename(&tmp, &path).map_err(io)
+        crate::paths::write_private(&path, text.as_bytes()).map_err(io)
     }
 }
 

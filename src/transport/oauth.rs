@@ -257,22 +257,8 @@ pub fn load(url: &str) -> Option<Stored> {
 
 /// Saves a sign-in: 0600 in a 0700 directory, written beside and renamed.
 pub fn save(url: &str, stored: &Stored) -> Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let dir = auth_dir();
-    crate::paths::ensure_private_dir(&dir)
-        .map_err(|e| Error::server(format!("cannot create {}: {e}", dir.display())))?;
     let path = token_file(url);
-    let temp = crate::paths::temp_beside(&path);
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&temp)
-        .and_then(|mut f| f.write_all(stored.to_json().to_string().as_bytes()))
-        .and_then(|_| std::fs::rename(&temp, &path));
-    written.map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
+    crate::paths::write_private(&path, stored.to_json().to_string().as_bytes()).map_err(|e| {
         Error::server(format!(
             "cannot save the sign-in in {}: {e}",
             path.display()
@@ -1133,11 +1119,8 @@ fn challenge_file(url: &str) -> PathBuf {
 
 /// Keeps a server's last refusal, so `ferry auth` asks for what it asked for.
 pub fn remember(url: &str, challenge: &Challenge) {
-    if crate::paths::ensure_private_dir(&auth_dir()).is_err() {
-        return;
-    }
     let doc = json!({"resourceMetadata": challenge.resource_metadata, "scope": challenge.scope, "error": challenge.error});
-    let _ = std::fs::write(challenge_file(url), doc.to_string());
+    let _ = crate::paths::write_private(&challenge_file(url), doc.to_string().as_bytes());
 }
 
 /// The last refusal kept for `url`.
