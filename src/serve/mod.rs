@@ -127,7 +127,12 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
     reaper::start();
     let server = Arc::new(server::Server::new(provider, concurrency));
     let http = matches.get_one::<String>("http").cloned();
-    let token = token(matches)?;
+    // Only HTTP has a token: a stale FERRY_SERVE_TOKEN in the environment must not stop
+    // stdio serving.
+    let token = match &http {
+        Some(_) => token(matches)?,
+        None => None,
+    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -167,7 +172,7 @@ fn token(matches: &ArgMatches) -> Result<Option<String>> {
         }
         return Ok(Some(token));
     }
-    match std::env::var("FERRY_SERVE_TOKEN") {
+    match std::env::var("FERRY_SERVE_TOKEN").map(|t| t.trim().to_string()) {
         Ok(token) if token.len() >= 16 => Ok(Some(token)),
         Ok(_) => Err(
             Error::usage("FERRY_SERVE_TOKEN is shorter than 16 characters").with_hint(
