@@ -32,13 +32,22 @@ pub fn glob_match(pattern: &str, text: &str) -> bool {
 /// The candidate nearest to `word` by edit distance, if it is near enough to be a typo.
 pub fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let word_lower = word.to_lowercase();
+    let word_len = word_lower.chars().count();
     candidates
-        .map(|c| {
-            (
-                edit_distance(&word_lower, &crate::schema::kebab(c))
-                    .min(edit_distance(&word_lower, &c.to_lowercase())),
+        .filter_map(|c| {
+            // The distance is at least the difference in length: a word far longer or shorter
+            // (a megabyte of it, from a hostile caller) is not compared at all.
+            let limit = 2.max(c.len() / 3);
+            let kebab = crate::schema::kebab(c);
+            let lower = c.to_lowercase();
+            let far = |other: &str| word_len.abs_diff(other.chars().count()) > limit;
+            if far(&kebab) && far(&lower) {
+                return None;
+            }
+            Some((
+                edit_distance(&word_lower, &kebab).min(edit_distance(&word_lower, &lower)),
                 c,
-            )
+            ))
         })
         .filter(|(d, c)| *d <= 2.max(c.len() / 3))
         .min_by_key(|(d, _)| *d)

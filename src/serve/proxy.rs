@@ -87,8 +87,10 @@ impl Catalog {
                 let near = closest(name, names.iter().map(String::as_str))
                     .map(|n| format!(" Did you mean {n}?"))
                     .unwrap_or_default();
+                // The name is echoed back, but never at length.
+                let shown: String = name.chars().take(200).collect();
                 Err(format!(
-                    "No tool {name:?} on the connected servers.{near} Use find to search for one."
+                    "No tool {shown:?} on the connected servers.{near} Use find to search for one."
                 ))
             }
             many => Err(format!(
