@@ -399,3 +399,38 @@ fn interrupting_a_warm_call_keeps_the_server_and_a_crash_mid_call_is_exit_3() {
         crashed.stderr
     );
 }
+
+/// A call whose caller hung up (Ctrl-C) ends as a call: the server is idle afterwards and
+/// stops when its idle time runs out, instead of counting as busy for ever.
+#[test]
+fn a_server_whose_caller_hung_up_still_stops_when_idle() {
+    let env = Env::warm();
+    add(&env, "ev", &everything(), r#", "idleTimeout": 2"#);
+    assert_eq!(env.run(&["ev", "echo", "--message", "a"]).code, 0);
+    let pids = warm_pids(&env);
+    let child = env
+        .command(&[
+            "ev",
+            "trigger-long-running-operation",
+            "--duration",
+            "30",
+            "--steps",
+            "2",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    // SAFETY (test): the ferry this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(130));
+    assert!(
+        wait_until(Duration::from_secs(15), || group_members(pids[0])
+            .is_empty()),
+        "the server whose caller hung up was never idle"
+    );
+}

@@ -127,17 +127,16 @@ impl Pool {
             .map(|w| w.session.clone())
     }
 
-    /// Marks a call started or ended on a server, for idle times and status.
-    pub fn mark(&self, key: &str, started: bool) {
-        if let Some(warm) = self.lock().get_mut(key) {
-            if started {
-                warm.in_flight += 1;
-                warm.calls += 1;
-            } else {
-                warm.in_flight = warm.in_flight.saturating_sub(1);
-            }
+    /// Marks a call started on a server, for idle times and status; it ends when the guard
+    /// is dropped, however the call ends (an answer, an error, or a caller that hung up and
+    /// dropped the request).
+    fn busy(&self, key: String) -> Busy<'_> {
+        if let Some(warm) = self.lock().get_mut(&key) {
+            warm.in_flight += 1;
+            warm.calls += 1;
             warm.last_used = Instant::now();
         }
+        Busy { pool: self, key }
     }
 
     /// Sends one request through the warm session, with the caller's handler.
@@ -149,10 +148,9 @@ impl Pool {
         context: &CallContext,
     ) -> Result<Value> {
         let session = self.session(server).await?;
-        let key = server.session_key();
-        self.mark(&key, true);
+        let busy = self.busy(server.session_key());
         let result = session.request_with(method, params, context).await;
-        self.mark(&key, false);
+        drop(busy);
         // Tools that changed are listed again after the answer is on its way, off the path
         // of this call.
         if session.take_tools_changed() {
@@ -277,4 +275,19 @@ pub fn rss_kb(pid: u32) -> u64 {
         .find_map(|l| l.strip_prefix("VmRSS:"))
         .and_then(|v| v.split_whitespace().next()?.parse().ok())
         .unwrap_or(0)
+}
+
+/// A call in flight on a warm server; its end is marked when this is dropped.
+struct Busy<'a> {
+    pool: &'a Pool,
+    key: String,
+}
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        if let Some(warm) = self.pool.lock().get_mut(&self.key) {
+            warm.in_flight = warm.in_flight.saturating_sub(1);
+            warm.last_used = Instant::now();
+        }
+    }
 }
