@@ -119,12 +119,11 @@ impl CacheEntry {
         }
     }
 
-    /// Forgets the tools but keeps the protocol era, so the next call still skips the probe.
-    pub fn invalidate(spec: &ServerSpec) {
-        if let Some(mut entry) = CacheEntry::load(spec) {
-            entry.tools.clear();
-            entry.fetched_at_ms = 0;
-            entry.ttl_ms = Some(0);
+    /// Marks the stored list out of date ([`CacheEntry::stale`]): the next listing asks the
+    /// server, and calls keep the schemas meanwhile.
+    pub fn mark_stale(spec: &ServerSpec) {
+        if let Some(mut entry) = CacheEntry::load(spec).filter(CacheEntry::has_tools) {
+            entry.stale = true;
             entry.store(spec);
         }
     }

@@ -158,7 +158,7 @@ impl Pool {
             let session = session.clone();
             tokio::spawn(async move {
                 if catalog::refresh_tools(&spec, &session).await.is_err() {
-                    crate::client::cache::CacheEntry::invalidate(&spec);
+                    crate::client::cache::CacheEntry::mark_stale(&spec);
                 }
             });
         }
