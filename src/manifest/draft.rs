@@ -1455,7 +1455,12 @@ fn option_param(spec: &OptionSpec, name: String) -> Option<Param> {
     );
     let kind = if choices.is_empty() {
         value_kind(value)
-    } else if choices.iter().all(|c| c.parse::<i64>().is_ok()) {
+    } else if choices
+        .iter()
+        .all(|c| c.parse::<i64>().is_ok_and(|n| n.to_string() == *c))
+    {
+        // Only choices written as TOML writes them (`0644` or `+1` stay text: the program
+        // is given what it listed, and the draft still loads).
         Kind::Integer
     } else {
         Kind::String
@@ -1836,8 +1841,10 @@ fn write_tool(
     let operands = usage.positional.then(|| {
         let name = ["args", "arguments", "operands", "rest"]
             .iter()
-            .find(|n| !taken.contains(**n))
-            .map_or_else(|| "args_".to_string(), |n| n.to_string());
+            .map(|n| n.to_string())
+            .chain((1..).map(|n| format!("args_{n}")))
+            .find(|n| !taken.contains(n))
+            .unwrap_or_default();
         let after = if dashdash && !usage.expression {
             " (after --)"
         } else {
@@ -2101,6 +2108,10 @@ mod tests {
 
     /// Checks a draft against the loader's rules (and this module's promises); its tools.
     fn check(text: &str) -> Vec<Tool> {
+        // The loader `ferry serve` runs is the judge; the checks below are this module's own.
+        if let Err(e) = super::super::parse(text, std::path::Path::new("draft.toml")) {
+            panic!("the draft does not load: {e:?}\n{text}");
+        }
         let doc: toml::Table =
             toml::from_str(text).unwrap_or_else(|e| panic!("not valid TOML: {e}\n{text}"));
         only_keys(&doc, &["server", "tools"], "the manifest");
@@ -3563,6 +3574,22 @@ Other common options:
             tools[0].param("args")["description"].as_str(),
             Some("Further arguments (after --): TYPE[.VERSION][.GROUP], NAME")
         );
+    }
+
+    #[test]
+    fn numbers_written_otherwise_and_taken_operand_names_still_load() {
+        let text = "usage: tool [options] FILE...\n\noptions:\n  --perm {0644,0755}  file mode\n  --level {1,2,3}  how much\n  --args A  x\n  --arguments A  x\n  --operands A  x\n  --rest A  x\n  --args_1 A  x\n";
+        let draft = draft(
+            "tool",
+            &[HelpText {
+                path: vec![],
+                text: text.into(),
+            }],
+        );
+        check(&draft);
+        assert!(draft.contains("enum = [\"0644\", \"0755\"]"), "{draft}");
+        assert!(draft.contains("enum = [1, 2, 3]"), "{draft}");
+        assert!(draft.contains("[tools.params.args_2]"), "{draft}");
     }
 
     #[test]
