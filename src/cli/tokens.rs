@@ -356,10 +356,15 @@ impl<'a> Report<'a> {
         );
         if per_tool {
             for cost in self.costs {
-                let w = cost
+                // Tool names are the server's: printed escaped, and measured as printed.
+                let names: Vec<_> = cost
                     .tools
                     .iter()
-                    .map(|t| t.name.len())
+                    .map(|t| crate::render::text::escape_line(&t.name))
+                    .collect();
+                let w = names
+                    .iter()
+                    .map(|n| n.chars().count())
                     .max()
                     .unwrap_or(4)
                     .max(4);
@@ -368,12 +373,12 @@ impl<'a> Report<'a> {
                     "\n{}: {:w$}  {:>10}  {:>7}  {:>5}  {:>9}  {:>9}",
                     cost.server, "tool", "definition", "listing", "help", "help/defn", "ferry/use"
                 );
-                for tool in &cost.tools {
+                for (tool, name) in cost.tools.iter().zip(&names) {
                     let _ = writeln!(
                         out,
                         "{:pad$}{:w$}  {:>10}  {:>7}  {:>5}  {:>9}  {:>9}",
                         "",
-                        tool.name,
+                        name,
                         tool.definition,
                         tool.listing_line,
                         tool.help,
