@@ -32,7 +32,6 @@ pub fn report(error: &Error) {
     }
 }
 
-/// Whether a person is at the terminal to answer questions.
 /// Whether a question nobody can answer is answered with the defaults it offers
 /// (`FERRY_ELICIT=defaults`, for automation that accepts them); otherwise it is declined.
 fn answers_with_defaults() -> bool {
@@ -63,6 +62,7 @@ fn defaults_answer(params: &Value) -> Value {
     json!({"action": "accept", "content": content})
 }
 
+/// Whether a person is at the terminal to answer questions.
 pub fn interactive() -> bool {
     std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }

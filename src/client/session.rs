@@ -323,11 +323,6 @@ impl Session {
 
     /// What the server said about itself (`Null` fields when a stateless session skipped
     /// discovery).
-    /// Whether the server is a child process on stdio.
-    fn is_stdio(&self) -> bool {
-        matches!(*self.connection, Connection::Stdio(_))
-    }
-
     pub fn description(&self) -> ServerDescription {
         self.agreed().description.clone()
     }
@@ -379,6 +374,11 @@ impl Session {
 
     fn take_id(&self) -> i64 {
         self.shared.next_id.fetch_add(1, Ordering::SeqCst)
+    }
+
+    /// Whether the server is a child process on stdio.
+    fn is_stdio(&self) -> bool {
+        matches!(*self.connection, Connection::Stdio(_))
     }
 
     /// Registers a request and sends it; the receiver gets its reply.

@@ -236,14 +236,6 @@ impl Pool {
         rows.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
         rows
     }
-
-    pub fn len(&self) -> usize {
-        self.lock().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// The resident memory of a process group (the guard, the server and its children), in KiB.
