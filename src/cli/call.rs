@@ -329,51 +329,52 @@ async fn call_tool(
     // The call path trusts the cached schema whatever its age: the server validates again,
     // and a stale list costs no extra request.
     let fresh = cached.filter(|e| e.has_tools() && !globals.refresh);
-    let mut tool = fresh.and_then(|entry| {
+    let cached_tool = fresh.and_then(|entry| {
         let (tools, warnings) = catalog::usable_tools(&spec, entry);
         warnings.iter().for_each(|w| warn(&format!("warning: {w}")));
         tools.into_iter().find(|t| t.name == name)
     });
-    tracing::debug!(server = %spec.name, tool = name, hit = tool.is_some(), "cache lookup for the call");
+    tracing::debug!(server = %spec.name, tool = name, hit = cached_tool.is_some(), "cache lookup for the call");
     let mut session: Option<Session> = None;
-    if tool.is_none() && warm_allowed(&spec, &globals) {
-        // Not cached (or not there): the daemon lists once more before calling it unknown.
-        let timeout = catalog::timeout_for(&spec, globals.timeout);
-        match daemon::client::refresh(&spec, timeout, handler.clone()).await {
-            Ok(listed) => {
-                listed?;
-                let entry = CacheEntry::load(&spec).unwrap_or_default();
-                let (tools, warnings) = catalog::usable_tools(&spec, entry);
-                warnings.iter().for_each(|w| warn(&format!("warning: {w}")));
-                tool = tools.iter().find(|t| t.name == name).cloned();
-                if tool.is_none() {
-                    return Err(catalog::unknown_tool(&spec, name, &tools));
+    let tool = match cached_tool {
+        Some(tool) => tool,
+        // Not cached (or not there): list once more before calling it unknown, through the
+        // daemon when it may be used, else here.
+        None => {
+            let mut listed_warm = None;
+            if warm_allowed(&spec, &globals) {
+                let timeout = catalog::timeout_for(&spec, globals.timeout);
+                match daemon::client::refresh(&spec, timeout, handler.clone()).await {
+                    Ok(listed) => {
+                        listed?;
+                        let entry = CacheEntry::load(&spec).unwrap_or_default();
+                        listed_warm = Some(listed_tool(&spec, entry, name)?);
+                    }
+                    Err(why) => warn_cold(&why),
                 }
             }
-            Err(why) => warn_cold(&why),
-        }
-    }
-    if tool.is_none() {
-        // Not cached (or not there): list once more before calling it unknown.
-        let opened = open(&spec, globals.timeout, globals.refresh, handler.clone()).await?;
-        let entry = match catalog::refresh_tools(&spec, &opened).await {
-            Ok(entry) => entry,
-            Err(e) => {
-                opened.close().await;
-                return Err(e);
+            match listed_warm {
+                Some(tool) => tool,
+                None => {
+                    let opened =
+                        open(&spec, globals.timeout, globals.refresh, handler.clone()).await?;
+                    let found = match catalog::refresh_tools(&spec, &opened).await {
+                        Ok(entry) => listed_tool(&spec, entry, name),
+                        Err(e) => Err(e),
+                    };
+                    match found {
+                        Ok(tool) => {
+                            session = Some(opened);
+                            tool
+                        }
+                        Err(e) => {
+                            opened.close().await;
+                            return Err(e);
+                        }
+                    }
+                }
             }
-        };
-        let (tools, warnings) = catalog::usable_tools(&spec, entry);
-        warnings.iter().for_each(|w| warn(&format!("warning: {w}")));
-        tool = tools.iter().find(|t| t.name == name).cloned();
-        if tool.is_none() {
-            opened.close().await;
-            return Err(catalog::unknown_tool(&spec, name, &tools));
         }
-        session = Some(opened);
-    }
-    let Some(tool) = tool else {
-        return Err(Error::usage(format!("unknown tool {name:?}")));
     };
     let schema = ToolSchema::from_input_schema(&tool.input_schema);
     let tool_ref = ToolRef {
@@ -445,6 +446,16 @@ async fn call_tool(
     // The output is out; the cache is brought up to date while the server stops.
     catalog::close_after_call(&spec, session).await;
     outcome
+}
+
+/// `name` in a list just fetched: the tool, or the "unknown tool" error with a suggestion.
+fn listed_tool(spec: &ServerSpec, entry: CacheEntry, name: &str) -> Result<Tool> {
+    let (tools, warnings) = catalog::usable_tools(spec, entry);
+    warnings.iter().for_each(|w| warn(&format!("warning: {w}")));
+    match tools.iter().find(|t| t.name == name) {
+        Some(tool) => Ok(tool.clone()),
+        None => Err(catalog::unknown_tool(spec, name, &tools)),
+    }
 }
 
 /// Prints a result (before the server is stopped, so the caller sees it at once) and says
