@@ -488,6 +488,10 @@ struct TokenClient<'a> {
     endpoint: &'a str,
     client_id: &'a str,
     secret: Option<&'a str>,
+    /// Whether the secret is kept with the tokens: only a secret a registration gave; a
+    /// configured one (often `${VAR}`) is read from the config again when needed, never
+    /// written to disk expanded.
+    keeps_secret: bool,
     /// For `private_key_jwt`: the key its assertions are signed with (addressed to `issuer`).
     key: Option<&'a SigningKey>,
     method: &'a str,
@@ -519,7 +523,10 @@ impl TokenClient<'_> {
             resource: self.resource.to_string(),
             token_endpoint: self.endpoint.to_string(),
             client_id: self.client_id.to_string(),
-            client_secret: self.secret.map(str::to_string),
+            client_secret: self
+                .secret
+                .filter(|_| self.keeps_secret)
+                .map(str::to_string),
             auth_method: self.method.to_string(),
             access_token: doc["access_token"].as_str().unwrap_or_default().to_string(),
             refresh_token: doc
@@ -865,6 +872,7 @@ pub async fn sign_in(
             endpoint: &token_endpoint,
             client_id: &client_id,
             secret: secret.as_deref(),
+            keeps_secret: false,
             key: key.as_ref(),
             method: &method,
             dpop: dpop.as_ref(),
@@ -1041,6 +1049,7 @@ pub async fn sign_in(
         endpoint: &token_endpoint,
         client_id: &client_id,
         secret: client_secret.as_deref(),
+        keeps_secret: config.client_id.is_none(),
         key: key.as_ref(),
         method: &method,
         dpop: dpop.as_ref(),
@@ -1098,7 +1107,11 @@ pub async fn refresh(url: &str, config: Option<&OAuthConfig>) -> Result<Stored> 
         resource: &stored.resource,
         endpoint: &stored.token_endpoint,
         client_id: &stored.client_id,
-        secret: stored.client_secret.as_deref(),
+        secret: stored
+            .client_secret
+            .as_deref()
+            .or(config.and_then(|c| c.client_secret.as_deref())),
+        keeps_secret: stored.client_secret.is_some(),
         key: key.as_ref(),
         method: &stored.auth_method,
         dpop: dpop.as_ref(),
