@@ -210,15 +210,16 @@ impl Pool {
         count
     }
 
-    /// What `ferry daemon status` shows of each server.
+    /// What `ferry daemon status` shows of each server. Memory is measured after the pool is
+    /// let go, with one pass over /proc for all servers.
     pub fn status(&self) -> Vec<Value> {
         let now = Instant::now();
-        let mut rows: Vec<Value> = self
+        let mut rows: Vec<(Option<u32>, Value)> = self
             .lock()
             .values()
             .map(|w| {
                 let pid = w.session.pid();
-                json!({
+                let row = json!({
                     "name": w.server.spec.name,
                     "identity": w.server.spec.identity(),
                     "pid": pid,
@@ -228,9 +229,18 @@ impl Pool {
                     "idle_limit_ms": w.idle_limit().as_millis() as u64,
                     "calls": w.calls,
                     "in_flight": w.in_flight,
-                    "rss_kb": pid.map(group_rss_kb),
                     "transport": w.server.spec.transport_name(),
-                })
+                });
+                (pid, row)
+            })
+            .collect();
+        let groups: Vec<u32> = rows.iter().filter_map(|(pid, _)| *pid).collect();
+        let memory = group_rss_kb(&groups);
+        let mut rows: Vec<Value> = rows
+            .drain(..)
+            .map(|(pid, mut row)| {
+                row["rss_kb"] = json!(pid.map(|g| memory.get(&g).copied().unwrap_or(0)));
+                row
             })
             .collect();
         rows.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
@@ -238,17 +248,22 @@ impl Pool {
     }
 }
 
-/// The resident memory of a process group (the guard, the server and its children), in KiB.
-pub fn group_rss_kb(pgid: u32) -> u64 {
+/// The resident memory of these process groups (a server's guard, the server and its
+/// children share one), in KiB, from one pass over /proc.
+pub fn group_rss_kb(wanted: &[u32]) -> HashMap<u32, u64> {
+    let mut groups: HashMap<u32, u64> = HashMap::new();
     let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
+        return groups;
     };
-    entries
+    for pid in entries
         .flatten()
         .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
-        .filter(|pid| process_group(*pid) == Some(pgid))
-        .map(rss_kb)
-        .sum()
+    {
+        if let Some(group) = process_group(pid).filter(|g| wanted.contains(g)) {
+            *groups.entry(group).or_default() += rss_kb(pid);
+        }
+    }
+    groups
 }
 
 /// A process's group id, from /proc.
