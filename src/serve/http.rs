@@ -15,7 +15,7 @@ use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::{Body, Frame, Incoming as IncomingBody};
 use hyper::{Method, Request, Response, StatusCode};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -178,10 +178,7 @@ fn json_response(status: u16, message: &Value) -> Response<OutBody> {
 }
 
 fn rpc_error(status: u16, id: Value, code: i64, message: &str) -> Response<OutBody> {
-    json_response(
-        status,
-        &json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
-    )
+    json_response(status, &protocol::error_response(id, code, message))
 }
 
 fn header<'a>(request: &'a Request<IncomingBody>, name: &str) -> Option<&'a str> {

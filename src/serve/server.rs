@@ -186,7 +186,7 @@ impl Server {
             },
             Err(e) => {
                 let status = if modern { status_for(e.code) } else { 200 };
-                let mut message = json!({"jsonrpc": "2.0", "id": id, "error": {"code": e.code, "message": e.message}});
+                let mut message = protocol::error_response(id, e.code, &e.message);
                 if let Some(data) = e.data {
                     message["error"]["data"] = data;
                 }

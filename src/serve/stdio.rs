@@ -7,7 +7,7 @@
 use super::server::{Server, Session};
 use crate::protocol::{self, Incoming};
 use crate::transport::framing::{self, FrameError};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncWriteExt, BufReader};
@@ -50,7 +50,11 @@ pub async fn serve(server: Arc<Server>) {
             Ok(true) => {}
             Err(FrameError::TooLong(limit)) => {
                 tracing::warn!("a request over {limit} bytes; closing");
-                let _ = out.send(json!({"jsonrpc": "2.0", "id": null, "error": {"code": protocol::INVALID_REQUEST, "message": format!("message over {limit} bytes")}}));
+                let _ = out.send(protocol::error_response(
+                    Value::Null,
+                    protocol::INVALID_REQUEST,
+                    &format!("message over {limit} bytes"),
+                ));
                 break;
             }
             Err(FrameError::Io(_)) => break,
@@ -62,12 +66,20 @@ pub async fn serve(server: Arc<Server>) {
         let message = match framing::decode(text) {
             Ok(message) => message,
             Err(_) => {
-                let _ = out.send(json!({"jsonrpc": "2.0", "id": null, "error": {"code": protocol::PARSE_ERROR, "message": "Parse error"}}));
+                let _ = out.send(protocol::error_response(
+                    Value::Null,
+                    protocol::PARSE_ERROR,
+                    "Parse error",
+                ));
                 continue;
             }
         };
         if message.is_array() {
-            let _ = out.send(json!({"jsonrpc": "2.0", "id": null, "error": {"code": protocol::INVALID_REQUEST, "message": "batches are not supported"}}));
+            let _ = out.send(protocol::error_response(
+                Value::Null,
+                protocol::INVALID_REQUEST,
+                "batches are not supported",
+            ));
             continue;
         }
         match protocol::classify(message) {
@@ -79,7 +91,11 @@ pub async fn serve(server: Arc<Server>) {
                     .unwrap_or(false);
                 if duplicate {
                     // Its answer could not be told from the first's, nor could it be cancelled.
-                    let _ = out.send(json!({"jsonrpc": "2.0", "id": id, "error": {"code": protocol::INVALID_REQUEST, "message": "a request with this id is already in flight"}}));
+                    let _ = out.send(protocol::error_response(
+                        id,
+                        protocol::INVALID_REQUEST,
+                        "a request with this id is already in flight",
+                    ));
                     continue;
                 }
                 let server = server.clone();
@@ -116,7 +132,11 @@ pub async fn serve(server: Arc<Server>) {
                 }
             }
             Incoming::Invalid => {
-                let _ = out.send(json!({"jsonrpc": "2.0", "id": null, "error": {"code": protocol::INVALID_REQUEST, "message": "Invalid Request"}}));
+                let _ = out.send(protocol::error_response(
+                    Value::Null,
+                    protocol::INVALID_REQUEST,
+                    "Invalid Request",
+                ));
             }
             // Answers to requests ferry never sends.
             Incoming::Response { .. } | Incoming::BadResponse { .. } => {}
