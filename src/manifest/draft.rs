@@ -7,6 +7,7 @@
 //! that fails to load. The result is a draft for a person to review: every parameter is
 //! optional, and options that run other programs or write files are left out.
 
+use crate::render::text::collapse_whitespace;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
@@ -284,11 +285,6 @@ fn lines(text: &str) -> Vec<Line<'_>> {
         .collect()
 }
 
-/// Whitespace collapsed to single spaces.
-fn collapse(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// The text up to its first sentence end (a period followed by a capitalised word).
 fn first_sentence(text: &str) -> &str {
     let mut from = 0;
@@ -323,7 +319,7 @@ fn shorten(text: &str, max: usize) -> String {
 
 /// A one-line description: the first sentence when asked or when the whole is too long.
 fn summary(text: &str, sentence: bool) -> String {
-    let text = collapse(text);
+    let text = collapse_whitespace(text);
     let first = first_sentence(&text);
     if sentence || text.chars().count() > MAX_DESCRIPTION {
         shorten(first, MAX_DESCRIPTION)
@@ -836,7 +832,7 @@ impl Pending {
             .take_while(|l| !l.is_empty())
             .collect();
         let description = summary(&paragraph.join(" "), false);
-        let all = collapse(&self.lines.join(" "));
+        let all = collapse_whitespace(&self.lines.join(" "));
         let lower = all.to_ascii_lowercase();
         let choices = description_choices(&self.lines);
         let repeatable = [
@@ -872,7 +868,7 @@ impl Pending {
 /// Allowed values a description lists: clap's `[possible values: a, b]` or its long help's
 /// `Possible values:` followed by `- a: …` lines.
 fn description_choices(lines: &[String]) -> Vec<String> {
-    let all = collapse(&lines.join(" "));
+    let all = collapse_whitespace(&lines.join(" "));
     let lower = all.to_ascii_lowercase();
     let mut values: Vec<String> = Vec::new();
     if let Some(i) = lower.find("[possible values:") {
