@@ -185,11 +185,31 @@ const WRITES_VERBS: &[&str] = &[
     "append to",
 ];
 
-/// Subcommands and programs that only read (their drafted options included), so a tool for
-/// them may say `readOnlyHint`.
-const READ_ONLY_SUBCOMMANDS: &[&str] = &[
-    "log", "show", "status", "diff", "grep", "blame", "shortlog", "describe", "list", "ls", "ps",
-    "images", "info", "inspect", "search", "version", "history", "logs", "top", "stats",
+/// Subcommands, by program, and programs that only read (their drafted options included),
+/// so a tool for them may say `readOnlyHint`. Keyed by program: the same word elsewhere can
+/// write (`npm version` edits package.json and tags a commit), and hosts may approve a
+/// read-only tool without asking.
+const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
+    (
+        "git",
+        &[
+            "log", "show", "status", "diff", "grep", "blame", "shortlog", "describe",
+        ],
+    ),
+    (
+        "docker",
+        &[
+            "ps", "images", "info", "inspect", "search", "version", "history", "logs", "top",
+            "stats",
+        ],
+    ),
+    (
+        "podman",
+        &[
+            "ps", "images", "info", "inspect", "search", "version", "history", "logs", "top",
+            "stats",
+        ],
+    ),
 ];
 const READ_ONLY_PROGRAMS: &[&str] = &[
     "rg", "grep", "egrep", "fgrep", "ls", "cat", "head", "tail", "wc", "du", "df", "tree", "diff",
@@ -1675,7 +1695,10 @@ pub fn draft(program: &str, helps: &[HelpText]) -> String {
         &mut out,
         "Options that run other programs or write files were left out on purpose.",
     );
-    if super::help::runs_scripts(base) || RUNS_OTHER_CODE.contains(&base) {
+    if super::help::runs_scripts(base)
+        || RUNS_OTHER_CODE.contains(&base)
+        || super::quick::refused_cli(base).is_some()
+    {
         comment(
             &mut out,
             &format!("Careful: `{base}` can run code or commands it is given (scripts, arguments); serve it only if a model may do that."),
@@ -1922,7 +1945,9 @@ fn write_tool(
     out.push_str("]\n");
     let last_word = words.last().copied().unwrap_or_default();
     let read_only = if words.len() > 1 {
-        READ_ONLY_SUBCOMMANDS.contains(&last_word)
+        READ_ONLY_SUBCOMMANDS
+            .iter()
+            .any(|(program, subs)| *program == base && subs.contains(&last_word))
     } else {
         READ_ONLY_PROGRAMS.contains(&base)
     };
