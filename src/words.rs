@@ -69,6 +69,13 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// This process's environment, the variables whose name and value are UTF-8 (the others are
+/// left out: `std::env::vars` panics on them, and a shell can hold any bytes).
+pub fn utf8_env() -> impl Iterator<Item = (String, String)> {
+    std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -434,3 +434,25 @@ fn a_server_whose_caller_hung_up_still_stops_when_idle() {
         "the server whose caller hung up was never idle"
     );
 }
+
+/// A variable whose value is not UTF-8 (a shell can hold any bytes) is no reason to fail: the
+/// call goes through, warm and cold.
+#[test]
+fn a_non_utf8_environment_variable_is_passed_over() {
+    use std::os::unix::ffi::OsStrExt;
+    let env = Env::warm();
+    add(&env, "ev", &everything(), "");
+    let bad = std::ffi::OsStr::from_bytes(b"\xff\xfe");
+    for extra in [&[][..], &["--no-daemon"][..]] {
+        let mut args = extra.to_vec();
+        args.extend(["ev", "echo", "--message", "bytes"]);
+        let run: Run = env
+            .command(&args)
+            .env("FERRY_TEST_BYTES", bad)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+            .into();
+        assert_eq!(run.stdout, "Echo: bytes\n", "{args:?}: {}", run.stderr);
+    }
+}

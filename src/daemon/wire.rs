@@ -50,7 +50,7 @@ impl ServerRef {
                 if child.cwd.is_none() {
                     child.cwd = std::env::current_dir().ok();
                 }
-                child.base_env = Some(std::env::vars().collect());
+                child.base_env = Some(crate::words::utf8_env().collect());
                 child.guarded = true;
                 Resolved::Stdio(child)
             }

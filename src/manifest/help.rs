@@ -63,7 +63,7 @@ pub fn run(program: &str, args: &[&str]) -> String {
     command
         .args(args)
         .env_clear()
-        .envs(std::env::vars().filter(|(k, _)| {
+        .envs(crate::words::utf8_env().filter(|(k, _)| {
             matches!(k.as_str(), "PATH" | "HOME" | "LANG") || k.starts_with("LC_")
         }))
         .env("GIT_PAGER", "cat")

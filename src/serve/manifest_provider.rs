@@ -103,7 +103,7 @@ impl ManifestProvider {
             .copied()
             .chain(self.manifest.server.env.iter().map(String::as_str))
             .collect();
-        std::env::vars()
+        crate::words::utf8_env()
             .filter(|(name, _)| globs.iter().any(|g| crate::words::glob_match(g, name)))
             .collect()
     }
