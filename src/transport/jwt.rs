@@ -87,39 +87,25 @@ impl SigningKey {
     /// A signed assertion that `client_id` is calling the authorization server `audience`
     /// (its issuer identifier).
     pub fn assertion(&self, client_id: &str, audience: &str, now: u64) -> Result<String> {
-        let encode = |bytes: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
         let header = json!({"alg": self.algorithm(), "typ": "JWT"});
         let claims = json!({
             "iss": client_id, "sub": client_id, "aud": audience,
             "iat": now, "exp": now + LIFETIME_SECS,
             "jti": super::oauth::random_text(16),
         });
-        let input = format!(
-            "{}.{}",
-            encode(header.to_string().as_bytes()),
-            encode(claims.to_string().as_bytes())
-        );
-        let rng = SystemRandom::new();
-        let failed = |_| Error::auth("the client assertion could not be signed");
-        let signature = match self {
-            SigningKey::Es256(key) => key
-                .sign(&rng, input.as_bytes())
-                .map_err(failed)?
-                .as_ref()
-                .to_vec(),
-            SigningKey::Rs256(key) => {
-                let mut out = vec![0u8; key.public().modulus_len()];
-                key.sign(
-                    &signature::RSA_PKCS1_SHA256,
-                    &rng,
-                    input.as_bytes(),
-                    &mut out,
-                )
-                .map_err(failed)?;
-                out
+        compact_jws(&header, &claims, |input| {
+            let rng = SystemRandom::new();
+            match self {
+                SigningKey::Es256(key) => key.sign(&rng, input).ok().map(|s| s.as_ref().to_vec()),
+                SigningKey::Rs256(key) => {
+                    let mut out = vec![0u8; key.public().modulus_len()];
+                    key.sign(&signature::RSA_PKCS1_SHA256, &rng, input, &mut out)
+                        .ok()
+                        .map(|_| out)
+                }
             }
-        };
-        Ok(format!("{input}.{}", encode(&signature)))
+        })
+        .ok_or_else(|| Error::auth("the client assertion could not be signed"))
     }
 }
 
@@ -196,17 +182,29 @@ impl DpopKey {
             let digest = ring::digest::digest(&ring::digest::SHA256, token.as_bytes());
             claims["ath"] = json!(encode(digest.as_ref()));
         }
-        let input = format!(
-            "{}.{}",
-            encode(header.to_string().as_bytes()),
-            encode(claims.to_string().as_bytes())
-        );
-        let signature = self
-            .pair
-            .sign(&SystemRandom::new(), input.as_bytes())
-            .map_err(|_| Error::auth("the DPoP proof could not be signed"))?;
-        Ok(format!("{input}.{}", encode(signature.as_ref())))
+        compact_jws(&header, &claims, |input| {
+            let signature = self.pair.sign(&SystemRandom::new(), input).ok()?;
+            Some(signature.as_ref().to_vec())
+        })
+        .ok_or_else(|| Error::auth("the DPoP proof could not be signed"))
     }
+}
+
+/// A JWT in compact form: header and claims base64url-encoded, joined by a dot, and the
+/// signature `sign` makes of that; `None` when it cannot sign.
+fn compact_jws(
+    header: &serde_json::Value,
+    claims: &serde_json::Value,
+    sign: impl FnOnce(&[u8]) -> Option<Vec<u8>>,
+) -> Option<String> {
+    let encode = |bytes: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+    let input = format!(
+        "{}.{}",
+        encode(header.to_string().as_bytes()),
+        encode(claims.to_string().as_bytes())
+    );
+    let signature = sign(input.as_bytes())?;
+    Some(format!("{input}.{}", encode(&signature)))
 }
 
 /// Reads a key file named by the config: an absolute or `~/` path to a regular file of at most
