@@ -257,7 +257,7 @@ impl HttpConnection {
             .sign_in
             .config
             .as_ref()
-            .is_some_and(|c| c.grant.as_deref() == Some("client_credentials"));
+            .is_some_and(super::oauth::OAuthConfig::machine);
         if machine {
             let config = self.sign_in.config.clone().unwrap_or_default();
             let signed = oauth::sign_in(

@@ -87,7 +87,8 @@ impl OAuthConfig {
         })
     }
 
-    fn machine(&self) -> bool {
+    /// Whether a machine signs in with client credentials (no person, no browser).
+    pub fn machine(&self) -> bool {
         self.grant.as_deref() == Some("client_credentials")
     }
 }
