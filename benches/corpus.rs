@@ -1,5 +1,5 @@
 //! Token figures of ferry's renderings over the real `tools/list` snapshots in
-//! `../shared/corpus/`: per server, the host-format definitions (what an MCP host loads), the
+//! `tests/corpus/`: per server, the host-format definitions (what an MCP host loads), the
 //! listing (tokens per tool), the mean `--help`, and help/definition. Prints figures only.
 //!
 //! Run: `cargo bench --bench corpus` (o200k_base; `-- cl100k_base` for the other encoding;
@@ -25,7 +25,7 @@ fn main() {
         .iter()
         .find(|w| !w.ends_with("_base"))
         .cloned()
-        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus").to_string());
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus").to_string());
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot read {dir}: {e}"))
         .flatten()

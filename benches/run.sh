@@ -302,7 +302,7 @@ echo "== [g] the warm path: warm and cold calls, a held session, 20 at once, dae
 WARM_FIGURES=$(env -u FERRY_NO_DAEMON "$ROOT/target/release/examples/warm_bench" "$FERRY" "$NODE_SERVER" "$(runs 50)")
 
 echo "== [h] the lazy proxy: find and a warm call over the corpus" >&2
-PROXY_FIGURES=$(python3 "$ROOT/benches/proxy_bench.py" "$FERRY" "$ROOT/target/release/examples/replay_server" "$ROOT/../shared/corpus")
+PROXY_FIGURES=$(python3 "$ROOT/benches/proxy_bench.py" "$FERRY" "$ROOT/target/release/examples/replay_server" "$ROOT/tests/corpus")
 
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 

@@ -1,4 +1,4 @@
-//! A test server that replays a saved `tools/list` (one of `../shared/corpus/`): it lists
+//! A test server that replays a saved `tools/list` (one of `tests/corpus/`): it lists
 //! exactly those tools, and answers a call with the tool's name and the arguments it got, so
 //! a test can see what reached it. Stdio, handshake era.
 //!

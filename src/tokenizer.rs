@@ -149,9 +149,9 @@ mod tests {
     #[test]
     fn compact_vocabularies_encode_exactly_as_tiktoken_rs() {
         // The embedded vocabularies against tiktoken-rs's own, on every tool of the corpus.
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus");
         let mut text = String::from("héllo wörld ✓ 你好世界 <|endoftext|> \r\n\t  x\n\n");
-        for entry in std::fs::read_dir(dir).expect("../shared/corpus").flatten() {
+        for entry in std::fs::read_dir(dir).expect("tests/corpus").flatten() {
             text.push_str(&std::fs::read_to_string(entry.path()).unwrap_or_default());
         }
         let pairs = [

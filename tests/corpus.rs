@@ -1,4 +1,4 @@
-//! Renders every tool of the real `tools/list` snapshots in `../shared/corpus/` (13 popular
+//! Renders every tool of the real `tools/list` snapshots in `tests/corpus/` (13 popular
 //! MCP servers, 316 tools) and checks that the listing and `--help` lose nothing the schema says.
 //!
 //! Two independent views are checked: ferry's own schema model (type, required mark, default,

@@ -31,7 +31,7 @@ fn backends(env: &Env) -> std::path::PathBuf {
         .into_iter()
         .find(|(name, _)| name == "github")
         .map(|(_, path)| path)
-        .expect("the github snapshot in ../shared/corpus");
+        .expect("the github snapshot in tests/corpus");
     let (corpus, counter) = env.counted(&format!("{} {}", replay_server(), snapshot.display()));
     std::fs::write(env.path("work/note.txt"), "a note\n").unwrap();
     let config = serde_json::json!({"mcpServers": {

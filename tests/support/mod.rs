@@ -218,10 +218,10 @@ pub fn processes_matching(needle: &str) -> Vec<String> {
     found
 }
 
-/// The real `tools/list` snapshots in ../shared/corpus (CI lays shared/ beside the checkout),
+/// The real `tools/list` snapshots in tests/corpus (copied from the servers listed in its README),
 /// as (server name, path), in name order.
 pub fn corpus_snapshots() -> Vec<(String, PathBuf)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
     let snapshots = snapshots_in(&dir);
     assert!(
         snapshots.len() >= 13,
@@ -243,7 +243,7 @@ pub fn heldout_snapshots() -> Vec<(String, PathBuf)> {
 fn snapshots_in(dir: &Path) -> Vec<(String, PathBuf)> {
     let entries = std::fs::read_dir(dir).unwrap_or_else(|e| {
         panic!(
-            "{} is missing ({e}): shared/ goes beside the checkout",
+            "{} is missing ({e})",
             dir.display()
         )
     });
