@@ -3,7 +3,8 @@
 //! `serve_bench FERRY [CALLS]` measures, in one run:
 //! - start-up: spawn `ferry serve --manifest M`, send one `tools/list`, time to its response;
 //! - per-call overhead: one client holding one session calls a tool running `/bin/echo`,
-//!   interleaved with spawning `/bin/echo` directly; medians, and their difference;
+//!   interleaved with the same call to a server started `--unconfined` (no kernel sandbox)
+//!   and with spawning `/bin/echo` directly; medians, and their differences;
 //! - the same over Streamable HTTP, on one keep-alive connection;
 //! - 64 concurrent calls of a tool running `sleep 0.2` with `concurrency = 8`: errors, wall
 //!   time (at least 8 rounds of 0.2 s if the limit holds), and the most children seen at once;
@@ -51,9 +52,10 @@ struct Stdio_ {
 }
 
 impl Stdio_ {
-    fn start(ferry: &str, manifest: &str, dir: &std::path::Path) -> Stdio_ {
+    fn start(ferry: &str, manifest: &str, dir: &std::path::Path, extra: &[&str]) -> Stdio_ {
         let mut child = Command::new(ferry)
             .args(["serve", "--manifest", manifest])
+            .args(extra)
             .current_dir(dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -146,11 +148,12 @@ fn post(
     stream: &mut std::net::TcpStream,
     reader: &mut BufReader<std::net::TcpStream>,
     port: u16,
+    token: &str,
     body: &str,
 ) -> String {
     write!(
         stream,
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: say\r\nContent-Length: {}\r\n\r\n{body}",
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: say\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     )
     .unwrap();
@@ -213,7 +216,7 @@ fn main() {
     let mut startups = Vec::new();
     for _ in 0..(calls / 10).max(10) {
         let started = Instant::now();
-        let mut served = Stdio_::start(&ferry, &manifest, &dir);
+        let mut served = Stdio_::start(&ferry, &manifest, &dir, &[]);
         served.send(&request(1, "tools/list", json!({})));
         let answer = served.response();
         startups.push(ms(started.elapsed()));
@@ -221,7 +224,8 @@ fn main() {
     }
 
     // Per-call overhead over stdio, interleaved with direct spawns.
-    let mut served = Stdio_::start(&ferry, &manifest, &dir);
+    let mut served = Stdio_::start(&ferry, &manifest, &dir, &[]);
+    let mut unconfined = Stdio_::start(&ferry, &manifest, &dir, &["--unconfined"]);
     let call = |id: u64| {
         request(
             id,
@@ -232,13 +236,15 @@ fn main() {
     for id in 0..20 {
         served.send(&call(id));
         served.response();
+        unconfined.send(&call(id));
+        unconfined.response();
         Command::new(&echo)
             .arg("hello")
             .stdout(Stdio::null())
             .status()
             .unwrap();
     }
-    let (mut through, mut direct) = (Vec::new(), Vec::new());
+    let (mut through, mut bare, mut direct) = (Vec::new(), Vec::new(), Vec::new());
     let mut errors = 0;
     for i in 0..calls {
         let started = Instant::now();
@@ -249,11 +255,19 @@ fn main() {
             errors += 1;
         }
         let started = Instant::now();
+        unconfined.send(&call(100 + i as u64));
+        let answer = unconfined.response();
+        bare.push(ms(started.elapsed()));
+        if answer["result"]["isError"] == json!(true) || answer.get("error").is_some() {
+            errors += 1;
+        }
+        let started = Instant::now();
         let output = Command::new(&echo).arg("hello").output().unwrap();
         direct.push(ms(started.elapsed()));
         assert!(output.status.success());
     }
     let stdio_pid = served.child.id();
+    drop(unconfined);
 
     // 64 concurrent calls against concurrency = 8.
     let started = Instant::now();
@@ -300,10 +314,18 @@ fn main() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn ferry serve --http");
+    let mut stderr = BufReader::new(http.stderr.take().unwrap());
     let mut line = String::new();
-    BufReader::new(http.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    stderr.read_line(&mut line).unwrap();
+    // The next line holds the token made for this run.
+    let mut token_line = String::new();
+    stderr.read_line(&mut token_line).unwrap();
+    let token = token_line
+        .trim()
+        .rsplit(": ")
+        .next()
+        .unwrap_or("")
+        .to_string();
     let port: u16 = line
         .trim()
         .rsplit(':')
@@ -314,13 +336,19 @@ fn main() {
     stream.set_nodelay(true).unwrap();
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     for id in 0..20 {
-        post(&mut stream, &mut reader, port, &call(id));
+        post(&mut stream, &mut reader, port, &token, &call(id));
     }
     let mut over_http = Vec::new();
     let mut http_errors = 0;
     for i in 0..calls {
         let started = Instant::now();
-        let body = post(&mut stream, &mut reader, port, &call(100 + i as u64));
+        let body = post(
+            &mut stream,
+            &mut reader,
+            port,
+            &token,
+            &call(100 + i as u64),
+        );
         over_http.push(ms(started.elapsed()));
         if !body.contains("hello") {
             http_errors += 1;
@@ -331,8 +359,9 @@ fn main() {
     let _ = http.wait();
     let _ = std::fs::remove_dir_all(&dir);
 
-    let (t, d, h) = (
+    let (t, b, d, h) = (
         median(through.clone()),
+        median(bare.clone()),
         median(direct.clone()),
         median(over_http.clone()),
     );
@@ -363,6 +392,18 @@ fn main() {
         "    {:44} {:>10.2} {:>9}  < 2 ms",
         "  overhead over the direct spawn",
         t - d,
+        ""
+    );
+    println!(
+        "    {:44} {:>10.2} {:>9.2}",
+        "tools/call echo over stdio, --unconfined",
+        b,
+        percentile(bare, 0.9)
+    );
+    println!(
+        "    {:44} {:>10.2} {:>9}  < 1 ms",
+        "  the kernel sandbox's share of a call",
+        t - b,
         ""
     );
     println!(

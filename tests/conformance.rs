@@ -60,11 +60,13 @@ fn expected(name: &str) -> String {
 #[test]
 fn the_manifest_passes_both_requirement_sets_but_for_what_no_command_can_express() {
     let env = Env::new();
+    // The suite sends no bearer token: the loopback-only opt-out, as a person would use it.
     let server = HttpServed::start(
         &env,
         &[
             "--manifest",
             &fixtures().join("conformance.toml").display().to_string(),
+            "--no-token",
         ],
     );
     for version in ["2025-11-25", "2026-07-28"] {
@@ -104,7 +106,7 @@ fn protocol_scenarios(env: &Env, url: &str) {
 #[test]
 fn quick_mode_passes_the_protocol_scenarios() {
     let env = Env::new();
-    let server = HttpServed::start(&env, &["--cli", "echo"]);
+    let server = HttpServed::start(&env, &["--cli", "echo", "--no-token"]);
     protocol_scenarios(&env, &server.url);
 }
 
@@ -117,7 +119,7 @@ fn the_proxy_passes_the_protocol_scenarios() {
             .to_string(),
     );
     assert_eq!(env.run(&["ev"]).code, 0);
-    let server = HttpServed::start(&env, &["--servers"]);
+    let server = HttpServed::start(&env, &["--servers", "--no-token"]);
     protocol_scenarios(&env, &server.url);
 }
 

@@ -169,7 +169,8 @@ fn the_python_sdk_finds_describes_and_calls_through_the_proxy() {
         &[FERRY, "serve", "--servers", "ev", "fs", "corpus"],
     ));
     let server = HttpServed::start(&env, &["--servers"]);
-    check(&battery(&env, "http", "auto", &[&server.url]));
+    let token = server.token.clone().expect("a token for the run");
+    check(&battery(&env, "http", "auto", &[&server.url, &token]));
 }
 
 #[test]

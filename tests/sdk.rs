@@ -139,12 +139,13 @@ fn the_python_sdk_over_stdio_in_both_eras() {
 fn the_python_sdk_over_streamable_http_in_both_eras() {
     let env = Env::new();
     let server = HttpServed::start(&env, &["--manifest", &serve_manifest()]);
+    let token = server.token.clone().expect("a token for the run");
     check(
-        &battery(&env, "http", "auto", &[&server.url], "52.125"),
+        &battery(&env, "http", "auto", &[&server.url, &token], "52.125"),
         "2026-07-28",
     );
     check(
-        &battery(&env, "http", "legacy", &[&server.url], "52.375"),
+        &battery(&env, "http", "legacy", &[&server.url, &token], "52.375"),
         "2025-11-25",
     );
 }

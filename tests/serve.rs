@@ -6,25 +6,12 @@
 
 mod support;
 
-use serde_json::{json, Value};
+use serde_json::json;
 use std::time::{Duration, Instant};
 use support::*;
 
 fn marker(env: &Env, name: &str) -> std::path::PathBuf {
     env.path(&format!("marker-{name}"))
-}
-
-fn call(served: &mut Served, id: u64, tool: &str, arguments: Value) -> Value {
-    served.call(
-        id,
-        "tools/call",
-        json!({"name": tool, "arguments": arguments}),
-        &mut Vec::new(),
-    )
-}
-
-fn is_error(result: &Value) -> bool {
-    result["result"]["isError"] == json!(true)
 }
 
 #[test]
@@ -43,13 +30,12 @@ fn shell_metacharacters_are_just_text() {
         format!("x > {m}"),
     ];
     for (i, value) in values.iter().enumerate() {
-        let result = call(
-            &mut served,
+        let result = served.call_tool(
             i as u64 + 1,
             "kinds",
             json!({"text": value, "items": [value]}),
         );
-        assert!(!is_error(&result), "{result}");
+        assert!(!Served::is_error(&result), "{result}");
         let text = Served::text(&result);
         assert_eq!(text.matches(value.as_str()).count(), 2, "{text}");
     }
@@ -67,8 +53,8 @@ fn values_never_become_options() {
         json!({"text": "ok", "opt": "--upload-pack=sh"}),
     ];
     for (i, arguments) in cases.iter().enumerate() {
-        let result = call(&mut served, i as u64 + 1, "kinds", arguments.clone());
-        assert!(is_error(&result), "{arguments}: {result}");
+        let result = served.call_tool(i as u64 + 1, "kinds", arguments.clone());
+        assert!(Served::is_error(&result), "{arguments}: {result}");
         assert!(Served::text(&result).starts_with("Refused: "), "{result}");
         assert!(
             Served::text(&result).contains("may not start with '-'"),
@@ -76,7 +62,7 @@ fn values_never_become_options() {
         );
     }
     // Where the template puts text before the value, a dash is only text.
-    let result = call(&mut served, 9, "kinds", json!({"text": "ok", "mode": "b"}));
+    let result = served.call_tool(9, "kinds", json!({"text": "ok", "mode": "b"}));
     assert!(Served::text(&result).contains("[--mode=b]"), "{result}");
 }
 
@@ -102,8 +88,8 @@ fn quick_mode_refuses_options_that_run_code_or_write_files() {
         json!(["rebase", "-x", format!("touch {}", m.display()), "HEAD~1"]),
     ];
     for (i, args) in refused.iter().enumerate() {
-        let result = call(&mut served, i as u64 + 1, "git", json!({"args": args}));
-        assert!(is_error(&result), "{args}: {result}");
+        let result = served.call_tool(i as u64 + 1, "git", json!({"args": args}));
+        assert!(Served::is_error(&result), "{args}: {result}");
         assert!(
             Served::text(&result).starts_with("Refused: git "),
             "{result}"
@@ -115,7 +101,7 @@ fn quick_mode_refuses_options_that_run_code_or_write_files() {
         tools["result"]["tools"][0]["annotations"],
         json!({"destructiveHint": true, "openWorldHint": true})
     );
-    let version = call(&mut served, 21, "git", json!({"args": ["--version"]}));
+    let version = served.call_tool(21, "git", json!({"args": ["--version"]}));
     assert!(
         Served::text(&version).starts_with("git version"),
         "{version}"
@@ -124,12 +110,12 @@ fn quick_mode_refuses_options_that_run_code_or_write_files() {
 
     // --allow limits git to named subcommands.
     let mut limited = Served::start(&env, &["--cli", "git", "--allow", "git:version,status"]);
-    let push = call(&mut limited, 1, "git", json!({"args": ["push"]}));
+    let push = limited.call_tool(1, "git", json!({"args": ["push"]}));
     assert!(
         Served::text(&push).contains("limited to the subcommands version, status"),
         "{push}"
     );
-    let version = call(&mut limited, 2, "git", json!({"args": ["version"]}));
+    let version = limited.call_tool(2, "git", json!({"args": ["version"]}));
     assert!(
         Served::text(&version).starts_with("git version"),
         "{version}"
@@ -145,13 +131,13 @@ fn quick_mode_refuses_options_that_run_code_or_write_files() {
     .iter()
     .enumerate()
     {
-        let result = call(&mut rg, i as u64 + 1, "rg", json!({"args": args}));
+        let result = rg.call_tool(i as u64 + 1, "rg", json!({"args": args}));
         assert!(
             Served::text(&result).starts_with("Refused: rg "),
             "{args}: {result}"
         );
     }
-    let version = call(&mut rg, 9, "rg", json!({"args": ["--version"]}));
+    let version = rg.call_tool(9, "rg", json!({"args": ["--version"]}));
     assert!(Served::text(&version).starts_with("ripgrep "), "{version}");
     assert!(!m.exists());
 
@@ -198,15 +184,15 @@ fn paths_stay_inside_the_roots() {
         ("create", "sub/../../escape.txt".to_string()),
     ];
     for (i, (tool, path)) in outside.iter().enumerate() {
-        let result = call(&mut served, i as u64 + 1, tool, json!({"file": path}));
-        assert!(is_error(&result), "{path}: {result}");
+        let result = served.call_tool(i as u64 + 1, tool, json!({"file": path}));
+        assert!(Served::is_error(&result), "{path}: {result}");
         assert!(
             Served::text(&result).contains("it is outside the served roots"),
             "{path}: {result}"
         );
     }
     assert!(!base.join("escape.txt").exists() && !base.join("work2/new.txt").exists());
-    let dangling = call(&mut served, 19, "create", json!({"file": "dangling"}));
+    let dangling = served.call_tool(19, "create", json!({"file": "dangling"}));
     assert!(
         Served::text(&dangling).contains("it is a symbolic link to nothing"),
         "{dangling}"
@@ -215,20 +201,15 @@ fn paths_stay_inside_the_roots() {
         !base.join("work2/planted").exists(),
         "a write went through a dangling link"
     );
-    let missing = call(&mut served, 20, "read", json!({"file": "nope.txt"}));
+    let missing = served.call_tool(20, "read", json!({"file": "nope.txt"}));
     assert!(
         Served::text(&missing).contains("it does not exist"),
         "{missing}"
     );
-    let inside = call(
-        &mut served,
-        21,
-        "read",
-        json!({"file": "sub/../inside.txt"}),
-    );
+    let inside = served.call_tool(21, "read", json!({"file": "sub/../inside.txt"}));
     assert_eq!(Served::text(&inside), "inside\n");
-    let created = call(&mut served, 22, "create", json!({"file": "sub/new.txt"}));
-    assert!(!is_error(&created), "{created}");
+    let created = served.call_tool(22, "create", json!({"file": "sub/new.txt"}));
+    assert!(!Served::is_error(&created), "{created}");
     assert!(base.join("work/sub/new.txt").exists());
 }
 
@@ -244,12 +225,7 @@ fn the_environment_is_an_allowlist_and_names_are_not_variables() {
             ("BASH_ENV", "/tmp/evil"),
         ],
     );
-    let result = call(
-        &mut served,
-        1,
-        "env_dump",
-        json!({"LD_PRELOAD": "/tmp/evil.so"}),
-    );
+    let result = served.call_tool(1, "env_dump", json!({"LD_PRELOAD": "/tmp/evil.so"}));
     let text = Served::text(&result);
     assert!(
         !text.contains("s3cr3t") && !text.contains("LD_PRELOAD") && !text.contains("BASH_ENV"),
@@ -257,7 +233,7 @@ fn the_environment_is_an_allowlist_and_names_are_not_variables() {
     );
     assert!(text.contains("FERRY_TEST_PASS_OK=passed"), "{text}");
     assert!(text.contains("PATH="), "{text}");
-    let nul = call(&mut served, 2, "kinds", json!({"text": "a\u{0}b"}));
+    let nul = served.call_tool(2, "kinds", json!({"text": "a\u{0}b"}));
     assert!(Served::text(&nul).contains("contains a NUL byte"), "{nul}");
 }
 
@@ -265,28 +241,23 @@ fn the_environment_is_an_allowlist_and_names_are_not_variables() {
 fn output_is_capped_and_stdin_is_closed() {
     let env = Env::new();
     let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
-    let huge = Served::text(&call(&mut served, 1, "huge", json!({})));
+    let huge = Served::text(&served.call_tool(1, "huge", json!({})));
     assert!(huge.len() < 70_000, "{}", huge.len());
     assert!(huge.starts_with("line\nline\n"));
     assert!(huge.contains("[ferry: 134464 bytes of output cut here; raise max_output in the manifest to keep more]\n"), "{}", &huge[30000..34000]);
     assert!(huge.ends_with("line\n"));
     assert_eq!(
-        Served::text(&call(&mut served, 2, "binary_text", json!({}))),
+        Served::text(&served.call_tool(2, "binary_text", json!({}))),
         "caf\u{fffd}"
     );
     let started = Instant::now();
-    let quiet = call(&mut served, 3, "reads_stdin", json!({}));
+    let quiet = served.call_tool(3, "reads_stdin", json!({}));
     assert_eq!(Served::text(&quiet), "");
     assert!(
         started.elapsed() < Duration::from_secs(10),
         "a command reading stdin is not left waiting"
     );
-    let echoed = call(
-        &mut served,
-        4,
-        "stdin_echo",
-        json!({"input": "given\nlines"}),
-    );
+    let echoed = served.call_tool(4, "stdin_echo", json!({"input": "given\nlines"}));
     assert_eq!(Served::text(&echoed), "given\nlines");
 }
 
@@ -297,13 +268,8 @@ fn nothing_outlives_its_call_not_even_a_setsid_or_a_killed_ferry() {
     let env = Env::new();
     let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
     let m = serve_root().join(format!("escaped-{}", std::process::id()));
-    let result = call(
-        &mut served,
-        1,
-        "escape",
-        json!({"marker": m.display().to_string()}),
-    );
-    assert!(!is_error(&result), "{result}");
+    let result = served.call_tool(1, "escape", json!({"marker": m.display().to_string()}));
+    assert!(!Served::is_error(&result), "{result}");
     drop(served);
     let m2 = serve_root().join(format!("survived-{}", std::process::id()));
     let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
@@ -360,13 +326,8 @@ fn a_timeout_kills_grandchildren_and_a_cancellation_stops_the_command() {
     let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
     // The marker must be inside the served root to pass the path check; it is never made.
     let m = serve_root().join(format!("outlived-{}", std::process::id()));
-    let result = call(
-        &mut served,
-        1,
-        "outlive",
-        json!({"marker": m.display().to_string()}),
-    );
-    assert!(is_error(&result), "{result}");
+    let result = served.call_tool(1, "outlive", json!({"marker": m.display().to_string()}));
+    assert!(Served::is_error(&result), "{result}");
     assert!(
         Served::text(&result).starts_with("outlive timed out after 1s and was stopped"),
         "{result}"
@@ -384,7 +345,7 @@ fn a_timeout_kills_grandchildren_and_a_cancellation_stops_the_command() {
     served.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "test"}}));
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(processes_matching("sleep 47.25"), Vec::<String>::new());
-    let next = call(&mut served, 3, "no_match", json!({}));
+    let next = served.call_tool(3, "no_match", json!({}));
     assert_eq!(
         Served::text(&next),
         "nothing found\n",
@@ -404,7 +365,7 @@ fn the_concurrency_limit_holds() {
     let mut notes = Vec::new();
     for id in 1..=8 {
         let reply = served.wait(id, &mut notes);
-        assert!(!is_error(&reply), "{reply}");
+        assert!(!Served::is_error(&reply), "{reply}");
     }
     // Four at a time: two rounds of 0.4 s at least.
     assert!(
@@ -418,19 +379,23 @@ fn the_concurrency_limit_holds() {
 fn failures_output_kinds_and_progress() {
     let env = Env::new();
     let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
-    let fail = call(&mut served, 1, "fail", json!({}));
-    assert!(is_error(&fail));
+    let fail = served.call_tool(1, "fail", json!({}));
+    assert!(Served::is_error(&fail));
     assert_eq!(
         Served::text(&fail),
         "partial\nfail failed: exit code 3\nstderr (last lines):\nwent wrong"
     );
-    assert!(!is_error(&call(&mut served, 2, "no_match", json!({}))));
-    let json_out = call(&mut served, 3, "json_out", json!({"n": 7}));
+    assert!(!Served::is_error(&served.call_tool(
+        2,
+        "no_match",
+        json!({})
+    )));
+    let json_out = served.call_tool(3, "json_out", json!({"n": 7}));
     assert_eq!(
         json_out["result"]["structuredContent"],
         json!({"sum": 7, "ok": true})
     );
-    let image = call(&mut served, 4, "image_out", json!({}));
+    let image = served.call_tool(4, "image_out", json!({}));
     let png = std::fs::read(serve_root().join("pixel.png")).unwrap();
     use base64::Engine;
     assert_eq!(image["result"]["content"][0]["type"], "image");
@@ -438,18 +403,13 @@ fn failures_output_kinds_and_progress() {
         image["result"]["content"][0]["data"],
         base64::engine::general_purpose::STANDARD.encode(&png)
     );
-    let content = call(&mut served, 5, "content_out", json!({}));
+    let content = served.call_tool(5, "content_out", json!({}));
     assert_eq!(content["result"]["content"].as_array().unwrap().len(), 2);
-    let bad = call(&mut served, 6, "bad_content", json!({}));
+    let bad = served.call_tool(6, "bad_content", json!({}));
     assert_eq!(Served::text(&bad), "bad_content's output is not MCP content: block 1 (image) is missing a field it needs, or its data is not base64");
-    let invalid = call(&mut served, 7, "kinds", json!({"text": "x", "count": 99}));
+    let invalid = served.call_tool(7, "kinds", json!({"text": "x", "count": 99}));
     assert!(Served::text(&invalid).starts_with("Invalid arguments for kinds: count expects a value <= 10, not 99\nPrint every argument"), "{invalid}");
-    let unknown = call(
-        &mut served,
-        8,
-        "kinds",
-        json!({"text": "x", "PATH": "/tmp"}),
-    );
+    let unknown = served.call_tool(8, "kinds", json!({"text": "x", "PATH": "/tmp"}));
     assert!(
         Served::text(&unknown).starts_with("Invalid arguments for kinds: unknown argument PATH"),
         "{unknown}"
@@ -549,7 +509,7 @@ fn both_eras_and_the_validation_ladder_over_stdio() {
         json!({"name": "kind", "arguments": {}}),
         &mut notes,
     );
-    assert!(is_error(&unknown), "{unknown}");
+    assert!(Served::is_error(&unknown), "{unknown}");
     assert_eq!(
         Served::text(&unknown),
         "Unknown tool: kind; did you mean kinds?"
@@ -660,6 +620,7 @@ fn a_bad_manifest_or_a_missing_command_is_refused_at_start() {
         "serve",
         "--http",
         "0.0.0.0:0",
+        "--no-token",
         "--manifest",
         &serve_manifest(),
     ]);

@@ -10,11 +10,12 @@ use support::*;
 
 /// One raw HTTP/1.1 exchange: the status, the headers (lower-case names) and the body.
 fn exchange(
-    port: u16,
+    endpoint: &Endpoint,
     method: &str,
     headers: &[(&str, &str)],
     body: &str,
 ) -> (u16, Vec<(String, String)>, String) {
+    let port = endpoint.port;
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     stream
         .set_read_timeout(Some(std::time::Duration::from_secs(10)))
@@ -29,6 +30,7 @@ fn exchange(
     for (k, v) in headers {
         request.push_str(&format!("{k}: {v}\r\n"));
     }
+    request.push_str(&authorization(endpoint, headers));
     request.push_str("\r\n");
     request.push_str(body);
     // A server that refuses a body may close before all of it is sent: read its answer anyway.
@@ -48,6 +50,21 @@ fn exchange(
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
         .collect();
     (status, headers, dechunk(body))
+}
+
+/// The token's header line, as a client configured with it sends it, unless the request sets
+/// its own.
+fn authorization(endpoint: &Endpoint, headers: &[(&str, &str)]) -> String {
+    match &endpoint.token {
+        Some(token)
+            if !headers
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case("authorization")) =>
+        {
+            format!("Authorization: Bearer {token}\r\n")
+        }
+        _ => String::new(),
+    }
 }
 
 /// The body of a chunked response, joined.
@@ -99,15 +116,20 @@ fn modern(method: &str, params: Value, id: u64) -> (Vec<(&'static str, String)>,
 }
 
 fn send(
-    port: u16,
+    endpoint: &Endpoint,
     (headers, body): &(Vec<(&'static str, String)>, String),
 ) -> (u16, Vec<(String, String)>, String) {
     let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    exchange(port, "POST", &headers, body)
+    exchange(endpoint, "POST", &headers, body)
 }
 
 /// Sends a POST and returns its connection unread, for a test to close when it likes.
-fn post_and_keep_open(port: u16, headers: &[(&str, &str)], body: &str) -> std::net::TcpStream {
+fn post_and_keep_open(
+    endpoint: &Endpoint,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> std::net::TcpStream {
+    let port = endpoint.port;
     let mut request = format!(
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {}\r\n",
         body.len()
@@ -115,6 +137,7 @@ fn post_and_keep_open(port: u16, headers: &[(&str, &str)], body: &str) -> std::n
     for (k, v) in headers {
         request.push_str(&format!("{k}: {v}\r\n"));
     }
+    request.push_str(&authorization(endpoint, headers));
     request.push_str("\r\n");
     request.push_str(body);
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
@@ -150,7 +173,7 @@ fn dns_rebinding_is_refused_and_loopback_names_are_accepted() {
     let server = HttpServed::start(&env, &["--manifest", &serve_manifest()]);
     let discover = modern("server/discover", json!({}), 1);
     let evil_host = exchange(
-        server.port,
+        &server.endpoint,
         "POST",
         &[
             ("Host", "evil.example.com"),
@@ -160,7 +183,7 @@ fn dns_rebinding_is_refused_and_loopback_names_are_accepted() {
     );
     assert_eq!(evil_host.0, 421);
     let evil_origin = exchange(
-        server.port,
+        &server.endpoint,
         "POST",
         &[
             ("Origin", "http://evil.example.com"),
@@ -176,7 +199,7 @@ fn dns_rebinding_is_refused_and_loopback_names_are_accepted() {
             discover.0.iter().map(|(k, v)| (*k, v.as_str())).collect();
         headers.push(("Host", &host));
         headers.push(("Origin", &origin));
-        let ok = exchange(server.port, "POST", &headers, &discover.1);
+        let ok = exchange(&server.endpoint, "POST", &headers, &discover.1);
         assert_eq!(ok.0, 200, "{host}: {}", ok.2);
         assert_eq!(
             json_of(&ok.2)["result"]["supportedVersions"],
@@ -194,18 +217,106 @@ fn a_token_guards_the_endpoint_and_bodies_are_limited() {
         &["--manifest", &serve_manifest()],
         &[("FERRY_SERVE_TOKEN", token)],
     );
+    let bare = Endpoint {
+        port: server.port,
+        token: None,
+    };
     let discover = modern("server/discover", json!({}), 1);
-    assert_eq!(send(server.port, &discover).0, 401);
+    assert_eq!(send(&bare, &discover).0, 401);
     let mut with = discover.clone();
     with.0.push(("Authorization", format!("Bearer {token}")));
-    assert_eq!(send(server.port, &with).0, 200);
+    assert_eq!(send(&bare, &with).0, 200);
     let mut wrong = discover.clone();
     wrong.0.push(("Authorization", "Bearer nope".into()));
-    assert_eq!(send(server.port, &wrong).0, 401);
+    assert_eq!(send(&bare, &wrong).0, 401);
     let big = "x".repeat(5 * 1024 * 1024);
     let mut huge = with.clone();
     huge.1 = big;
-    assert_eq!(send(server.port, &huge).0, 413);
+    assert_eq!(send(&bare, &huge).0, 413);
+}
+
+/// Loopback is open to every account on the machine: without a token of its own, serve makes
+/// one for the run and says how a host sends it; `--no-token` is a loopback-only opt-out that
+/// says what it means.
+#[test]
+fn http_wants_a_token_by_default() {
+    let env = Env::new();
+    let mut child = env
+        .command(&[
+            "serve",
+            "--manifest",
+            &serve_manifest(),
+            "--http",
+            "127.0.0.1:0",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut lines = Vec::new();
+    for _ in 0..3 {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut stderr, &mut line).unwrap();
+        lines.push(line.trim_end().to_string());
+    }
+    let url = lines[0].strip_prefix("ferry serve: ").unwrap().to_string();
+    let port: u16 = url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap();
+    let token = lines[1]
+        .strip_prefix(
+            "ferry serve: token for this run (clients send \"Authorization: Bearer TOKEN\"): ",
+        )
+        .unwrap_or_else(|| panic!("{lines:?}"))
+        .to_string();
+    assert_eq!(token.len(), 48, "{token}");
+    let snippet: Value = serde_json::from_str(
+        lines[2]
+            .strip_prefix("ferry serve: a host's config entry for it: ")
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        snippet,
+        json!({"type": "http", "url": url, "headers": {"Authorization": format!("Bearer {token}")}})
+    );
+    let discover = modern("server/discover", json!({}), 1);
+    let bare = Endpoint { port, token: None };
+    assert_eq!(send(&bare, &discover).0, 401, "no token, no answer");
+    let with = Endpoint {
+        port,
+        token: Some(token),
+    };
+    assert_eq!(send(&with, &discover).0, 200);
+    let _ = child.kill();
+    let _ = child.wait();
+
+    // A new run, a new token.
+    let again = HttpServed::start(&env, &["--manifest", &serve_manifest()]);
+    assert_ne!(again.token, with.token);
+
+    // --no-token: loopback only, and said at start.
+    let refused = env.run(&[
+        "serve",
+        "--manifest",
+        &serve_manifest(),
+        "--http",
+        "0.0.0.0:0",
+        "--no-token",
+    ]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("beyond this machine, needs a bearer token"),
+        "{}",
+        refused.stderr
+    );
+    let open = HttpServed::start(&env, &["--manifest", &serve_manifest(), "--no-token"]);
+    assert_eq!(send(&open.endpoint, &discover).0, 200);
 }
 
 #[test]
@@ -217,7 +328,7 @@ fn the_2026_headers_must_agree_with_the_body() {
         json!({"name": "no_match", "arguments": {}}),
         7,
     );
-    let (status, headers, body) = send(server.port, &call);
+    let (status, headers, body) = send(&server.endpoint, &call);
     assert_eq!(status, 200, "{body}");
     assert_eq!(
         json_of(&body)["result"]["content"][0]["text"],
@@ -229,7 +340,7 @@ fn the_2026_headers_must_agree_with_the_body() {
     );
     call.0.retain(|(k, _)| *k != "Mcp-Name");
     call.0.push(("Mcp-Name", "other".into()));
-    let (status, _, body) = send(server.port, &call);
+    let (status, _, body) = send(&server.endpoint, &call);
     assert_eq!(
         (status, json_of(&body)["error"]["code"].clone()),
         (400, json!(-32020))
@@ -244,9 +355,9 @@ fn the_2026_headers_must_agree_with_the_body() {
     encoded
         .0
         .push(("Mcp-Name", "=?base64?bm9fbWF0Y2g=?=".into()));
-    assert_eq!(send(server.port, &encoded).0, 200);
+    assert_eq!(send(&server.endpoint, &encoded).0, 200);
     let unknown = modern("no/such/method", json!({}), 9);
-    let (status, _, body) = send(server.port, &unknown);
+    let (status, _, body) = send(&server.endpoint, &unknown);
     assert_eq!(
         (status, json_of(&body)["error"]["code"].clone()),
         (404, json!(-32601))
@@ -256,7 +367,7 @@ fn the_2026_headers_must_agree_with_the_body() {
     mismatch
         .0
         .push(("MCP-Protocol-Version", "2025-11-25".into()));
-    assert_eq!(send(server.port, &mismatch).0, 400);
+    assert_eq!(send(&server.endpoint, &mismatch).0, 400);
     // A progress report turns the answer into an event stream.
     let progress = modern(
         "tools/call",
@@ -267,13 +378,18 @@ fn the_2026_headers_must_agree_with_the_body() {
     progress.1 = progress
         .1
         .replace("\"_meta\":{", "\"_meta\":{\"progressToken\":\"p\",");
-    let (status, headers, body) = send(server.port, &progress);
+    let (status, headers, body) = send(&server.endpoint, &progress);
     assert_eq!(status, 200);
     assert_eq!(header(&headers, "content-type"), Some("text/event-stream"));
     assert_eq!(body.matches("notifications/progress").count(), 3, "{body}");
     assert_eq!(json_of(&body)["result"]["content"][0]["text"], "finished\n");
     assert!(!body.contains("\nid:"), "no event ids in the stateless era");
-    let get = exchange(server.port, "GET", &[("Accept", "text/event-stream")], "");
+    let get = exchange(
+        &server.endpoint,
+        "GET",
+        &[("Accept", "text/event-stream")],
+        "",
+    );
     assert_eq!(get.0, 405);
 }
 
@@ -283,7 +399,7 @@ fn handshake_sessions_over_http() {
     let server = HttpServed::start(&env, &["--manifest", &serve_manifest()]);
     let base = JSON_HEADERS;
     let init = initialize_body();
-    let (status, headers, body) = exchange(server.port, "POST", &base, &init);
+    let (status, headers, body) = exchange(&server.endpoint, "POST", &base, &init);
     assert_eq!(status, 200, "{body}");
     let session = header(&headers, "mcp-session-id").unwrap().to_string();
     assert!(session.len() >= 32 && session.bytes().all(|b| (0x21..=0x7e).contains(&b)));
@@ -292,22 +408,25 @@ fn handshake_sessions_over_http() {
     with.push(("Mcp-Session-Id", &session));
     with.push(("MCP-Protocol-Version", "2025-11-25"));
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
-    assert_eq!(exchange(server.port, "POST", &with, &initialized).0, 202);
+    assert_eq!(
+        exchange(&server.endpoint, "POST", &with, &initialized).0,
+        202
+    );
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
-    let (status, _, body) = exchange(server.port, "POST", &with, &list);
+    let (status, _, body) = exchange(&server.endpoint, "POST", &with, &list);
     assert_eq!(status, 200);
     assert_eq!(json_of(&body)["result"]["tools"][0]["name"], "kinds");
     assert_eq!(
-        exchange(server.port, "POST", &base, &list).0,
+        exchange(&server.endpoint, "POST", &base, &list).0,
         400,
         "no session, no handshake-era request"
     );
     let mut stale = base.to_vec();
     stale.push(("Mcp-Session-Id", "0000"));
-    assert_eq!(exchange(server.port, "POST", &stale, &list).0, 404);
-    assert_eq!(exchange(server.port, "DELETE", &with, "").0, 200);
+    assert_eq!(exchange(&server.endpoint, "POST", &stale, &list).0, 404);
+    assert_eq!(exchange(&server.endpoint, "DELETE", &with, "").0, 200);
     assert_eq!(
-        exchange(server.port, "POST", &with, &list).0,
+        exchange(&server.endpoint, "POST", &with, &list).0,
         404,
         "a deleted session is gone"
     );
@@ -326,7 +445,7 @@ fn a_stateless_client_that_leaves_stops_its_command_and_duplicate_ids_are_refuse
         1,
     );
     let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let stream = post_and_keep_open(server.port, &headers, &body);
+    let stream = post_and_keep_open(&server.endpoint, &headers, &body);
     let started = std::time::Instant::now();
     while processes_matching("sleep 47.25").is_empty() {
         assert!(
@@ -346,13 +465,13 @@ fn a_stateless_client_that_leaves_stops_its_command_and_duplicate_ids_are_refuse
     // A session: the same id twice while the first runs.
     let base = JSON_HEADERS;
     let init = initialize_body();
-    let (_, headers, _) = exchange(server.port, "POST", &base, &init);
+    let (_, headers, _) = exchange(&server.endpoint, "POST", &base, &init);
     let session = header(&headers, "mcp-session-id").unwrap().to_string();
     let mut with = base.to_vec();
     with.push(("Mcp-Session-Id", &session));
     with.push(("MCP-Protocol-Version", "2025-11-25"));
     let slow = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "slow", "arguments": {"seconds": 1.625}}}).to_string();
-    let port = server.port;
+    let endpoint = server.endpoint.clone();
     let owned: Vec<(String, String)> = with
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -363,13 +482,13 @@ fn a_stateless_client_that_leaves_stops_its_command_and_duplicate_ids_are_refuse
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
-        exchange(port, "POST", &headers, &first_body)
+        exchange(&endpoint, "POST", &headers, &first_body)
     });
     let started = std::time::Instant::now();
     while processes_matching("sleep 1.625").is_empty() && started.elapsed().as_secs() < 10 {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    let (status, _, body) = exchange(server.port, "POST", &with, &slow);
+    let (status, _, body) = exchange(&server.endpoint, "POST", &with, &slow);
     assert_eq!(status, 200, "{body}");
     assert_eq!(json_of(&body)["error"]["code"], -32600, "{body}");
     // The first runs to its end and answers.
@@ -381,7 +500,7 @@ fn a_stateless_client_that_leaves_stops_its_command_and_duplicate_ids_are_refuse
     // A session request whose client leaves at once runs on (2025-11-25), and once it has
     // finished its id may be used again.
     let leaving = json!({"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {"name": "slow", "arguments": {"seconds": 0.4375}}}).to_string();
-    let stream = post_and_keep_open(server.port, &with, &leaving);
+    let stream = post_and_keep_open(&server.endpoint, &with, &leaving);
     let started = std::time::Instant::now();
     while processes_matching("sleep 0.4375").is_empty() && started.elapsed().as_secs() < 10 {
         std::thread::sleep(std::time::Duration::from_millis(5));
@@ -392,7 +511,7 @@ fn a_stateless_client_that_leaves_stops_its_command_and_duplicate_ids_are_refuse
     }
     std::thread::sleep(std::time::Duration::from_millis(100));
     let again = json!({"jsonrpc": "2.0", "id": 12, "method": "tools/list"}).to_string();
-    let (status, _, body) = exchange(server.port, "POST", &with, &again);
+    let (status, _, body) = exchange(&server.endpoint, "POST", &with, &again);
     assert_eq!(status, 200, "{body}");
     assert!(json_of(&body)["result"]["tools"].is_array(), "{body}");
 }
@@ -405,17 +524,20 @@ fn a_flood_of_sessions_is_refused_rather_than_evicting_working_clients() {
     let server = HttpServed::start(&env, &["--manifest", &serve_manifest()]);
     let base = JSON_HEADERS;
     let init = initialize_body();
-    let (_, headers, _) = exchange(server.port, "POST", &base, &init);
+    let (_, headers, _) = exchange(&server.endpoint, "POST", &base, &init);
     let victim = header(&headers, "mcp-session-id").unwrap().to_string();
     let mut with = base.to_vec();
     with.push(("Mcp-Session-Id", &victim));
     with.push(("MCP-Protocol-Version", "2025-11-25"));
     // The client works: its session is in use (the flood's never are).
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
-    assert_eq!(exchange(server.port, "POST", &with, &initialized).0, 202);
+    assert_eq!(
+        exchange(&server.endpoint, "POST", &with, &initialized).0,
+        202
+    );
     let mut refused = None;
     for _ in 0..1100 {
-        let (status, headers, body) = exchange(server.port, "POST", &base, &init);
+        let (status, headers, body) = exchange(&server.endpoint, "POST", &base, &init);
         if status != 200 {
             refused = Some((
                 status,
@@ -430,6 +552,6 @@ fn a_flood_of_sessions_is_refused_rather_than_evicting_working_clients() {
     assert_eq!(retry.as_deref(), Some("60"));
     assert!(body.contains("too many open sessions"), "{body}");
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
-    let (status, _, body) = exchange(server.port, "POST", &with, &list);
+    let (status, _, body) = exchange(&server.endpoint, "POST", &with, &list);
     assert_eq!(status, 200, "the first client's session survives: {body}");
 }

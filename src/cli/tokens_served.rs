@@ -52,7 +52,7 @@ pub fn served(what: Served, meter: &Meter, as_json: bool) -> Result<Outcome> {
                 .collect::<Vec<_>>()
                 .join(" ");
             (
-                quick::manifest(&resolved, cwd),
+                quick::manifest(&resolved, cwd, false),
                 format!("ferry serve {shown}"),
                 true,
             )

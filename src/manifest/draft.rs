@@ -215,11 +215,6 @@ const READ_ONLY_PROGRAMS: &[&str] = &[
     "rg", "grep", "egrep", "fgrep", "ls", "cat", "head", "tail", "wc", "du", "df", "tree", "diff",
     "cmp", "stat", "file",
 ];
-/// Beyond the script runners of [`super::help::runs_scripts`], programs that run code from
-/// their project files, a registry or another host: drafts for either say so.
-const RUNS_OTHER_CODE: &[&str] = &[
-    "make", "npm", "npx", "yarn", "pnpm", "cargo", "go", "docker", "kubectl", "ssh",
-];
 /// Tools whose exit status 1 means "nothing found" or "they differ", not failure.
 const EXIT_ONE_OK: &[&str] = &["rg", "grep", "egrep", "fgrep", "ag", "diff", "cmp"];
 
@@ -1695,10 +1690,19 @@ pub fn draft(program: &str, helps: &[HelpText]) -> String {
         &mut out,
         "Options that run other programs or write files were left out on purpose.",
     );
-    if super::help::runs_scripts(base)
-        || RUNS_OTHER_CODE.contains(&base)
-        || super::quick::refused_cli(base).is_some()
-    {
+    comment(
+        &mut out,
+        "Each command runs in a kernel sandbox: it reads the system and the roots, writes only",
+    );
+    comment(
+        &mut out,
+        "what `writes` says (nothing when read-only), runs only its own program unless `exec`",
+    );
+    comment(
+        &mut out,
+        "names more, and reaches the network only with `network = true`.",
+    );
+    if super::policy::runs_code(base).is_some() {
         comment(
             &mut out,
             &format!("Careful: `{base}` can run code or commands it is given (scripts, arguments); serve it only if a model may do that."),
@@ -1952,7 +1956,10 @@ fn write_tool(
         READ_ONLY_PROGRAMS.contains(&base)
     };
     if read_only {
+        // The sandbox lets a read-only tool write nothing: no `writes` needed.
         out.push_str("annotations = { readOnlyHint = true }\n");
+    } else {
+        out.push_str("writes = [\".\"]                   # the roots; narrow to what it writes\n");
     }
     let exit_one =
         EXIT_ONE_OK.contains(&last_word) || (words.len() == 1 && EXIT_ONE_OK.contains(&base));

@@ -15,46 +15,10 @@ use std::time::{Duration, Instant};
 const STREAM_LIMIT: u64 = 256 * 1024;
 const DEADLINE: Duration = Duration::from_secs(10);
 
-/// Programs that run the script or command named by their next word: ferry never runs
-/// `program WORD --help` for them, since that runs WORD.
-const SCRIPT_RUNNERS: &[&str] = &[
-    "python",
-    "python2",
-    "python3",
-    "node",
-    "deno",
-    "bun",
-    "ruby",
-    "perl",
-    "php",
-    "bash",
-    "sh",
-    "zsh",
-    "fish",
-    "dash",
-    "ksh",
-    "lua",
-    "Rscript",
-    "java",
-    "osascript",
-    "pwsh",
-    "powershell",
-    "env",
-    "xargs",
-    "timeout",
-    "nohup",
-    "sudo",
-    "nice",
-    "exec",
-    "time",
-    "watch",
-    "strace",
-];
-
-/// Whether `program` (a name or path) runs what its next word names.
+/// Whether `program` (a name or path) runs what its next word names: ferry never runs
+/// `program WORD --help` for those, since that runs WORD.
 pub fn runs_scripts(program: &str) -> bool {
-    let base = program.rsplit('/').next().unwrap_or(program);
-    SCRIPT_RUNNERS.contains(&base) || base.starts_with("python")
+    super::policy::runs_arguments(program)
 }
 
 /// Runs `program ARGS` and returns what it printed, stdout then stderr.
@@ -236,6 +200,7 @@ mod tests {
         assert!(runs_scripts("/usr/bin/python3.11"));
         assert!(runs_scripts("sh"));
         assert!(runs_scripts("/usr/bin/env"));
+        assert!(runs_scripts("node22"), "the same name rule as quick mode's");
         assert!(!runs_scripts("/usr/bin/git"));
         assert_eq!(for_command("/bin/sh", "sh", &["script.sh".into()]), None);
     }

@@ -4,12 +4,15 @@
 //! `additionalProperties: false`), so listing, help, the meter and the checks serve applies
 //! all agree. A bad manifest is refused with its file, line and reason.
 //!
-//! This module describes; it runs nothing (`serve` executes, `cli` meters). `template` is the
-//! argv template, `toml_tree` the line-aware TOML reader, `quick` the no-manifest mode, and
-//! `draft` drafts a manifest from a CLI's `--help`.
+//! This module describes; it runs no tool (`serve` executes, `cli` meters). `template` is the
+//! argv template, `toml_tree` the line-aware TOML reader, `quick` the no-manifest mode,
+//! `policy` the one table of programs that run code, `help` reads a CLI's own `--help` (the
+//! one place here that starts a program, with help arguments only), and `draft` drafts a
+//! manifest from it.
 
 pub mod draft;
 pub mod help;
+pub mod policy;
 pub mod quick;
 pub mod template;
 pub mod toml_tree;
@@ -34,7 +37,7 @@ pub const SERVER_KEYS: [&str; 7] = [
     "concurrency",
 ];
 /// The keys a `[[tools]]` table takes.
-pub const TOOL_KEYS: [&str; 12] = [
+pub const TOOL_KEYS: [&str; 16] = [
     "name",
     "title",
     "description",
@@ -47,7 +50,12 @@ pub const TOOL_KEYS: [&str; 12] = [
     "stdin",
     "progress",
     "params",
+    "reads",
+    "writes",
+    "exec",
+    "network",
 ];
+
 /// The keys a parameter table takes.
 pub const PARAM_KEYS: [&str; 16] = [
     "type",
@@ -149,6 +157,22 @@ pub enum OutputKind {
     Mime(String),
 }
 
+/// What a command may touch beyond what every command gets (DESIGN.md section 4,
+/// "Confinement"): the kernel sandbox of `serve` enforces it. Paths are absolute: `~/` is the
+/// home directory, a relative path is relative to the first root.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Permissions {
+    /// More places to read (files or directories).
+    pub reads: Vec<PathBuf>,
+    /// Where the command may write, under the roots; `None`: the roots, unless the tool is
+    /// read-only (`readOnlyHint = true`), which writes nothing.
+    pub writes: Option<Vec<PathBuf>>,
+    /// More programs it may run: names (found on PATH when serving starts) or paths.
+    pub exec: Vec<String>,
+    /// Whether it may reach the network.
+    pub network: bool,
+}
+
 /// One tool.
 #[derive(Debug, Clone)]
 pub struct ToolDef {
@@ -165,7 +189,15 @@ pub struct ToolDef {
     /// A regex whose first group is the progress done so far (and second, if any, the total).
     pub progress: Option<String>,
     pub params: Vec<Param>,
+    pub permissions: Permissions,
     pub line: usize,
+}
+
+impl ToolDef {
+    /// Whether the tool says it changes nothing (`readOnlyHint = true`).
+    pub fn read_only(&self) -> bool {
+        self.annotations.get("readOnlyHint") == Some(&Value::Bool(true))
+    }
 }
 
 /// Where a resource's content comes from.
@@ -173,8 +205,8 @@ pub struct ToolDef {
 pub enum ResourceSource {
     /// A file under a root.
     File(PathBuf),
-    /// A command's stdout.
-    Command(Vec<Element>),
+    /// A command's stdout, run with these permissions (never writes).
+    Command(Vec<Element>, Permissions),
 }
 
 /// One static resource.
@@ -198,6 +230,8 @@ pub struct TemplateDef {
     pub mime_type: Option<String>,
     pub command: Vec<Element>,
     pub params: Vec<Param>,
+    /// What its command may touch (never writes).
+    pub permissions: Permissions,
 }
 
 /// One message of a prompt.
@@ -306,7 +340,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Manifest, ManifestError> {
         prompts: Vec::new(),
     };
     for node in reader.tables(tree.get("tools"), "tools")? {
-        let tool = reader.tool(node)?;
+        let tool = reader.tool(node, &manifest.server)?;
         if manifest.tools.iter().any(|t| t.name == tool.name) {
             return Err(fail(
                 node.line,
@@ -326,7 +360,9 @@ pub fn parse(text: &str, path: &Path) -> Result<Manifest, ManifestError> {
         manifest.resources.push(resource);
     }
     for node in reader.tables(tree.get("resource_templates"), "resource_templates")? {
-        manifest.templates.push(reader.template(node)?);
+        manifest
+            .templates
+            .push(reader.template(node, &manifest.server)?);
     }
     for node in reader.tables(tree.get("prompts"), "prompts")? {
         let prompt = reader.prompt(node, &manifest)?;
@@ -848,7 +884,7 @@ impl Reader {
         Ok(param)
     }
 
-    fn tool(&self, node: &Node) -> Result<ToolDef, ManifestError> {
+    fn tool(&self, node: &Node, server: &ServerDef) -> Result<ToolDef, ManifestError> {
         self.keys(node, &TOOL_KEYS, "a tool")?;
         let name = self.required_string(node, "name", "a tool")?;
         let valid = !name.is_empty()
@@ -990,6 +1026,14 @@ impl Reader {
                 ))
             }
         };
+        let permissions = self.permissions(node, &what, server, true)?;
+        let read_only = annotations.get("readOnlyHint") == Some(&Value::Bool(true));
+        if let (true, Some(writes)) = (read_only, node.get("writes")) {
+            return Err(self.fail(
+                writes.line,
+                format!("{what} is read-only (readOnlyHint = true), so it takes no writes; drop one of them"),
+            ));
+        }
         let progress = self.opt_string(node, "progress", &what)?;
         if let Some(p) = &progress {
             match fancy_regex::Regex::new(p) {
@@ -1013,8 +1057,69 @@ impl Reader {
             stdin,
             progress,
             params,
+            permissions,
             line: node.line,
         })
+    }
+
+    /// A tool's, resource's or template's `reads`, `writes` (only where `writes` is true),
+    /// `exec` and `network`.
+    fn permissions(
+        &self,
+        node: &Node,
+        what: &str,
+        server: &ServerDef,
+        writes: bool,
+    ) -> Result<Permissions, ManifestError> {
+        let list = |key: &str| -> Result<Vec<(String, usize)>, ManifestError> {
+            match node.get(key) {
+                None => Ok(Vec::new()),
+                Some(Node {
+                    value: NodeValue::Array(items),
+                    ..
+                }) => items
+                    .iter()
+                    .map(|i| Ok((self.string(i, &format!("{what}'s {key}"))?, i.line)))
+                    .collect(),
+                Some(other) => Err(self.fail(
+                    other.line,
+                    format!("{what}: {key} must be an array of strings"),
+                )),
+            }
+        };
+        let root = &server.roots[0];
+        let mut permissions = Permissions::default();
+        for (text, _) in list("reads")? {
+            let path = place(&text, root);
+            permissions
+                .reads
+                .push(std::fs::canonicalize(&path).unwrap_or(path));
+        }
+        if writes && node.get("writes").is_some() {
+            let mut places = Vec::new();
+            for (text, line) in list("writes")? {
+                let path = confine(&place(&text, root), &server.roots, false).map_err(|why| {
+                    self.fail(
+                        line,
+                        format!(
+                            "{what}: writes {text:?}: {why}; a tool writes only under the roots"
+                        ),
+                    )
+                })?;
+                places.push(path);
+            }
+            permissions.writes = Some(places);
+        }
+        for (text, line) in list("exec")? {
+            if text.is_empty() {
+                return Err(self.fail(line, format!("{what}: exec names an empty program")));
+            }
+            permissions.exec.push(text);
+        }
+        if let Some(n) = node.get("network") {
+            permissions.network = self.boolean(n, &format!("{what}'s network"))?;
+        }
+        Ok(permissions)
     }
 
     /// Every placeholder names a parameter, and every parameter is used.
@@ -1078,6 +1183,9 @@ impl Reader {
                 "mime_type",
                 "file",
                 "command",
+                "reads",
+                "exec",
+                "network",
             ],
             "a resource",
         )?;
@@ -1105,7 +1213,7 @@ impl Reader {
                 if let Some((name, _)) = named.first() {
                     return Err(self.fail(c.line, format!("{what}: a resource's command takes no parameters ({{{name}}}); use a resource template")));
                 }
-                ResourceSource::Command(command)
+                ResourceSource::Command(command, self.permissions(node, &what, server, false)?)
             }
             _ => {
                 return Err(self.fail(
@@ -1126,7 +1234,7 @@ impl Reader {
         })
     }
 
-    fn template(&self, node: &Node) -> Result<TemplateDef, ManifestError> {
+    fn template(&self, node: &Node, server: &ServerDef) -> Result<TemplateDef, ManifestError> {
         self.keys(
             node,
             &[
@@ -1137,6 +1245,9 @@ impl Reader {
                 "mime_type",
                 "command",
                 "params",
+                "reads",
+                "exec",
+                "network",
             ],
             "a resource template",
         )?;
@@ -1181,6 +1292,7 @@ impl Reader {
             title: self.opt_string(node, "title", &what)?,
             description: self.opt_string(node, "description", &what)?,
             mime_type: self.opt_string(node, "mime_type", &what)?,
+            permissions: self.permissions(node, &what, server, false)?,
             uri_template,
             command,
             params,
@@ -1371,9 +1483,15 @@ pub fn uri_variables(template: &str) -> Result<Vec<String>, String> {
     Ok(names)
 }
 
-/// Matches a URI against a template; the values of its variables when it matches. A value
-/// never spans a `/`.
-pub fn match_uri(template: &str, uri: &str) -> Option<Map<String, Value>> {
+/// Matches a URI against a template; the values of its variables when it matches, decoded.
+/// A value never holds a control character, nor a `/` (percent-encoded or not) unless
+/// `path_like(name)` says the variable is a path (which is then confined to the roots like
+/// any path): `..%2F..` cannot climb out of a plain value's place.
+pub fn match_uri(
+    template: &str,
+    uri: &str,
+    path_like: impl Fn(&str) -> bool,
+) -> Option<Map<String, Value>> {
     let mut values = Map::new();
     let mut rest_t = template;
     let mut rest_u = uri;
@@ -1393,11 +1511,13 @@ pub fn match_uri(template: &str, uri: &str) -> Option<Map<String, Value>> {
                     Some(c) => rest_u.find(c)?,
                     None => rest_u.len(),
                 };
-                let value = &rest_u[..len];
-                if value.is_empty() || value.contains('/') {
+                // Checked once decoded: `%2F` is a slash too, and `..%2F..` would climb.
+                let value = percent_decode(&rest_u[..len])?;
+                let slash = value.contains('/') && !path_like(name);
+                if value.is_empty() || slash || value.contains(char::is_control) {
                     return None;
                 }
-                values.insert(name.to_string(), Value::String(percent_decode(value)?));
+                values.insert(name.to_string(), Value::String(value));
                 rest_u = &rest_u[len..];
             }
         }
@@ -1419,6 +1539,19 @@ fn percent_decode(text: &str) -> Option<String> {
         }
     }
     String::from_utf8(out).ok()
+}
+
+/// A place a manifest names: `~` and `~/...` under the home directory, an absolute path as it
+/// is, anything else relative to `root`.
+fn place(text: &str, root: &Path) -> PathBuf {
+    let home = crate::paths::home_dir();
+    match text {
+        "~" => home,
+        _ => match text.strip_prefix("~/") {
+            Some(rest) => home.join(rest),
+            None => root.join(text),
+        },
+    }
 }
 
 fn canonical_root(dir: &Path) -> Result<PathBuf, String> {
@@ -1463,6 +1596,41 @@ pub fn confine(path: &Path, roots: &[PathBuf], must_exist: bool) -> Result<PathB
     } else {
         Err("it is outside the served roots".into())
     }
+}
+
+/// Reads a file as it is now, if it leads inside a root: the check is made on the opened
+/// file (its real path, as the kernel knows it), so a file swapped for a link since it was
+/// checked is refused; only a regular file of at most `limit` bytes is read.
+pub fn read_confined(path: &Path, roots: &[PathBuf], limit: usize) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        // A FIFO put in the file's place must not hang the server.
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| e.to_string())?;
+    use std::os::fd::AsRawFd;
+    let real = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
+        .map_err(|e| format!("cannot tell where it leads: {e}"))?;
+    if !roots.iter().any(|root| real.starts_with(root)) {
+        return Err("it leads outside the served roots".into());
+    }
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("it is not a regular file".into());
+    }
+    if meta.len() as usize > limit {
+        return Err(format!("it is over max_output ({limit} bytes)"));
+    }
+    let mut bytes = Vec::new();
+    file.take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() > limit {
+        return Err(format!("it is over max_output ({limit} bytes)"));
+    }
+    Ok(bytes)
 }
 
 /// The MIME type of a file, by its extension.

@@ -3,109 +3,15 @@
 //! for trusted local use: such a tool is annotated destructive and open-world unless `--allow`
 //! limits it to named subcommands, and the options that make a CLI run code or write files are
 //! refused, as are the subcommands that do so with ordinary arguments. Those refusals are
-//! data, kept here in one place ([`REFUSED_OPTIONS`], [`REFUSED_SUBCOMMANDS`],
-//! [`REFUSED_CLIS`]), each with its reason.
+//! data, kept in one place each ([`REFUSED_OPTIONS`], [`REFUSED_SUBCOMMANDS`], and the
+//! programs that run code in [`super::policy`]), each with its reason. They give clear errors;
+//! the kernel sandbox (`serve::sandbox`, read-only, no network) is what holds where they miss.
 
 use super::template::Element;
-use super::{ItemKind, Manifest, OutputKind, Param, ParamKind, ServerDef, ToolDef};
+use super::{ItemKind, Manifest, OutputKind, Param, ParamKind, Permissions, ServerDef, ToolDef};
 use crate::Error;
 use serde_json::{json, Map};
 use std::path::PathBuf;
-
-/// CLIs whose arguments are code (shells, interpreters, command runners): never served in
-/// quick mode, whatever the options.
-pub const REFUSED_CLIS: [(&str, &str); 66] = [
-    ("sh", "a shell runs its arguments as code"),
-    ("bash", "a shell runs its arguments as code"),
-    ("zsh", "a shell runs its arguments as code"),
-    ("dash", "a shell runs its arguments as code"),
-    ("ksh", "a shell runs its arguments as code"),
-    ("fish", "a shell runs its arguments as code"),
-    ("csh", "a shell runs its arguments as code"),
-    ("tcsh", "a shell runs its arguments as code"),
-    ("env", "env runs any command it is given"),
-    ("xargs", "xargs runs any command it is given"),
-    ("sudo", "sudo runs any command it is given, as another user"),
-    ("doas", "doas runs any command it is given, as another user"),
-    ("su", "su runs a shell as another user"),
-    ("nohup", "nohup runs any command it is given"),
-    ("timeout", "timeout runs any command it is given"),
-    ("nice", "nice runs any command it is given"),
-    ("setsid", "setsid runs any command it is given"),
-    ("chroot", "chroot runs any command it is given"),
-    ("strace", "strace runs any command it is given"),
-    (
-        "watch",
-        "watch runs any command it is given through a shell",
-    ),
-    ("python", "an interpreter runs its arguments as code"),
-    ("python3", "an interpreter runs its arguments as code"),
-    ("node", "an interpreter runs its arguments as code"),
-    ("deno", "an interpreter runs its arguments as code"),
-    ("bun", "an interpreter runs its arguments as code"),
-    ("perl", "an interpreter runs its arguments as code"),
-    ("ruby", "an interpreter runs its arguments as code"),
-    ("php", "an interpreter runs its arguments as code"),
-    ("lua", "an interpreter runs its arguments as code"),
-    (
-        "awk",
-        "an awk program can run commands (system) and write files",
-    ),
-    (
-        "gawk",
-        "an awk program can run commands (system) and write files",
-    ),
-    (
-        "sed",
-        "a sed script can run commands (e) and write files (w)",
-    ),
-    (
-        "ssh",
-        "ssh runs commands on a remote host, and -o ProxyCommand runs local ones",
-    ),
-    ("nodejs", "an interpreter runs its arguments as code"),
-    ("python2", "an interpreter runs its arguments as code"),
-    ("pypy3", "an interpreter runs its arguments as code"),
-    ("tclsh", "an interpreter runs its arguments as code"),
-    ("expect", "an interpreter runs its arguments as code"),
-    ("Rscript", "an interpreter runs its arguments as code"),
-    ("julia", "an interpreter runs its arguments as code"),
-    ("java", "it runs the program it is given"),
-    ("jshell", "an interpreter runs its arguments as code"),
-    ("pwsh", "a shell runs its arguments as code"),
-    ("busybox", "it is a shell and every other tool in one"),
-    (
-        "mawk",
-        "an awk program can run commands (system) and write files",
-    ),
-    (
-        "nawk",
-        "an awk program can run commands (system) and write files",
-    ),
-    ("stdbuf", "stdbuf runs any command it is given"),
-    ("ionice", "ionice runs any command it is given"),
-    ("taskset", "taskset runs any command it is given"),
-    ("chrt", "chrt runs any command it is given"),
-    ("flock", "flock runs any command it is given"),
-    ("script", "script runs any command it is given (-c)"),
-    ("unshare", "unshare runs any command it is given"),
-    ("nsenter", "nsenter runs any command it is given"),
-    ("runuser", "runuser runs a command as another user"),
-    ("pkexec", "pkexec runs a command as another user"),
-    ("systemd-run", "systemd-run runs any command it is given"),
-    ("parallel", "parallel runs the commands it is given"),
-    ("time", "time runs any command it is given"),
-    ("make", "a makefile (or --eval) runs commands"),
-    ("zip", "zip -TT runs the command it is given"),
-    ("gdb", "a debugger runs programs and commands"),
-    ("vim", "an editor runs commands (:!) and writes files"),
-    ("vi", "an editor runs commands (:!) and writes files"),
-    ("ed", "an editor runs commands (!) and writes files"),
-    (
-        "sqlite3",
-        "sqlite3 runs shell commands (.shell) and writes files",
-    ),
-];
 
 /// Subcommands refused in quick mode: what they do with ordinary arguments is run programs,
 /// write configuration that names programs, or reveal secrets. Refused wherever the word stands
@@ -165,7 +71,7 @@ const fn refused(
 }
 
 /// Options refused in quick mode, whatever else the command line says.
-pub const REFUSED_OPTIONS: [RefusedOption; 63] = [
+pub const REFUSED_OPTIONS: &[RefusedOption] = &[
     refused(
         "git",
         &[],
@@ -329,6 +235,43 @@ pub const REFUSED_OPTIONS: [RefusedOption; 63] = [
         "--output-dir",
         "chooses where files are written",
     ),
+    refused(
+        "git",
+        &["checkout-index"],
+        "--prefix",
+        "writes the index's files under any directory it is given",
+    ),
+    refused(
+        "git",
+        &["hash-object"],
+        "-w",
+        "writes objects into the repository",
+    ),
+    refused(
+        "git",
+        &["update-index"],
+        "--cacheinfo",
+        "puts any stored content into the index, to be written out",
+    ),
+    refused(
+        "tar",
+        &[],
+        "--index-file",
+        "writes its listing to any file it is given",
+    ),
+    refused(
+        "sort",
+        &[],
+        "--compress-program",
+        "runs the program it is given",
+    ),
+    refused("rsync", &[], "-e", "short for --rsh"),
+    refused(
+        "rsync",
+        &[],
+        "--rsync-path",
+        "runs the program it is given on the other side",
+    ),
 ];
 
 /// Whether `arg` is `option`, by the option's form. Long options match their unambiguous
@@ -359,14 +302,18 @@ pub fn base_name(program: &str) -> &str {
     program.rsplit('/').next().unwrap_or(program)
 }
 
-/// Why a CLI cannot be served in quick mode at all, if it cannot.
-pub fn refused_cli(program: &str) -> Option<&'static str> {
-    let base = base_name(program);
-    let base = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    REFUSED_CLIS
-        .iter()
-        .find(|(cli, _)| *cli == base_name(program) || *cli == base)
-        .map(|(_, why)| *why)
+/// Why a CLI cannot be served in quick mode, if it cannot: one whose arguments are code never
+/// is; one that runs a project's code only when `--allow` names its subcommands (`limited`).
+pub fn refused_cli(program: &str, limited: bool) -> Option<String> {
+    let runner = super::policy::runs_code(program)?;
+    match runner.runs {
+        super::policy::Runs::Arguments => Some(runner.why.to_string()),
+        super::policy::Runs::Projects if !limited => Some(format!(
+            "{}; name the subcommands it may run with --allow",
+            runner.why
+        )),
+        super::policy::Runs::Projects => None,
+    }
 }
 
 /// Why a command line is refused for `program`, if it is: a refused option, or a subcommand
@@ -476,6 +423,12 @@ pub fn quick_tool(program: &str, summary: &str, allowed: Option<&[String]>) -> T
             allow_dash: true,
             ..Param::new("args", ParamKind::Array(ItemKind::String))
         }],
+        // Quick mode is read-only: the model picks the options, so the kernel lets it write
+        // nothing (the call's private temporary directory aside).
+        permissions: Permissions {
+            writes: Some(Vec::new()),
+            ..Permissions::default()
+        },
         line: 0,
     }
 }
@@ -514,7 +467,11 @@ pub fn resolve(clis: &[String], allows: &[String]) -> crate::Result<Vec<QuickCli
     }
     let mut resolved = Vec::new();
     for cli in clis {
-        if let Some(why) = refused_cli(cli) {
+        let limited = allows.iter().any(|a| {
+            a.split_once(':')
+                .is_some_and(|(name, _)| name == cli || name == base_name(cli))
+        });
+        if let Some(why) = refused_cli(cli, limited) {
             return Err(
                 Error::usage(format!("{cli} cannot be served in quick mode: {why}")).with_hint(
                     "write a manifest whose commands fix what may vary (ferry serve init)",
@@ -556,11 +513,16 @@ pub fn resolve(clis: &[String], allows: &[String]) -> crate::Result<Vec<QuickCli
     Ok(resolved)
 }
 
-/// The manifest quick mode serves: a tool per CLI, run in `dir`.
-pub fn manifest(clis: &[QuickCli], dir: PathBuf) -> Manifest {
+/// The manifest quick mode serves: a tool per CLI, run in `dir`, reaching the network only
+/// when `network` says so.
+pub fn manifest(clis: &[QuickCli], dir: PathBuf, network: bool) -> Manifest {
     let tools: Vec<ToolDef> = clis
         .iter()
-        .map(|cli| quick_tool(&cli.program, &cli.summary, cli.allowed.as_deref()))
+        .map(|cli| {
+            let mut tool = quick_tool(&cli.program, &cli.summary, cli.allowed.as_deref());
+            tool.permissions.network = network;
+            tool
+        })
         .collect();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     Manifest {
@@ -680,7 +642,7 @@ mod tests {
         for cli in [
             "nodejs", "mawk", "stdbuf", "flock", "script", "make", "zip", "busybox",
         ] {
-            assert!(refused_cli(cli).is_some(), "{cli}");
+            assert!(refused_cli(cli, false).is_some(), "{cli}");
         }
     }
 
@@ -713,10 +675,15 @@ mod tests {
 
     #[test]
     fn shells_and_runners_are_never_served() {
-        for (cli, _) in REFUSED_CLIS {
-            assert!(refused_cli(&format!("/usr/bin/{cli}")).is_some(), "{cli}");
+        for runner in super::super::policy::CODE_RUNNERS {
+            let program = format!("/usr/bin/{}", runner.name);
+            assert!(refused_cli(&program, false).is_some(), "{}", runner.name);
         }
-        assert!(refused_cli("/usr/bin/python3.11").is_some());
-        assert!(refused_cli("git").is_none());
+        assert!(refused_cli("/usr/bin/python3.11", true).is_some());
+        assert!(refused_cli("node22", true).is_some());
+        assert!(refused_cli("git", false).is_none());
+        // A package manager runs project code unless limited to named subcommands.
+        assert!(refused_cli("npm", false).unwrap().contains("--allow"));
+        assert!(refused_cli("npm", true).is_none());
     }
 }

@@ -126,7 +126,7 @@ fn the_design_example_loads_and_compiles() {
 #[test]
 fn mistakes_are_refused_with_their_line() {
     let dir = dir();
-    let cases: [(&str, usize, &str); 14] = [
+    let cases: [(&str, usize, &str); 18] = [
         ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\", \"{nope}\"]\n", 4, "the command names {nope}, which is not one of its params"),
         ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\"]\n[tools.params.unused]\ntype = \"string\"\n", 4, "parameter \"unused\" is used neither in the command nor as stdin"),
         ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"{p}\"]\n[tools.params.p]\ntype = \"string\"\n", 4, "must start with a fixed program"),
@@ -141,6 +141,10 @@ fn mistakes_are_refused_with_their_line() {
         ("[[resources]]\nuri = \"repo://x\"\nfile = \"../../etc/passwd\"\n", 3, "it is outside the served roots"),
         ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\"]\n[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\"]\n", 5, "a second tool named \"x\""),
         ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\",\n", 5, "not valid TOML"),
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\"]\nwrites = [\"/etc\"]\n", 5, "writes \"/etc\": it is outside the served roots; a tool writes only under the roots"),
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\"]\nannotations = { readOnlyHint = true }\nwrites = [\"docs\"]\n", 6, "is read-only (readOnlyHint = true), so it takes no writes"),
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\"]\nnetwork = \"yes\"\n", 5, "network must be true or false"),
+        ("[[resources]]\nuri = \"repo://x\"\ncommand = [\"date\"]\nwrites = [\".\"]\n", 4, "a resource has no key \"writes\""),
     ];
     for (text, line, reason) in cases {
         let error = parse(text, &dir.join("m.toml")).expect_err(text);
@@ -148,6 +152,33 @@ fn mistakes_are_refused_with_their_line() {
         assert!(error.reason.contains(reason), "{text}\n{}", error.reason);
         assert!(error.file.ends_with("m.toml"));
     }
+}
+
+#[test]
+fn what_a_command_may_touch_is_read_with_its_places_resolved() {
+    let dir = dir();
+    let text = "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\"]\nreads = [\"~/.gitconfig\", \"/opt\", \"docs\"]\nwrites = [\"docs\"]\nexec = [\"cat\", \"./bin/tool\"]\nnetwork = true\n";
+    let manifest = parse(text, &dir.join("m.toml")).unwrap();
+    let permissions = &manifest.tools[0].permissions;
+    let docs = std::fs::canonicalize(dir.join("docs")).unwrap();
+    assert_eq!(
+        permissions.reads,
+        [
+            crate::paths::home_dir().join(".gitconfig"),
+            PathBuf::from("/opt"),
+            docs.clone()
+        ]
+    );
+    assert_eq!(permissions.writes, Some(vec![docs]));
+    assert_eq!(permissions.exec, ["cat", "./bin/tool"]);
+    assert!(permissions.network);
+    // Unsaid: the roots for writes (decided when serving), nothing more to read or run.
+    let plain = parse(
+        "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\"]\n",
+        &dir.join("m.toml"),
+    )
+    .unwrap();
+    assert_eq!(plain.tools[0].permissions, Permissions::default());
 }
 
 #[test]
@@ -193,12 +224,36 @@ fn paths_are_confined_by_whole_components_and_symlinks_resolved() {
 #[test]
 fn uri_templates_match_their_variables() {
     assert_eq!(uri_variables("repo://commit/{sha}").unwrap(), ["sha"]);
-    let values = match_uri("test://template/{id}/data", "test://template/123/data").unwrap();
+    let values = match_uri(
+        "test://template/{id}/data",
+        "test://template/123/data",
+        |_| false,
+    )
+    .unwrap();
     assert_eq!(values["id"], "123");
-    assert!(match_uri("test://template/{id}/data", "test://template/1/2/data").is_none());
-    assert!(match_uri("repo://commit/{sha}", "repo://other/x").is_none());
+    assert!(match_uri(
+        "test://template/{id}/data",
+        "test://template/1/2/data",
+        |_| false
+    )
+    .is_none());
+    assert!(match_uri("repo://commit/{sha}", "repo://other/x", |_| false).is_none());
+    // An encoded slash is a slash: a value cannot climb out of its place.
+    assert!(match_uri(
+        "docs://{name}.md",
+        "docs://..%2F..%2Fetc%2Fpasswd.md",
+        |_| false
+    )
+    .is_none());
+    assert!(match_uri("notes://{name}", "notes://..%2F..%2Fsecret.txt", |_| false).is_none());
+    // A path variable may hold one (it is confined to the roots as a path).
     assert_eq!(
-        match_uri("repo://f/{name}", "repo://f/a%20b").unwrap()["name"],
+        match_uri("notes://{name}", "notes://sub%2Fa.txt", |n| n == "name").unwrap()["name"],
+        "sub/a.txt"
+    );
+    assert!(match_uri("docs://{name}.md", "docs://a%0Ab.md", |_| false).is_none());
+    assert_eq!(
+        match_uri("repo://f/{name}", "repo://f/a%20b", |_| false).unwrap()["name"],
         "a b"
     );
 }

@@ -32,6 +32,8 @@ pub struct Job {
     pub max_output: usize,
     /// Stdout lines matching this report progress (and are not part of the output).
     pub progress: Option<fancy_regex::Regex>,
+    /// The kernel sandbox it runs in; `None` only when serving was started `--unconfined`.
+    pub sandbox: Option<std::sync::Arc<super::sandbox::Policy>>,
 }
 
 /// One stream's output: all of it, or its head and tail with the size of the cut.
@@ -223,11 +225,24 @@ pub async fn run(
         .argv
         .split_first()
         .ok_or_else(|| std::io::Error::other("an empty command"))?;
+    // Every call has a temporary directory of its own, gone when the call ends.
+    let tmp = super::sandbox::TempDir::new()?;
+    let confinement = match &job.sandbox {
+        Some(policy) => Some(policy.prepare(tmp.path())?),
+        None => None,
+    };
     let mut command = Command::new(program);
     command
         .args(args)
         .env_clear()
         .envs(&job.env)
+        .env("TMPDIR", tmp.path())
+        .envs(
+            job.sandbox
+                .as_ref()
+                .filter(|policy| !policy.keeps_home)
+                .map(|_| ("HOME", tmp.path())),
+        )
         .current_dir(&job.cwd)
         .stdin(if job.stdin.is_some() {
             Stdio::piped()
@@ -238,11 +253,15 @@ pub async fn run(
         .stderr(Stdio::piped())
         .process_group(0);
     // SAFETY: prctl is async-signal-safe; it asks the kernel to kill the command if ferry
-    // itself dies (SIGKILL included), so no command outlives its server.
+    // itself dies (SIGKILL included), so no command outlives its server. Entering the
+    // sandbox only makes system calls (see Prepared::enter).
     unsafe {
-        command.pre_exec(|| {
+        command.pre_exec(move || {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            Ok(())
+            match &confinement {
+                Some(sandbox) => sandbox.enter(),
+                None => Ok(()),
+            }
         });
     }
     let mut child = command.spawn()?;
@@ -350,6 +369,7 @@ pub async fn run(
     };
     let stdout = collect(stdout).await;
     let stderr = collect(stderr).await;
+    drop(tmp);
     Ok(Finished {
         ending,
         stdout,
@@ -373,6 +393,7 @@ mod tests {
             timeout: Duration::from_secs(10),
             max_output: 1 << 20,
             progress: None,
+            sandbox: None,
         }
     }
 
@@ -403,11 +424,14 @@ mod tests {
         let finished = run(job(&["/usr/bin/env"]), |_, _| {}, |_| {})
             .await
             .unwrap();
-        assert_eq!(
-            finished.stdout.text(),
-            "PATH=/usr/bin:/bin\n",
-            "the environment is cleared"
-        );
+        let text = finished.stdout.text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "the environment is cleared: {text}");
+        assert_eq!(lines[0], "PATH=/usr/bin:/bin");
+        // A temporary directory of the call's own, gone once the call is over.
+        let tmp = lines[1].strip_prefix("TMPDIR=").expect(&text);
+        assert!(tmp.contains("ferry-call-"), "{tmp}");
+        assert!(!std::path::Path::new(tmp).exists(), "{tmp} was removed");
         let mut with_input = job(&["/bin/cat"]);
         with_input.stdin = Some(b"given".to_vec());
         assert_eq!(

@@ -4,6 +4,7 @@
 
 use super::exec::{self, Ending, Finished, Job};
 use super::provider::{invalid, not_found, tool_error, CallContext, Provider};
+use super::sandbox::{self, Policy};
 use crate::manifest::template::{self, Element, Piece};
 use crate::manifest::{
     self, confine, input_schema, match_uri, mime_for_path, ItemKind, Manifest, MessagePart,
@@ -17,15 +18,31 @@ use base64::Engine;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
-/// A manifest ready to serve: its programs resolved once, at start.
+/// A manifest ready to serve: its programs resolved once, at start, and the sandbox of each
+/// command worked out.
 pub struct ManifestProvider {
     manifest: Manifest,
     /// Each tool's schema, compiled once.
     schemas: Vec<ToolSchema>,
     /// Extra help for quick mode's tools: which CLI, and which subcommands are allowed.
     quick: Vec<(String, Option<Vec<String>>)>,
+    /// The sandbox of each tool's, resource's and template's command, in the manifest's order
+    /// (`None` everywhere when serving unconfined; for a file resource, unused).
+    tool_sandboxes: Vec<Option<Arc<Policy>>>,
+    resource_sandboxes: Vec<Option<Arc<Policy>>>,
+    template_sandboxes: Vec<Option<Arc<Policy>>>,
+}
+
+/// Whether commands run in the kernel sandbox.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Confinement {
+    /// The kernel enforces each command's policy, as far as it can (the default).
+    Kernel,
+    /// `--unconfined`: the option tables and path checks alone.
+    Unconfined,
 }
 
 /// Resolves a command's program to an absolute path, from the first root.
@@ -44,13 +61,13 @@ fn resolve_program(elements: &mut [Element], root: &std::path::Path, what: &str)
 impl ManifestProvider {
     /// Prepares a manifest: every command is resolved to an absolute path now, so a missing
     /// one is a start-up error naming it and PATH is never looked up per call.
-    pub fn new(mut manifest: Manifest) -> Result<ManifestProvider> {
+    pub fn new(mut manifest: Manifest, confinement: Confinement) -> Result<ManifestProvider> {
         let root = manifest.server.roots[0].clone();
         for tool in &mut manifest.tools {
             resolve_program(&mut tool.command, &root, &format!("tool {:?}", tool.name))?;
         }
         for resource in &mut manifest.resources {
-            if let ResourceSource::Command(command) = &mut resource.source {
+            if let ResourceSource::Command(command, _) = &mut resource.source {
                 resolve_program(command, &root, &format!("resource {:?}", resource.uri))?;
             }
         }
@@ -66,21 +83,114 @@ impl ManifestProvider {
             .iter()
             .map(|t| ToolSchema::from_input_schema(&input_schema(&t.params)))
             .collect();
+        let roots = manifest.server.roots.clone();
+        let path = std::env::var_os("PATH");
+        let policy = |what: String,
+                      command: &[Element],
+                      permissions: &manifest::Permissions,
+                      writes: &[PathBuf]|
+         -> Result<Option<Arc<Policy>>> {
+            if confinement == Confinement::Unconfined {
+                return Ok(None);
+            }
+            let Some(Element::Word(program)) = command.first() else {
+                return Ok(None);
+            };
+            Policy::new(
+                std::path::Path::new(program),
+                permissions,
+                writes,
+                &roots,
+                path.as_deref(),
+            )
+            .map(|p| Some(Arc::new(p)))
+            .map_err(|why| {
+                Error::usage(format!("{what}: {why}"))
+                    .with_hint("install it, or fix exec in the manifest")
+            })
+        };
+        let mut tool_sandboxes = Vec::new();
+        for tool in &manifest.tools {
+            let writes = match &tool.permissions.writes {
+                Some(declared) => declared.clone(),
+                None if tool.read_only() => Vec::new(),
+                None => roots.clone(),
+            };
+            tool_sandboxes.push(policy(
+                format!("tool {:?}", tool.name),
+                &tool.command,
+                &tool.permissions,
+                &writes,
+            )?);
+        }
+        let mut resource_sandboxes = Vec::new();
+        for resource in &manifest.resources {
+            resource_sandboxes.push(match &resource.source {
+                ResourceSource::Command(command, permissions) => policy(
+                    format!("resource {:?}", resource.uri),
+                    command,
+                    permissions,
+                    &[],
+                )?,
+                ResourceSource::File(_) => None,
+            });
+        }
+        let mut template_sandboxes = Vec::new();
+        for template in &manifest.templates {
+            template_sandboxes.push(policy(
+                format!("resource template {:?}", template.uri_template),
+                &template.command,
+                &template.permissions,
+                &[],
+            )?);
+        }
         Ok(ManifestProvider {
             manifest,
             schemas,
             quick: Vec::new(),
+            tool_sandboxes,
+            resource_sandboxes,
+            template_sandboxes,
         })
     }
 
+    /// Each tool's name and sandbox policy, in order (for `--check-sandbox`).
+    pub fn sandboxes(&self) -> Vec<(String, Option<Arc<Policy>>)> {
+        let tools = self
+            .manifest
+            .tools
+            .iter()
+            .zip(&self.tool_sandboxes)
+            .map(|(t, p)| (format!("tool {}", t.name), p.clone()));
+        let resources = self
+            .manifest
+            .resources
+            .iter()
+            .zip(&self.resource_sandboxes)
+            .filter(|(_, p)| p.is_some())
+            .map(|(r, p)| (format!("resource {}", r.uri), p.clone()));
+        let templates = self
+            .manifest
+            .templates
+            .iter()
+            .zip(&self.template_sandboxes)
+            .map(|(t, p)| (format!("resource template {}", t.uri_template), p.clone()));
+        tools.chain(resources).chain(templates).collect()
+    }
+
     /// Quick mode: one tool per CLI; `--allow` limits a CLI to named subcommands.
-    pub fn quick(clis: &[manifest::quick::QuickCli], dir: PathBuf) -> Result<ManifestProvider> {
-        let manifest = manifest::quick::manifest(clis, dir);
+    pub fn quick(
+        clis: &[manifest::quick::QuickCli],
+        dir: PathBuf,
+        network: bool,
+        confinement: Confinement,
+    ) -> Result<ManifestProvider> {
+        let manifest = manifest::quick::manifest(clis, dir, network);
         let quick = clis
             .iter()
             .map(|cli| (cli.program.clone(), cli.allowed.clone()))
             .collect();
-        let mut provider = ManifestProvider::new(manifest)?;
+        let mut provider = ManifestProvider::new(manifest, confinement)?;
         provider.quick = quick;
         Ok(provider)
     }
@@ -103,7 +213,9 @@ impl ManifestProvider {
             .copied()
             .chain(self.manifest.server.env.iter().map(String::as_str))
             .collect();
+        // The HTTP token guards the server the command runs under: never the command's.
         crate::words::utf8_env()
+            .filter(|(name, _)| name != "FERRY_SERVE_TOKEN")
             .filter(|(name, _)| globs.iter().any(|g| crate::words::glob_match(g, name)))
             .collect()
     }
@@ -114,6 +226,7 @@ impl ManifestProvider {
         stdin: Option<Vec<u8>>,
         timeout: Option<Duration>,
         progress: Option<&str>,
+        sandbox: &Option<Arc<Policy>>,
     ) -> Job {
         Job {
             argv,
@@ -123,6 +236,7 @@ impl ManifestProvider {
             timeout: timeout.unwrap_or(self.manifest.server.timeout),
             max_output: self.manifest.server.max_output,
             progress: progress.and_then(|p| fancy_regex::Regex::new(p).ok()),
+            sandbox: sandbox.clone(),
         }
     }
 
@@ -218,7 +332,8 @@ impl ManifestProvider {
             .as_ref()
             .and_then(|name| values.get(name))
             .map(|v| template::value_text(v).into_bytes());
-        let job = self.job(argv, stdin, tool.timeout, tool.progress.as_deref());
+        let sandbox = &self.tool_sandboxes[index];
+        let job = self.job(argv, stdin, tool.timeout, tool.progress.as_deref(), sandbox);
         let timeout = job.timeout;
         let progress_ctx = ctx.clone();
         let log_ctx = ctx.clone();
@@ -230,7 +345,20 @@ impl ManifestProvider {
         )
         .await;
         match finished {
-            Ok(finished) => tool_result(tool, finished, timeout, ctx.modern),
+            Ok(finished) => {
+                let refused = sandbox.as_ref().and_then(|policy| {
+                    let failed = !matches!(finished.ending, Ending::Exited(code) if tool.ok_exit.contains(&code));
+                    let said = format!("{}\n{}", finished.stderr.text(), finished.stdout.text());
+                    failed
+                        .then(|| sandbox::explain_denial(policy, &self.manifest.server.roots[0], &said))
+                        .flatten()
+                });
+                let result = tool_result(tool, finished, timeout, ctx.modern);
+                match refused {
+                    Some(line) => with_first_line(result, &line),
+                    None => result,
+                }
+            }
             Err(e) => tool_error(format!("{} could not be started: {e}", tool.name)),
         }
     }
@@ -240,8 +368,10 @@ impl ManifestProvider {
         &self,
         argv: Vec<String>,
         what: &str,
+        sandbox: &Option<Arc<Policy>>,
     ) -> std::result::Result<Vec<u8>, RpcError> {
-        let finished = exec::run(self.job(argv, None, None, None), |_, _| {}, |_| {})
+        let job = self.job(argv, None, None, None, sandbox);
+        let finished = exec::run(job, |_, _| {}, |_| {})
             .await
             .map_err(|e| internal(format!("{what} could not be started: {e}")))?;
         match finished.ending {
@@ -262,33 +392,49 @@ impl ManifestProvider {
         }
     }
 
+    /// Reads a file the manifest names (a static resource, a prompt's image) as it is now:
+    /// where it leads is checked on the opened file, so a file that became a link to
+    /// somewhere outside the roots since serving started is refused.
+    async fn read_file(&self, path: &std::path::Path) -> std::result::Result<Vec<u8>, String> {
+        let path = path.to_path_buf();
+        let roots = self.manifest.server.roots.clone();
+        let limit = self.manifest.server.max_output;
+        tokio::task::spawn_blocking(move || manifest::read_confined(&path, &roots, limit))
+            .await
+            .map_err(|e| e.to_string())?
+    }
+
     async fn read_uri(&self, uri: &str) -> std::result::Result<Value, RpcError> {
-        if let Some(resource) = self.manifest.resources.iter().find(|r| r.uri == uri) {
+        if let Some(index) = self.manifest.resources.iter().position(|r| r.uri == uri) {
+            let resource = &self.manifest.resources[index];
             let (bytes, guessed) = match &resource.source {
-                ResourceSource::File(path) => {
-                    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-                    if size as usize > self.manifest.server.max_output {
-                        return Err(internal(format!(
-                            "{uri} is over max_output ({} bytes)",
-                            self.manifest.server.max_output
-                        )));
-                    }
-                    let bytes = tokio::fs::read(path)
+                ResourceSource::File(path) => (
+                    self.read_file(path)
                         .await
-                        .map_err(|e| internal(format!("cannot read {uri}: {e}")))?;
-                    (bytes, mime_for_path(path))
-                }
-                ResourceSource::Command(command) => {
+                        .map_err(|why| internal(format!("cannot read {uri}: {why}")))?,
+                    mime_for_path(path),
+                ),
+                ResourceSource::Command(command, _) => {
                     let argv = template::render(command, &Map::new(), &Vec::<Param>::new())
                         .map_err(|r| internal(r.0))?;
-                    (self.run_for_resource(argv, uri).await?, "text/plain")
+                    let sandbox = &self.resource_sandboxes[index];
+                    (
+                        self.run_for_resource(argv, uri, sandbox).await?,
+                        "text/plain",
+                    )
                 }
             };
             let mime = resource.mime_type.as_deref().unwrap_or(guessed);
             return Ok(json!({"contents": [contents(uri, mime, bytes)]}));
         }
-        for template in &self.manifest.templates {
-            let Some(values) = match_uri(&template.uri_template, uri) else {
+        for (index, template) in self.manifest.templates.iter().enumerate() {
+            let path_like = |name: &str| {
+                template
+                    .params
+                    .iter()
+                    .any(|p| p.name == name && p.kind == ParamKind::Path)
+            };
+            let Some(values) = match_uri(&template.uri_template, uri, path_like) else {
                 continue;
             };
             let schema = ToolSchema::from_input_schema(&input_schema(&template.params));
@@ -315,7 +461,8 @@ impl ManifestProvider {
                 .map_err(|why| invalid(format!("{uri}: {why}")))?;
             let argv = template::render(&template.command, &values, &template.params)
                 .map_err(|r| invalid(format!("{uri}: {}", r.0)))?;
-            let bytes = self.run_for_resource(argv, uri).await?;
+            let sandbox = &self.template_sandboxes[index];
+            let bytes = self.run_for_resource(argv, uri, sandbox).await?;
             let mime = template.mime_type.as_deref().unwrap_or("text/plain");
             return Ok(json!({"contents": [contents(uri, mime, bytes)]}));
         }
@@ -338,6 +485,15 @@ fn internal(message: String) -> RpcError {
         message,
         data: None,
     }
+}
+
+/// A tool result with `line` put before its first text block (what the sandbox refused).
+fn with_first_line(mut result: Value, line: &str) -> Value {
+    match result.pointer_mut("/content/0/text") {
+        Some(Value::String(text)) => *text = format!("{line}\n{text}"),
+        _ => return tool_error(line),
+    }
+    result
 }
 
 fn is_text_mime(mime: &str) -> bool {
@@ -587,7 +743,7 @@ impl Provider for ManifestProvider {
                 put(&mut value, "description", &r.description);
                 let mime = r.mime_type.clone().or_else(|| match &r.source {
                     ResourceSource::File(path) => Some(mime_for_path(path).to_string()),
-                    ResourceSource::Command(_) => None,
+                    ResourceSource::Command(..) => None,
                 });
                 put(&mut value, "mimeType", &mime);
                 value
@@ -616,7 +772,7 @@ impl Provider for ManifestProvider {
             .find(|r| r.uri == uri)
             .and_then(|r| match &r.source {
                 ResourceSource::File(path) => Some(path.clone()),
-                ResourceSource::Command(_) => None,
+                ResourceSource::Command(..) => None,
             })
     }
 
@@ -677,8 +833,8 @@ impl Provider for ManifestProvider {
                         json!({"type": "resource", "resource": read["contents"][0]})
                     }
                     MessagePart::Image(path) => {
-                        let bytes = tokio::fs::read(path).await.map_err(|e| {
-                            internal(format!("cannot read {}: {e}", path.display()))
+                        let bytes = self.read_file(path).await.map_err(|why| {
+                            internal(format!("cannot read {}: {why}", path.display()))
                         })?;
                         json!({"type": "image", "data": base64::engine::general_purpose::STANDARD.encode(bytes), "mimeType": mime_for_path(path)})
                     }

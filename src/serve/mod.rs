@@ -13,13 +13,14 @@ pub mod manifest_provider;
 pub mod provider;
 pub mod proxy;
 pub mod reaper;
+pub mod sandbox;
 pub mod server;
 pub mod stdio;
 
 use crate::manifest::{self, quick};
 use crate::{Error, Outcome, Result};
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use manifest_provider::ManifestProvider;
+use manifest_provider::{Confinement, ManifestProvider};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
@@ -67,7 +68,36 @@ pub fn command() -> Command {
                 .long("token-file")
                 .value_name("FILE")
                 .requires("http")
-                .help("A file holding the bearer token HTTP clients must send (or set FERRY_SERVE_TOKEN)"),
+                .conflicts_with("no-token")
+                .help("A file holding the bearer token HTTP clients must send (or set FERRY_SERVE_TOKEN; default: a new random token, printed at start)"),
+        )
+        .arg(
+            Arg::new("no-token")
+                .long("no-token")
+                .action(ArgAction::SetTrue)
+                .requires("http")
+                .help("Serve HTTP without a token (loopback only; every local account can then call the tools)"),
+        )
+        .arg(
+            Arg::new("network")
+                .long("network")
+                .action(ArgAction::SetTrue)
+                .requires("cli")
+                .help("Quick mode: let the CLIs reach the network (the sandbox refuses it otherwise)"),
+        )
+        .arg(
+            Arg::new("unconfined")
+                .long("unconfined")
+                .action(ArgAction::SetTrue)
+                .conflicts_with("servers")
+                .help("Run commands without the kernel sandbox (the option tables and path checks alone)"),
+        )
+        .arg(
+            Arg::new("check-sandbox")
+                .long("check-sandbox")
+                .action(ArgAction::SetTrue)
+                .conflicts_with_all(["servers", "http"])
+                .help("Print what each tool may read, write, run and reach, and what this kernel enforces, then exit"),
         )
         .arg(
             Arg::new("servers")
@@ -121,6 +151,9 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
             )
         } else {
             let provider = provider(matches)?;
+            if matches.get_flag("check-sandbox") {
+                return check_sandbox(&provider);
+            }
             let concurrency = provider.concurrency();
             (Arc::new(provider), concurrency)
         };
@@ -131,7 +164,7 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
     // stdio serving.
     let token = match &http {
         Some(_) => token(matches)?,
-        None => None,
+        None => Token::None,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -156,8 +189,17 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
     outcome.map(|_| Outcome::Success)
 }
 
-/// The token HTTP clients must send, if any.
-fn token(matches: &ArgMatches) -> Result<Option<String>> {
+/// The token HTTP clients must send.
+enum Token {
+    /// `--no-token`: none (loopback only).
+    None,
+    /// From `--token-file` or `FERRY_SERVE_TOKEN`.
+    Given(String),
+    /// Made for this run, and printed at start.
+    Fresh(String),
+}
+
+fn token(matches: &ArgMatches) -> Result<Token> {
     if let Some(file) = matches.get_one::<String>("token-file") {
         let text = std::fs::read_to_string(file).map_err(|e| {
             Error::usage(format!("cannot read the token file {file}: {e}"))
@@ -170,39 +212,64 @@ fn token(matches: &ArgMatches) -> Result<Option<String>> {
                     .with_hint("use a long random token, e.g. `openssl rand -hex 32 > token`"),
             );
         }
-        return Ok(Some(token));
+        return Ok(Token::Given(token));
+    }
+    if matches.get_flag("no-token") {
+        return Ok(Token::None);
     }
     match std::env::var("FERRY_SERVE_TOKEN").map(|t| t.trim().to_string()) {
-        Ok(token) if token.len() >= 16 => Ok(Some(token)),
+        Ok(token) if token.len() >= 16 => Ok(Token::Given(token)),
         Ok(_) => Err(
             Error::usage("FERRY_SERVE_TOKEN is shorter than 16 characters").with_hint(
                 "use a long random token, e.g. export FERRY_SERVE_TOKEN=$(openssl rand -hex 32)",
             ),
         ),
-        Err(_) => Ok(None),
+        Err(_) => {
+            let mut bytes = [0u8; 24];
+            ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes)
+                .map_err(|_| Error::server("no randomness for a token"))?;
+            Ok(Token::Fresh(
+                bytes.iter().map(|b| format!("{b:02x}")).collect(),
+            ))
+        }
     }
 }
 
-async fn serve_http(server: Arc<server::Server>, addr: &str, token: Option<String>) -> Result<()> {
+async fn serve_http(server: Arc<server::Server>, addr: &str, token: Token) -> Result<()> {
     let addr: SocketAddr = addr.parse().map_err(|_| {
         Error::usage(format!(
             "--http expects HOST:PORT such as 127.0.0.1:8765, not {addr:?}"
         ))
         .with_hint("ferry serve --http 127.0.0.1:8765")
     })?;
-    if !addr.ip().is_loopback() && token.is_none() {
+    if !addr.ip().is_loopback() && matches!(token, Token::None) {
         return Err(Error::usage(format!(
             "serving on {addr}, beyond this machine, needs a bearer token"
         ))
-        .with_hint("give --token-file FILE (or FERRY_SERVE_TOKEN), or bind 127.0.0.1"));
+        .with_hint("drop --no-token (a token is made for each run), or bind 127.0.0.1"));
     }
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
         Error::usage(format!("cannot listen on {addr}: {e}"))
             .with_hint("pick another port, or stop what uses it")
     })?;
     let bound = listener.local_addr().unwrap_or(addr);
-    // One line on stderr: where to connect (a port of 0 picks a free one).
-    eprintln!("ferry serve: http://{bound}/mcp");
+    // The first line on stderr says where to connect (a port of 0 picks a free one); then
+    // how to authenticate.
+    let url = format!("http://{bound}/mcp");
+    eprintln!("ferry serve: {url}");
+    let token = match token {
+        Token::None => {
+            eprintln!("ferry serve: warning: no token (--no-token): every account on this machine can call these tools");
+            None
+        }
+        Token::Given(token) => Some(token),
+        Token::Fresh(token) => {
+            eprintln!("ferry serve: token for this run (clients send \"Authorization: Bearer TOKEN\"): {token}");
+            let snippet = serde_json::json!({"type": "http", "url": url, "headers": {"Authorization": format!("Bearer {token}")}});
+            eprintln!("ferry serve: a host's config entry for it: {snippet}");
+            Some(token)
+        }
+    };
     http::serve(server, listener, http::Guard { addr: bound, token }).await;
     Ok(())
 }
@@ -213,15 +280,37 @@ fn provider(matches: &ArgMatches) -> Result<ManifestProvider> {
         Error::usage(format!("cannot read the current directory: {e}"))
             .with_hint("cd into a directory that exists")
     })?;
+    let kernel = sandbox::Kernel::probe();
+    let confinement = if matches.get_flag("unconfined") {
+        crate::console::warn("ferry serve: warning: --unconfined: commands run without the kernel sandbox; only the option tables and path checks stand between a model and this machine");
+        Confinement::Unconfined
+    } else {
+        Confinement::Kernel
+    };
+    let gaps = kernel.unenforced();
+    let say_gaps = || {
+        if confinement == Confinement::Kernel
+            && !gaps.is_empty()
+            && !matches.get_flag("check-sandbox")
+        {
+            crate::console::warn(&format!(
+                "ferry serve: warning: this kernel ({}) does not enforce: {}",
+                kernel.describe(),
+                gaps.join("; ")
+            ));
+        }
+    };
     if matches.get_flag("demo") {
         let manifest = manifest::parse(DEMO_MANIFEST, &cwd.join("demo.toml"))
             .map_err(manifest::ManifestError::into_error)?;
-        return ManifestProvider::new(manifest);
+        say_gaps();
+        return ManifestProvider::new(manifest, confinement);
     }
     if let Some(file) = matches.get_one::<String>("manifest") {
         let manifest =
             manifest::load(Path::new(file)).map_err(manifest::ManifestError::into_error)?;
-        return ManifestProvider::new(manifest);
+        say_gaps();
+        return ManifestProvider::new(manifest, confinement);
     }
     let strings = |id: &str| -> Vec<String> {
         matches
@@ -234,8 +323,37 @@ fn provider(matches: &ArgMatches) -> Result<ManifestProvider> {
         return Err(Error::usage("ferry serve needs --manifest FILE or --cli NAME")
             .with_hint("ferry serve --manifest tools.toml  or  ferry serve --cli git; draft a manifest with ferry serve init git"));
     }
-    let served = quick::resolve(&clis, &strings("allow"))?;
-    ManifestProvider::quick(&served, std::fs::canonicalize(&cwd).unwrap_or(cwd))
+    let allows = strings("allow");
+    // Quick mode lets the model pick the options: without a kernel that confines files, only
+    // named subcommands or an explicit --unconfined may stand in for it.
+    if confinement == Confinement::Kernel && !kernel.confines_files() && allows.is_empty() {
+        return Err(Error::usage(format!(
+            "quick mode needs the kernel sandbox, and this kernel ({}) cannot confine files",
+            kernel.describe()
+        ))
+        .with_hint("limit each CLI to named subcommands (--allow git:log,status), or accept the risk with --unconfined"));
+    }
+    let served = quick::resolve(&clis, &allows)?;
+    say_gaps();
+    ManifestProvider::quick(
+        &served,
+        std::fs::canonicalize(&cwd).unwrap_or(cwd),
+        matches.get_flag("network"),
+        confinement,
+    )
+}
+
+/// `ferry serve --check-sandbox`: each command's policy and what this kernel enforces.
+fn check_sandbox(provider: &ManifestProvider) -> Result<Outcome> {
+    let mut out = sandbox::render_kernel(&sandbox::Kernel::probe());
+    for (name, policy) in provider.sandboxes() {
+        match policy {
+            Some(policy) => sandbox::render_policy(&name, &policy, &mut out),
+            None => out.push_str(&format!("{name}\n  unconfined (--unconfined)\n")),
+        }
+    }
+    crate::console::emit(&out)?;
+    Ok(Outcome::Success)
 }
 
 /// `ferry serve init CLI`: a draft manifest on stdout, checked to load.

@@ -241,12 +241,8 @@ pub fn heldout_snapshots() -> Vec<(String, PathBuf)> {
 
 /// Every `NAME.tools.json` in `dir`, as (NAME, path), sorted.
 fn snapshots_in(dir: &Path) -> Vec<(String, PathBuf)> {
-    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| {
-        panic!(
-            "{} is missing ({e})",
-            dir.display()
-        )
-    });
+    let entries =
+        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{} is missing ({e})", dir.display()));
     let mut snapshots: Vec<(String, PathBuf)> = entries
         .flatten()
         .map(|e| e.path())
@@ -475,6 +471,26 @@ impl Served {
     }
 
     /// The text of a tool result's first block.
+    /// Calls a tool with these arguments and waits for the response.
+    pub fn call_tool(
+        &mut self,
+        id: u64,
+        tool: &str,
+        arguments: serde_json::Value,
+    ) -> serde_json::Value {
+        self.call(
+            id,
+            "tools/call",
+            serde_json::json!({"name": tool, "arguments": arguments}),
+            &mut Vec::new(),
+        )
+    }
+
+    /// Whether a response is a tool's failure (`isError`).
+    pub fn is_error(result: &serde_json::Value) -> bool {
+        result["result"]["isError"] == serde_json::json!(true)
+    }
+
     pub fn text(result: &serde_json::Value) -> String {
         result["result"]["content"][0]["text"]
             .as_str()
@@ -506,12 +522,23 @@ word_count(path) - Count lines, words and bytes of file under current directory\
 list_files - List files of directory under current directory\n\
 pixel() - Return one-pixel PNG image\n";
 
-/// `ferry serve --http` on a free loopback port, stopped when dropped. Standard error is
-/// drained after the address line so warnings never block or break the server.
+/// Where an HTTP server answers, and the bearer token it wants (if any).
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    pub port: u16,
+    pub token: Option<String>,
+}
+
+/// `ferry serve --http` on a free loopback port, stopped when dropped, as a user starts it: a
+/// token made for the run (read from its stderr) unless the arguments or `FERRY_SERVE_TOKEN`
+/// say otherwise. Standard error is drained after the start lines so warnings never block or
+/// break the server.
 pub struct HttpServed {
     child: std::process::Child,
     pub url: String,
     pub port: u16,
+    pub token: Option<String>,
+    pub endpoint: Endpoint,
 }
 
 impl HttpServed {
@@ -535,9 +562,15 @@ impl HttpServed {
             .spawn()
             .unwrap();
         let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        std::io::BufRead::read_line(&mut stderr, &mut line).unwrap();
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        let mut read_line = || {
+            let mut line = String::new();
+            std::io::BufRead::read_line(&mut stderr, &mut line).unwrap();
+            line
+        };
+        let mut line = read_line();
+        while !line.is_empty() && !line.starts_with("ferry serve: http") {
+            line = read_line();
+        }
         let url = line
             .trim()
             .strip_prefix("ferry serve: ")
@@ -547,7 +580,35 @@ impl HttpServed {
             .strip_prefix("http://127.0.0.1:")
             .and_then(|rest| rest.trim_end_matches("/mcp").parse().ok())
             .unwrap_or_else(|| panic!("not a loopback address: {line}"));
-        HttpServed { child, url, port }
+        let given = vars
+            .iter()
+            .find(|(k, _)| *k == "FERRY_SERVE_TOKEN")
+            .map(|(_, v)| v.to_string());
+        let token = if given.is_some() || args.contains(&"--no-token") {
+            given
+        } else {
+            let line = read_line();
+            let token = line
+                .trim()
+                .rsplit(": ")
+                .next()
+                .filter(|_| line.contains("token for this run"))
+                .unwrap_or_else(|| panic!("no token line: {line}"))
+                .to_string();
+            Some(token)
+        };
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        let endpoint = Endpoint {
+            port,
+            token: token.clone(),
+        };
+        HttpServed {
+            child,
+            url,
+            port,
+            token,
+            endpoint,
+        }
     }
 }
 
