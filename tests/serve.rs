@@ -140,6 +140,15 @@ fn quick_mode_refuses_options_that_run_code_or_write_files() {
     let version = rg.call_tool(9, "rg", json!({"args": ["--version"]}));
     assert!(Served::text(&version).starts_with("ripgrep "), "{version}");
     assert!(!m.exists());
+    // rg's "no match" (exit 1) is an answer, not an error; exit 2 still is.
+    env.write("work/hay.txt", "needle\n");
+    let none = rg.call_tool(10, "rg", json!({"args": ["absent", "hay.txt"]}));
+    assert!(!Served::is_error(&none), "{none}");
+    assert_eq!(Served::text(&none), "");
+    let found = rg.call_tool(11, "rg", json!({"args": ["needle", "hay.txt"]}));
+    assert_eq!(Served::text(&found), "needle\n", "{found}");
+    let broken = rg.call_tool(12, "rg", json!({"args": ["(", "hay.txt"]}));
+    assert!(Served::is_error(&broken), "{broken}");
 
     // Shells and command runners are never served in quick mode.
     let run = env.run(&["serve", "--cli", "sh"]);
@@ -409,6 +418,21 @@ fn failures_output_kinds_and_progress() {
     assert_eq!(Served::text(&bad), "bad_content's output is not MCP content: block 1 (image) is missing a field it needs, or its data is not base64");
     let invalid = served.call_tool(7, "kinds", json!({"text": "x", "count": 99}));
     assert!(Served::text(&invalid).starts_with("Invalid arguments for kinds: count expects a value <= 10, not 99\nPrint every argument"), "{invalid}");
+    // The help under it speaks JSON, as the model called: property names, not --flags.
+    let help = Served::text(&invalid);
+    assert!(help.contains("\ncount int =1 [minimum 1, maximum 10]\n"), "{help}");
+    assert!(!help.contains("--count"), "{help}");
+    // A number sent as text is read as the number it is, where a number goes.
+    let texted = served.call_tool(
+        70,
+        "kinds",
+        json!({"text": "7", "count": "3", "ratio": "0.5"}),
+    );
+    assert_eq!(
+        Served::text(&texted),
+        "[7]\n[3]\n[0.5]\n[--mode=a]\n",
+        "{texted}"
+    );
     let unknown = served.call_tool(8, "kinds", json!({"text": "x", "PATH": "/tmp"}));
     assert!(
         Served::text(&unknown).starts_with("Invalid arguments for kinds: unknown argument PATH"),
@@ -615,6 +639,17 @@ fn a_bad_manifest_or_a_missing_command_is_refused_at_start() {
     assert_eq!(
         (run.code, run.stderr.as_str()),
         (2, "error: broken.toml:4: tool \"x\": the command names {y}, which is not one of its params\nhint: fix line 4 of broken.toml and start again\n")
+    );
+    // A model's value inside the script a shell runs would be code: refused at load, with
+    // the form that passes it as data.
+    env.write(
+        "work/script.toml",
+        "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"sh\", \"-c\", \"echo {x}\"]\n[tools.params.x]\ntype = \"string\"\n",
+    );
+    let run = env.run(&["serve", "--manifest", "script.toml"]);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (2, "error: script.toml:4: tool \"x\": {x} is in or before the script sh runs, so a model's value could become code; pass values after the script, as data: [\"sh\", \"-c\", \"echo \\\"$1\\\"\", \"sh\", \"{x}\"]\nhint: fix line 4 of script.toml and start again\n")
     );
     let run = env.run(&[
         "serve",

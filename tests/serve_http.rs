@@ -555,3 +555,106 @@ fn a_flood_of_sessions_is_refused_rather_than_evicting_working_clients() {
     let (status, _, body) = exchange(&server.endpoint, "POST", &with, &list);
     assert_eq!(status, 200, "the first client's session survives: {body}");
 }
+
+/// `--allow-origin` admits a browser origin: its CORS preflight is answered (before any
+/// token: a preflight carries none), its requests get the headers that let it read the
+/// answer; every other origin is still refused.
+#[test]
+fn an_admitted_browser_origin_gets_cors_and_others_do_not() {
+    let env = Env::new();
+    let server = HttpServed::start(
+        &env,
+        &[
+            "--manifest",
+            &serve_manifest(),
+            "--allow-origin",
+            "https://App.example.com/",
+        ],
+    );
+    let preflight = |origin: &str| {
+        exchange(
+            &Endpoint {
+                port: server.port,
+                token: None,
+            },
+            "OPTIONS",
+            &[
+                ("Origin", origin),
+                ("Access-Control-Request-Method", "POST"),
+                (
+                    "Access-Control-Request-Headers",
+                    "authorization, content-type, mcp-session-id",
+                ),
+            ],
+            "",
+        )
+    };
+    let (status, headers, _) = preflight("https://app.example.com");
+    assert_eq!(status, 204);
+    assert_eq!(
+        header(&headers, "access-control-allow-origin"),
+        Some("https://app.example.com")
+    );
+    assert_eq!(
+        header(&headers, "access-control-allow-methods"),
+        Some("GET, POST, DELETE")
+    );
+    let allowed = header(&headers, "access-control-allow-headers").unwrap();
+    for name in [
+        "Authorization",
+        "Content-Type",
+        "Mcp-Session-Id",
+        "MCP-Protocol-Version",
+    ] {
+        assert!(allowed.contains(name), "{allowed}");
+    }
+    assert_eq!(preflight("https://evil.example.com").0, 403);
+
+    let discover = modern("server/discover", json!({}), 1);
+    let mut from_app = discover.clone();
+    from_app
+        .0
+        .push(("Origin", "https://app.example.com".into()));
+    let (status, headers, _) = send(&server.endpoint, &from_app);
+    assert_eq!(status, 200);
+    assert_eq!(
+        header(&headers, "access-control-allow-origin"),
+        Some("https://app.example.com")
+    );
+    assert!(header(&headers, "access-control-expose-headers")
+        .unwrap()
+        .contains("Mcp-Session-Id"));
+    let mut from_evil = discover.clone();
+    from_evil
+        .0
+        .push(("Origin", "https://evil.example.com".into()));
+    assert_eq!(send(&server.endpoint, &from_evil).0, 403);
+    // Without its token the admitted origin is refused, and may read why.
+    let bare = Endpoint {
+        port: server.port,
+        token: None,
+    };
+    let (status, headers, _) = send(&bare, &from_app);
+    assert_eq!(status, 401);
+    assert_eq!(
+        header(&headers, "access-control-allow-origin"),
+        Some("https://app.example.com")
+    );
+    // A bad origin is a usage error at start.
+    let bad = env.run(&[
+        "serve",
+        "--manifest",
+        &serve_manifest(),
+        "--http",
+        "127.0.0.1:0",
+        "--allow-origin",
+        "https://app.example.com/path",
+    ]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(
+        bad.stderr
+            .starts_with("error: --allow-origin expects an origin"),
+        "{}",
+        bad.stderr
+    );
+}

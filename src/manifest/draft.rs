@@ -215,8 +215,6 @@ const READ_ONLY_PROGRAMS: &[&str] = &[
     "rg", "grep", "egrep", "fgrep", "ls", "cat", "head", "tail", "wc", "du", "df", "tree", "diff",
     "cmp", "stat", "file",
 ];
-/// Tools whose exit status 1 means "nothing found" or "they differ", not failure.
-const EXIT_ONE_OK: &[&str] = &["rg", "grep", "egrep", "fgrep", "ag", "diff", "cmp"];
 
 // ---------------------------------------------------------------------------------------------
 // Text and lines
@@ -1961,8 +1959,8 @@ fn write_tool(
     } else {
         out.push_str("writes = [\".\"]                   # the roots; narrow to what it writes\n");
     }
-    let exit_one =
-        EXIT_ONE_OK.contains(&last_word) || (words.len() == 1 && EXIT_ONE_OK.contains(&base));
+    let exit_one = super::policy::ok_exit(last_word).len() > 1
+        || (words.len() == 1 && super::policy::ok_exit(base).len() > 1);
     out.push_str(if exit_one {
         "ok_exit = [0, 1]\n"
     } else {

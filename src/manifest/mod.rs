@@ -935,6 +935,7 @@ impl Reader {
             command_node.line,
             &what,
         )?;
+        self.check_code_arguments(&command, command_node.line, &what)?;
         let annotations = match node.get("annotations") {
             None => Map::new(),
             Some(
@@ -1122,6 +1123,53 @@ impl Reader {
         Ok(permissions)
     }
 
+    /// In a command whose program runs its arguments as code (`sh -c`, `python -c`, `node -e`,
+    /// `awk`, `env`, `xargs`...), a value may only come after the script, where the program
+    /// reads it as data (`$1`, `sys.argv`): a placeholder in the script, or before it (where it
+    /// could become the script), is refused.
+    fn check_code_arguments(
+        &self,
+        command: &[Element],
+        line: usize,
+        what: &str,
+    ) -> Result<(), ManifestError> {
+        let Some(Element::Word(program)) = command.first() else {
+            return Ok(());
+        };
+        if !policy::runs_arguments(program) {
+            return Ok(());
+        }
+        let mut flat = Vec::new();
+        flatten(&command[1..], &mut flat);
+        let is_option =
+            |e: &Element| matches!(e, Element::Word(w) if w.starts_with('-') && w.len() > 1);
+        // The script: what follows the first script flag, else the first operand.
+        let flagged = flat
+            .iter()
+            .position(|e| matches!(e, Element::Word(w) if policy::is_script_flag(w)));
+        let script = match flagged {
+            Some(at) => flat[at + 1..]
+                .iter()
+                .position(|e| !is_option(e))
+                .map(|i| at + 1 + i),
+            None => flat.iter().position(|e| !is_option(e)),
+        };
+        let Some(script) = script else {
+            return Ok(());
+        };
+        if let Some(param) = flat[..=script].iter().find_map(|e| named_param(e)) {
+            return Err(self.fail(
+                line,
+                format!(
+                    "{what}: {{{param}}} is in or before the script {} runs, so a model's value could become code; pass values after the script, as data: {}",
+                    policy::program_name(program),
+                    policy::safe_form(program)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Every placeholder names a parameter, and every parameter is used.
     fn check_placeholders(
         &self,
@@ -1287,6 +1335,7 @@ impl Reader {
             }
         }
         self.check_placeholders(&command, &params, None, command_node.line, &what)?;
+        self.check_code_arguments(&command, command_node.line, &what)?;
         Ok(TemplateDef {
             name: self.required_string(node, "name", &what)?,
             title: self.opt_string(node, "title", &what)?,
@@ -1539,6 +1588,23 @@ fn percent_decode(text: &str) -> Option<String> {
         }
     }
     String::from_utf8(out).ok()
+}
+
+/// A command's elements with its optional groups opened, in order.
+fn flatten<'a>(elements: &'a [Element], out: &mut Vec<&'a Element>) {
+    for element in elements {
+        match element {
+            Element::Group(items) => flatten(items, out),
+            other => out.push(other),
+        }
+    }
+}
+
+/// The first parameter an element names, if any.
+fn named_param(element: &Element) -> Option<String> {
+    let mut named = Vec::new();
+    element.params(&mut named);
+    named.into_iter().next().map(|(n, _)| n)
 }
 
 /// A place a manifest names: `~` and `~/...` under the home directory, an absolute path as it

@@ -159,6 +159,19 @@ pub const CODE_RUNNERS: &[CodeRunner] = &[
     projects("kubectl", "it runs commands in the cluster it reaches"),
 ];
 
+/// Programs whose exit status 1 means "nothing found" or "they differ", not a failure.
+const EXIT_ONE_OK: [&str; 7] = ["rg", "grep", "egrep", "fgrep", "ag", "diff", "cmp"];
+
+/// The exit codes that are not errors for `program`, as a manifest's `ok_exit` would say:
+/// `[0, 1]` for the searchers and comparers, `[0]` for everything else.
+pub fn ok_exit(program: &str) -> Vec<i32> {
+    if EXIT_ONE_OK.contains(&program_name(program)) {
+        vec![0, 1]
+    } else {
+        vec![0]
+    }
+}
+
 /// A program's name as the table knows it: its file name without a version suffix
 /// (`/usr/bin/python3.11` is `python`, `node22` is `node`, `gcc-12` is `gcc`).
 pub fn program_name(program: &str) -> &str {
@@ -180,6 +193,53 @@ pub fn runs_code(program: &str) -> Option<&'static CodeRunner> {
 /// Whether `program` runs what its arguments say (so `program WORD --help` would run WORD).
 pub fn runs_arguments(program: &str) -> bool {
     runs_code(program).is_some_and(|r| r.runs == Runs::Arguments)
+}
+
+/// Whether a command-line word names the script that follows it: `-c` (shells, python),
+/// `-e` and `-E` (node, perl, ruby, sed), `--eval`, `-p`/`--print` (node), `-r` (php),
+/// PowerShell's `-Command`, or a cluster of short options ending in one (`-lne`, `-ec`).
+pub fn is_script_flag(word: &str) -> bool {
+    const FLAGS: [&str; 11] = [
+        "-c",
+        "-e",
+        "-E",
+        "--eval",
+        "-p",
+        "--print",
+        "-r",
+        "--command",
+        "-Command",
+        "-command",
+        "--exec",
+    ];
+    if FLAGS.contains(&word) {
+        return true;
+    }
+    let Some(cluster) = word.strip_prefix('-') else {
+        return false;
+    };
+    cluster.len() > 1
+        && !cluster.starts_with('-')
+        && cluster.chars().all(|c| c.is_ascii_alphabetic())
+        && (cluster.ends_with('c') || cluster.ends_with('e'))
+}
+
+/// How a value reaches `program`'s script as data, for an error's hint.
+pub fn safe_form(program: &str) -> String {
+    let shown = program.rsplit('/').next().unwrap_or(program);
+    match program_name(program) {
+        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "busybox" => {
+            format!("[\"{shown}\", \"-c\", \"echo \\\"$1\\\"\", \"{shown}\", \"{{x}}\"]")
+        }
+        "python" | "pypy" => {
+            format!("[\"{shown}\", \"-c\", \"import sys; print(sys.argv[1])\", \"{{x}}\"]")
+        }
+        "node" | "nodejs" | "deno" | "bun" => {
+            format!("[\"{shown}\", \"-e\", \"console.log(process.argv[1])\", \"{{x}}\"]")
+        }
+        "perl" | "ruby" => format!("[\"{shown}\", \"-e\", \"print $ARGV[0]\", \"{{x}}\"]"),
+        _ => format!("[\"{shown}\", ..., SCRIPT OR COMMAND, \"{{x}}\"]"),
+    }
 }
 
 #[cfg(test)]
@@ -205,5 +265,7 @@ mod tests {
         assert!(!runs_arguments("/usr/bin/git"));
         assert_eq!(runs_code("npm").map(|r| r.runs), Some(Runs::Projects));
         assert!(!runs_arguments("npm"), "`npm install --help` runs nothing");
+        assert_eq!(ok_exit("/usr/bin/rg"), [0, 1]);
+        assert_eq!(ok_exit("git"), [0]);
     }
 }

@@ -411,7 +411,8 @@ pub fn quick_tool(program: &str, summary: &str, allowed: Option<&[String]>) -> T
         ],
         annotations,
         timeout: None,
-        ok_exit: vec![0],
+        // rg and grep exit 1 when nothing matched: a finding, not a failure.
+        ok_exit: super::policy::ok_exit(program),
         output: OutputKind::Text,
         output_schema: None,
         stdin: None,

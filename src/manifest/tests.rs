@@ -126,7 +126,7 @@ fn the_design_example_loads_and_compiles() {
 #[test]
 fn mistakes_are_refused_with_their_line() {
     let dir = dir();
-    let cases: [(&str, usize, &str); 18] = [
+    let cases: [(&str, usize, &str); 23] = [
         ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\", \"{nope}\"]\n", 4, "the command names {nope}, which is not one of its params"),
         ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\"]\n[tools.params.unused]\ntype = \"string\"\n", 4, "parameter \"unused\" is used neither in the command nor as stdin"),
         ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"{p}\"]\n[tools.params.p]\ntype = \"string\"\n", 4, "must start with a fixed program"),
@@ -145,12 +145,33 @@ fn mistakes_are_refused_with_their_line() {
         ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\"]\nannotations = { readOnlyHint = true }\nwrites = [\"docs\"]\n", 6, "is read-only (readOnlyHint = true), so it takes no writes"),
         ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\"]\nnetwork = \"yes\"\n", 5, "network must be true or false"),
         ("[[resources]]\nuri = \"repo://x\"\ncommand = [\"date\"]\nwrites = [\".\"]\n", 4, "a resource has no key \"writes\""),
+        // A value inside (or in place of) the script a shell or interpreter runs.
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"sh\", \"-c\", \"echo {x}\"]\n[tools.params.x]\ntype = \"string\"\n", 4, "tool \"x\": {x} is in or before the script sh runs, so a model's value could become code; pass values after the script, as data: [\"sh\", \"-c\", \"echo \\\"$1\\\"\", \"sh\", \"{x}\"]"),
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"/bin/bash\", \"-ec\", \"{x}\"]\n[tools.params.x]\ntype = \"string\"\n", 4, "{x} is in or before the script bash runs"),
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"python3.11\", \"-c\", \"print('{x}')\"]\n[tools.params.x]\ntype = \"string\"\n", 4, "pass values after the script, as data: [\"python3.11\", \"-c\", \"import sys; print(sys.argv[1])\", \"{x}\"]"),
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"node\", \"{x}\"]\n[tools.params.x]\ntype = \"path\"\n", 4, "{x} is in or before the script node runs"),
+        ("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"perl\", \"-ne\", \"print if /{x}/\", \"f\"]\n[tools.params.x]\ntype = \"string\"\n", 4, "{x} is in or before the script perl runs"),
     ];
     for (text, line, reason) in cases {
         let error = parse(text, &dir.join("m.toml")).expect_err(text);
         assert_eq!(error.line, line, "{text}\n{error:?}");
         assert!(error.reason.contains(reason), "{text}\n{}", error.reason);
         assert!(error.file.ends_with("m.toml"));
+    }
+}
+
+#[test]
+fn values_after_a_script_are_data_and_load() {
+    let dir = dir();
+    for command in [
+        r#"["sh", "-c", "echo \"$1\"", "sh", "{x}"]"#,
+        r#"["sh", "-e", "-c", "printf '%s' \"$1\"", "sh", "{x}"]"#,
+        r#"["python3", "-c", "import sys; print(sys.argv[1])", "{x}"]"#,
+        r#"["awk", "{{print $1}}", "{x}"]"#,
+        r#"["git", "log", "--author={x}"]"#,
+    ] {
+        let text = format!("[[tools]]\nname = \"t\"\ndescription = \"d\"\ncommand = {command}\n[tools.params.x]\ntype = \"string\"\n");
+        parse(&text, &dir.join("m.toml")).unwrap_or_else(|e| panic!("{command}: {e:?}"));
     }
 }
 

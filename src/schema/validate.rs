@@ -228,6 +228,43 @@ fn found(value: &Value) -> String {
     }
 }
 
+/// Reads numbers sent as text: models often send `"3"` for an integer, and common MCP servers
+/// accept it. A string that is exactly a JSON number becomes that number where the property
+/// (or an array property's items) is an integer or a number; strings stay strings everywhere
+/// else, and anything else is left for [`check_arguments`] to refuse.
+pub fn numbers_from_text(schema: &ToolSchema, arguments: &mut Map<String, Value>) {
+    let numeric = |shape: &Shape| matches!(shape.kind, Kind::Int | Kind::Num);
+    let read = |shape: &Shape, value: &mut Value| {
+        let Value::String(text) = value else { return };
+        let exact = !text.is_empty()
+            && !text.contains(|c: char| c.is_whitespace())
+            && serde_json::from_str::<Value>(text).is_ok_and(|v| v.is_number());
+        if !exact {
+            return;
+        }
+        if let Some(number) = parse_number(text) {
+            let whole = number.as_f64().is_some_and(|n| n.fract() == 0.0);
+            if shape.kind == Kind::Num || whole {
+                *value = number;
+            }
+        }
+    };
+    for (name, value) in arguments.iter_mut() {
+        let Some(prop) = schema.prop(name) else {
+            continue;
+        };
+        match &prop.shape.kind {
+            _ if numeric(&prop.shape) => read(&prop.shape, value),
+            Kind::Array(items) if numeric(items) => {
+                if let Value::Array(values) = value {
+                    values.iter_mut().for_each(|v| read(items, v));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Checks a whole arguments object: required properties, unknown ones where the schema is
 /// closed, and every value against its property's shape.
 pub fn check_arguments(
@@ -405,6 +442,43 @@ mod tests {
 
     fn schema(value: Value) -> ToolSchema {
         ToolSchema::from_input_schema(&value)
+    }
+
+    #[test]
+    fn numbers_sent_as_text_are_read_as_numbers_only_where_numbers_go() {
+        let s = schema(json!({"properties": {
+            "n": {"type": "integer", "minimum": 1, "maximum": 9},
+            "ratio": {"type": "number"},
+            "ids": {"type": "array", "items": {"type": "integer"}},
+            "name": {"type": "string"}
+        }}));
+        let mut args = json!({"n": "3", "ratio": "0.5", "ids": ["1", 2, "x"], "name": "7"});
+        numbers_from_text(&s, args.as_object_mut().unwrap());
+        assert_eq!(
+            args,
+            json!({"n": 3, "ratio": 0.5, "ids": [1, 2, "x"], "name": "7"})
+        );
+        // Only exact numbers; a fraction is no integer; the range is still checked.
+        for (text, kept) in [
+            (" 3", true),
+            ("3 ", true),
+            ("0x10", true),
+            ("3.5", true),
+            ("", true),
+            ("1e2", false),
+        ] {
+            let mut args = json!({"n": text});
+            numbers_from_text(&s, args.as_object_mut().unwrap());
+            assert_eq!(args["n"] == json!(text), kept, "{text:?}");
+        }
+        let mut args = json!({"n": "12"});
+        numbers_from_text(&s, args.as_object_mut().unwrap());
+        assert_eq!(
+            check_arguments(&s, args.as_object().unwrap())
+                .unwrap_err()
+                .message(),
+            "n expects a value <= 9, not 12"
+        );
     }
 
     #[test]

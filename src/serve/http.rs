@@ -14,6 +14,7 @@ use crate::transport::framing;
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::{Body, Frame, Incoming as IncomingBody};
+use hyper::header::HeaderValue;
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -94,6 +95,32 @@ pub struct Guard {
     pub addr: SocketAddr,
     /// A bearer token every request must carry, when set.
     pub token: Option<String>,
+    /// Browser origins admitted besides this server's own (`--allow-origin`), normalised by
+    /// [`origin_of`]; a CORS preflight from one of them is answered.
+    pub origins: Vec<String>,
+}
+
+/// The headers a browser client may send (CORS), besides the simple ones.
+const CORS_REQUEST_HEADERS: &str = "Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID";
+/// The response headers a browser client may read.
+const CORS_EXPOSED_HEADERS: &str = "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate";
+
+/// An origin as `scheme://host[:port]`, lower case, without a default port or a trailing
+/// slash; `None` when `text` is not an http(s) origin (a path, a query, user info).
+pub fn origin_of(text: &str) -> Option<String> {
+    let lower = text.trim().trim_end_matches('/').to_ascii_lowercase();
+    let (scheme, rest) = lower.split_once("://")?;
+    let default = match scheme {
+        "http" => ":80",
+        "https" => ":443",
+        _ => return None,
+    };
+    if rest.is_empty() || rest.contains(['/', '?', '#', '@']) || rest.contains(char::is_whitespace)
+    {
+        return None;
+    }
+    let host = rest.strip_suffix(default).unwrap_or(rest);
+    Some(format!("{scheme}://{host}"))
 }
 
 /// A handshake-era HTTP session.
@@ -207,21 +234,21 @@ fn allowed_host(host: &str, guard: &Guard) -> bool {
         .any(|name| host == format!("{name}:{port}") || (port == 80 && host == *name))
 }
 
+/// DNS-rebinding protection: a Host that is not this server is refused (421).
+fn check_host(request: &Request<IncomingBody>, guard: &Guard) -> Option<Response<OutBody>> {
+    let host = header(request, "host")?;
+    (!allowed_host(host, guard))
+        .then(|| plain(StatusCode::MISDIRECTED_REQUEST, "Invalid Host header"))
+}
+
+/// The Origin (403 unless this server's own or admitted) and the token (401).
 fn check_guard(request: &Request<IncomingBody>, guard: &Guard) -> Option<Response<OutBody>> {
-    if let Some(host) = header(request, "host") {
-        if !allowed_host(host, guard) {
-            return Some(plain(
-                StatusCode::MISDIRECTED_REQUEST,
-                "Invalid Host header",
-            ));
-        }
-    }
     if let Some(origin) = header(request, "origin") {
         let host = origin
             .strip_prefix("http://")
             .or_else(|| origin.strip_prefix("https://"))
             .unwrap_or("");
-        if !allowed_host(host, guard) {
+        if !allowed_host(host, guard) && admitted_origin(request, guard).is_none() {
             return Some(plain(StatusCode::FORBIDDEN, "Invalid Origin header"));
         }
     }
@@ -243,25 +270,78 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// The request's Origin, when `--allow-origin` admits it.
+fn admitted_origin(request: &Request<IncomingBody>, guard: &Guard) -> Option<String> {
+    let origin = origin_of(header(request, "origin")?)?;
+    guard.origins.contains(&origin).then_some(origin)
+}
+
+/// A CORS preflight from an admitted origin: what it may send. Preflights carry no token, so
+/// this is answered before the token is asked for; every other origin gets 403.
+fn preflight(request: &Request<IncomingBody>, guard: &Guard) -> Response<OutBody> {
+    let Some(origin) = admitted_origin(request, guard) else {
+        return plain(StatusCode::FORBIDDEN, "Invalid Origin header");
+    };
+    let mut response = Response::new(OutBody::Full(None));
+    *response.status_mut() = StatusCode::NO_CONTENT;
+    let headers = response.headers_mut();
+    headers.insert(
+        "access-control-allow-methods",
+        HeaderValue::from_static("GET, POST, DELETE"),
+    );
+    headers.insert(
+        "access-control-allow-headers",
+        HeaderValue::from_static(CORS_REQUEST_HEADERS),
+    );
+    headers.insert("access-control-max-age", HeaderValue::from_static("600"));
+    allow_origin(&mut response, &origin);
+    response
+}
+
+/// Lets the admitted `origin` read a response (and the headers a client needs).
+fn allow_origin(response: &mut Response<OutBody>, origin: &str) {
+    let headers = response.headers_mut();
+    if let Ok(value) = HeaderValue::from_str(origin) {
+        headers.insert("access-control-allow-origin", value);
+    }
+    headers.insert(
+        "access-control-expose-headers",
+        HeaderValue::from_static(CORS_EXPOSED_HEADERS),
+    );
+    headers.insert("vary", HeaderValue::from_static("Origin"));
+}
+
 async fn handle(request: Request<IncomingBody>, state: Arc<State>) -> Response<OutBody> {
     if request.uri().path() != "/mcp" {
         return plain(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp");
     }
-    if let Some(refusal) = check_guard(&request, &state.guard) {
+    if let Some(refusal) = check_host(&request, &state.guard) {
         return refusal;
     }
-    match *request.method() {
-        Method::POST => post(request, state).await,
-        Method::GET => get(request, state),
-        Method::DELETE => delete(request, state),
-        _ => {
-            let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "use POST, GET or DELETE");
-            response
-                .headers_mut()
-                .insert("allow", "GET, POST, DELETE".parse().expect("a header"));
-            response
-        }
+    if request.method() == Method::OPTIONS {
+        return preflight(&request, &state.guard);
     }
+    let admitted = admitted_origin(&request, &state.guard);
+    let mut response = match check_guard(&request, &state.guard) {
+        Some(refusal) => refusal,
+        None => match *request.method() {
+            Method::POST => post(request, state).await,
+            Method::GET => get(request, state),
+            Method::DELETE => delete(request, state),
+            _ => {
+                let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "use POST, GET or DELETE");
+                response.headers_mut().insert(
+                    "allow",
+                    HeaderValue::from_static("GET, POST, DELETE, OPTIONS"),
+                );
+                response
+            }
+        },
+    };
+    if let Some(origin) = admitted {
+        allow_origin(&mut response, &origin);
+    }
+    response
 }
 
 /// The session a request names: none, a live one, or (`Err`) the 404 for an unknown one.
@@ -708,6 +788,7 @@ mod tests {
         let guard = Guard {
             addr: "127.0.0.1:8765".parse().unwrap(),
             token: None,
+            origins: Vec::new(),
         };
         assert!(allowed_host("localhost:8765", &guard));
         assert!(allowed_host("127.0.0.1:8765", &guard));
@@ -717,6 +798,22 @@ mod tests {
         assert!(!allowed_host("evil.example.com:8765", &guard));
         assert!(!allowed_host("localhost:9999", &guard));
         assert!(constant_time_eq(b"abc", b"abc"));
+        assert_eq!(
+            origin_of("HTTPS://App.Example.com:443/").as_deref(),
+            Some("https://app.example.com")
+        );
+        assert_eq!(
+            origin_of("http://localhost:6274").as_deref(),
+            Some("http://localhost:6274")
+        );
+        for bad in [
+            "file:///x",
+            "https://a.example/path",
+            "https://u@a.example",
+            "a.example",
+        ] {
+            assert_eq!(origin_of(bad), None, "{bad}");
+        }
         assert!(!constant_time_eq(b"abc", b"abd"));
     }
 }

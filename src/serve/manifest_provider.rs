@@ -246,8 +246,9 @@ impl ManifestProvider {
         &self,
         params: &[Param],
         schema: &ToolSchema,
-        arguments: Map<String, Value>,
+        mut arguments: Map<String, Value>,
     ) -> std::result::Result<Map<String, Value>, String> {
+        validate::numbers_from_text(schema, &mut arguments);
         validate::check_arguments(schema, &arguments).map_err(|v| v.message())?;
         let mut values = arguments;
         for param in params {
@@ -295,8 +296,10 @@ impl ManifestProvider {
     }
 
     /// The help a model needs to fix its arguments.
+    /// The help a model needs to fix its arguments, in its own terms: JSON property names
+    /// (`count int required [1..10]`), not the command line's `--count`.
     fn help_for(&self, tool: &ToolDef) -> String {
-        crate::render::tool_help(&tool.to_tool())
+        crate::render::json_help(&tool.to_tool())
     }
 
     async fn call_tool(

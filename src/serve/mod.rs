@@ -79,6 +79,14 @@ pub fn command() -> Command {
                 .help("Serve HTTP without a token (loopback only; every local account can then call the tools)"),
         )
         .arg(
+            Arg::new("allow-origin")
+                .long("allow-origin")
+                .value_name("URL")
+                .action(ArgAction::Append)
+                .requires("http")
+                .help("Admit this browser origin (https://app.example.com), CORS preflight included (repeatable)"),
+        )
+        .arg(
             Arg::new("network")
                 .long("network")
                 .action(ArgAction::SetTrue)
@@ -166,6 +174,19 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
         Some(_) => token(matches)?,
         None => Token::None,
     };
+    let mut origins = Vec::new();
+    for given in matches
+        .get_many::<String>("allow-origin")
+        .into_iter()
+        .flatten()
+    {
+        origins.push(http::origin_of(given).ok_or_else(|| {
+            Error::usage(format!(
+                "--allow-origin expects an origin such as https://app.example.com, not {given:?}"
+            ))
+            .with_hint("give the scheme, host and port only, as a browser sends it in Origin")
+        })?);
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -177,7 +198,7 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
                     stdio::serve(server).await;
                     Ok(())
                 }
-                Some(addr) => serve_http(server, &addr, token).await,
+                Some(addr) => serve_http(server, &addr, token, origins).await,
             }
         };
         tokio::select! {
@@ -235,7 +256,12 @@ fn token(matches: &ArgMatches) -> Result<Token> {
     }
 }
 
-async fn serve_http(server: Arc<server::Server>, addr: &str, token: Token) -> Result<()> {
+async fn serve_http(
+    server: Arc<server::Server>,
+    addr: &str,
+    token: Token,
+    origins: Vec<String>,
+) -> Result<()> {
     let addr: SocketAddr = addr.parse().map_err(|_| {
         Error::usage(format!(
             "--http expects HOST:PORT such as 127.0.0.1:8765, not {addr:?}"
@@ -270,7 +296,12 @@ async fn serve_http(server: Arc<server::Server>, addr: &str, token: Token) -> Re
             Some(token)
         }
     };
-    http::serve(server, listener, http::Guard { addr: bound, token }).await;
+    let guard = http::Guard {
+        addr: bound,
+        token,
+        origins,
+    };
+    http::serve(server, listener, guard).await;
     Ok(())
 }
 

@@ -273,7 +273,12 @@ impl ProxyProvider {
     }
 
     /// Checks the arguments against the tool's schema and sends the call to its server.
-    async fn forward(&self, name: &str, arguments: Map<String, Value>, ctx: ServeContext) -> Value {
+    async fn forward(
+        &self,
+        name: &str,
+        mut arguments: Map<String, Value>,
+        ctx: ServeContext,
+    ) -> Value {
         let (spec, tool) = {
             let catalog = self.catalog();
             let doc = match catalog.resolve(name) {
@@ -287,6 +292,7 @@ impl ProxyProvider {
             return tool_error(format!("{name}: its server is not served"));
         };
         let schema = ToolSchema::from_input_schema(&tool.input_schema);
+        validate::numbers_from_text(&schema, &mut arguments);
         if let Err(violation) = validate::check_arguments(&schema, &arguments) {
             return tool_error(format!(
                 "Invalid arguments for {}/{}: {}\n{}",
