@@ -21,10 +21,11 @@ use landlock::{
     Access, AccessFs, AccessNet, BitFlags, PathBeneath, Ruleset, RulesetAttr, RulesetCreated,
     RulesetCreatedAttr, Scope, ABI,
 };
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::collections::HashMap;
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The newest Landlock ABI this build knows; an older kernel enforces what it can.
 const TARGET: ABI = ABI::V10;
@@ -289,11 +290,25 @@ impl Policy {
         let device =
             AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
         let hidden: Vec<PathBuf> = self.hidden.iter().map(|h| h.path.clone()).collect();
+        // What lies outside the roots (the system, programs, devices, declared places) does not
+        // change while serving: opened once. The roots, the written places and the temporary
+        // directory are opened for each call, so an entry made since is covered.
         for p in &self.reads {
-            grant(&mut ruleset, &p.path, read, &hidden).map_err(text)?;
+            if p.why == "root" {
+                add(&mut ruleset, &expand(&p.path, read, &hidden)).map_err(text)?;
+            } else {
+                add(&mut ruleset, &expanded_once(&p.path, read, &hidden)).map_err(text)?;
+            }
         }
         for p in &self.exec {
-            grant(&mut ruleset, &p.path, run, &hidden).map_err(text)?;
+            add(&mut ruleset, &expanded_once(&p.path, run, &hidden)).map_err(text)?;
+        }
+        for dev in DEVICES {
+            add(&mut ruleset, &expanded_once(Path::new(dev), device, &[])).map_err(text)?;
+        }
+        for dev in RANDOM {
+            let rules = expanded_once(Path::new(dev), AccessFs::ReadFile.into(), &[]);
+            add(&mut ruleset, &rules).map_err(text)?;
         }
         // A written place's version-control metadata stays read-only unless a declared place
         // lies in it: hooks and config written there would run later, outside any sandbox.
@@ -306,15 +321,9 @@ impl Policy {
             }
         }
         for p in &self.writes {
-            grant(&mut ruleset, &p.path, write, &kept).map_err(text)?;
+            add(&mut ruleset, &expand(&p.path, write, &kept)).map_err(text)?;
         }
-        grant(&mut ruleset, tmp, write, &hidden).map_err(text)?;
-        for dev in DEVICES {
-            grant(&mut ruleset, Path::new(dev), device, &[]).map_err(text)?;
-        }
-        for dev in RANDOM {
-            grant(&mut ruleset, Path::new(dev), AccessFs::ReadFile.into(), &[]).map_err(text)?;
-        }
+        add(&mut ruleset, &expand(tmp, write, &hidden)).map_err(text)?;
         Ok(ruleset.into())
     }
 }
@@ -400,60 +409,79 @@ fn kind_of(fd: &OwnedFd) -> Option<libc::mode_t> {
     (done == 0).then_some(stat.st_mode & libc::S_IFMT)
 }
 
-/// Grants `access` beneath `path`, leaving out every hidden place inside it: a grant that
-/// holds one is split into grants of its entries (symbolic links among them are not followed:
-/// they are reached through their targets' own grants). A place that does not exist grants
-/// nothing.
-fn grant(
-    ruleset: &mut RulesetCreated,
-    path: &Path,
-    access: BitFlags<AccessFs>,
-    hidden: &[PathBuf],
-) -> Result<(), landlock::RulesetError> {
-    match open_beneath(None, path, true) {
-        Some(fd) => grant_open(ruleset, fd, path, access, hidden, 0),
-        None => Ok(()),
+/// The rules of one grant: each an opened place and what it may do there.
+type Rules = Vec<(OwnedFd, BitFlags<AccessFs>)>;
+
+/// Adds rules to a ruleset.
+fn add(ruleset: &mut RulesetCreated, rules: &Rules) -> Result<(), landlock::RulesetError> {
+    for (fd, access) in rules {
+        ruleset.add_rule(PathBeneath::new(fd.as_fd(), *access))?;
     }
+    Ok(())
 }
 
-fn grant_open(
-    ruleset: &mut RulesetCreated,
+/// `expand`, done once per place and access for the life of the process: for the places
+/// that do not change while serving (the system, programs, devices).
+fn expanded_once(path: &Path, access: BitFlags<AccessFs>, hidden: &[PathBuf]) -> Arc<Rules> {
+    type Cache = Mutex<HashMap<(PathBuf, u64), Arc<Rules>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (path.to_path_buf(), access.bits());
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    cache
+        .entry(key)
+        .or_insert_with(|| Arc::new(expand(path, access, hidden)))
+        .clone()
+}
+
+/// The rules that grant `access` beneath `path`, leaving out every hidden place inside it:
+/// a grant that holds one is split into grants of its entries (symbolic links among them are
+/// not followed: they are reached through their targets' own grants). A place that does not
+/// exist grants nothing.
+fn expand(path: &Path, access: BitFlags<AccessFs>, hidden: &[PathBuf]) -> Rules {
+    let mut rules = Vec::new();
+    if let Some(fd) = open_beneath(None, path, true) {
+        expand_open(fd, path, access, hidden, 0, &mut rules);
+    }
+    rules
+}
+
+fn expand_open(
     fd: OwnedFd,
     path: &Path,
     access: BitFlags<AccessFs>,
     hidden: &[PathBuf],
     depth: usize,
-) -> Result<(), landlock::RulesetError> {
+    rules: &mut Rules,
+) {
     if hidden.iter().any(|h| h == path) {
-        return Ok(());
+        return;
     }
     let kind = kind_of(&fd);
     if kind == Some(libc::S_IFLNK) || kind.is_none() {
-        return Ok(());
+        return;
     }
     let is_dir = kind == Some(libc::S_IFDIR);
     if is_dir && hidden.iter().any(|h| h.starts_with(path)) {
         if depth >= SPLIT_DEPTH {
-            return Ok(()); // too deep to split: grant less, never more
+            return; // too deep to split: grant less, never more
         }
         for entry in std::fs::read_dir(path).into_iter().flatten().flatten() {
             let name = entry.file_name();
             if let Some(child) = open_beneath(Some(&fd), Path::new(&name), false) {
-                grant_open(ruleset, child, &path.join(&name), access, hidden, depth + 1)?;
+                expand_open(child, &path.join(&name), access, hidden, depth + 1, rules);
             }
         }
-        return Ok(());
+        return;
     }
     let access = if is_dir {
         access
     } else {
         access & AccessFs::from_file(TARGET)
     };
-    if access.is_empty() {
-        return Ok(());
+    if !access.is_empty() {
+        rules.push((fd, access));
     }
-    ruleset.add_rule(PathBeneath::new(fd, access))?;
-    Ok(())
 }
 
 /// A call's sandbox, built in the parent and entered by the child.
