@@ -79,6 +79,11 @@ fn quick_mode_cannot_read_write_run_or_connect_beyond_its_place() {
     let unix = env.path("daemon.sock");
     let unix_listener = std::os::unix::net::UnixListener::bind(&unix).unwrap();
     unix_listener.set_nonblocking(true).unwrap();
+    let dgram = env.path("dgram.sock");
+    let dgram_listener = std::os::unix::net::UnixDatagram::bind(&dgram).unwrap();
+    dgram_listener.set_nonblocking(true).unwrap();
+    let victim = env.path("victim");
+    env.write("victim", "a program\n");
 
     let mut served = Served::start(&env, &["--cli", &tool]);
     // Each escape, and the line anytool prints when the kernel refuses it: a denial of that
@@ -152,6 +157,27 @@ fn quick_mode_cannot_read_write_run_or_connect_beyond_its_place() {
                 show(&env.path("home"))
             ),
         ),
+        // Landlock has no rule for a file's mode: the filter refuses set-id and write bits
+        // for others, on any file.
+        (
+            vec!["--chmod".into(), show(&victim), "4755".into()],
+            format!("chmod {}: [Errno 1] Operation not permitted", show(&victim)),
+        ),
+        (
+            vec!["--chmod".into(), show(&secrets.token), "666".into()],
+            format!(
+                "chmod {}: [Errno 1] Operation not permitted",
+                show(&secrets.token)
+            ),
+        ),
+        (
+            vec!["--dgram".into(), show(&dgram)],
+            format!("dgram {}: [Errno 13] Permission denied", show(&dgram)),
+        ),
+        (
+            vec!["--setsid".into()],
+            "setsid: [Errno 1] Operation not permitted".into(),
+        ),
     ];
     for (i, (args, denial)) in escapes.iter().enumerate() {
         let result = served.call_tool(i as u64 + 1, "anytool", json!({"args": args}));
@@ -165,6 +191,15 @@ fn quick_mode_cannot_read_write_run_or_connect_beyond_its_place() {
         unix_listener.accept().is_err(),
         "the Unix socket was reached"
     );
+    assert!(
+        dgram_listener.recv(&mut [0u8; 8]).is_err(),
+        "the datagram socket was reached"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    for file in [&victim, &secrets.token] {
+        let mode = std::fs::metadata(file).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode & 0o6022, 0, "{}: {mode:o}", show(file));
+    }
     assert_eq!(
         std::fs::read_to_string(env.path("work/notes.txt")).unwrap(),
         "inside\n",
@@ -613,4 +648,98 @@ fn check_sandbox_says_what_each_tool_may_do() {
     assert!(show_tool.contains("declared: "), "{show_tool}");
     assert!(show_tool.contains("/cat"), "{show_tool}");
     assert!(section("resource template notes://{name}").contains("writes  nothing"));
+}
+
+/// A place a tool may write or run, swapped for a link by another call, grants nothing more:
+/// places outside the roots are opened when serving starts, and places under a root are
+/// reached from the root's own descriptor, never through a link made since.
+#[test]
+fn a_place_swapped_for_a_link_grants_nothing_more() {
+    let env = Env::new();
+    if !kernel_confines(&env) {
+        return;
+    }
+    let secrets = secrets(&env);
+    env.write("repo/dist/.keep", "");
+    env.write("repo/tools/lint", "#!/bin/sh\necho linted\n");
+    env.write(
+        "swap.toml",
+        r#"
+[server]
+roots = ["repo"]
+
+[[tools]]
+name = "swap"
+description = "Replace a place with a link to a target."
+command = ["sh", "-c", "rm -rf \"$1\" && ln -s \"$2\" \"$1\"", "sh", "{place}", "{target}"]
+exec = ["rm", "ln"]
+
+[tools.params.place]
+type = "string"
+
+[tools.params.target]
+type = "string"
+
+[[tools]]
+name = "export"
+description = "Write a file into dist/."
+command = ["sh", "-c", "printf x > \"dist/$1\"", "sh", "{name}"]
+writes = ["dist"]
+
+[tools.params.name]
+type = "string"
+
+[[tools]]
+name = "show"
+description = "Print a file."
+command = ["sh", "-c", "cat -- \"$1\"", "sh", "{name}"]
+exec = ["cat", "./tools/lint"]
+
+[tools.params.name]
+type = "string"
+"#,
+    );
+    let mut served = Served::start(&env, &["--manifest", &show(&env.path("swap.toml"))]);
+    // dist/ becomes a link to the home directory: the export must not land there.
+    let result = served.call_tool(
+        1,
+        "swap",
+        json!({"place": "dist", "target": show(&env.path("home"))}),
+    );
+    assert!(!Served::is_error(&result), "{result}");
+    let result = served.call_tool(2, "export", json!({"name": ".bashrc"}));
+    assert!(Served::is_error(&result), "{result}");
+    assert!(!env.path("home/.bashrc").exists(), "written through a link");
+    // A declared program becomes a link to ferry's token: reading it is still refused.
+    let result = served.call_tool(
+        3,
+        "swap",
+        json!({"place": "tools/lint", "target": show(&secrets.token)}),
+    );
+    assert!(!Served::is_error(&result), "{result}");
+    let result = served.call_tool(4, "show", json!({"name": "tools/lint"}));
+    assert!(Served::is_error(&result), "{result}");
+    assert!(!Served::text(&result).contains("ferry secret"), "{result}");
+}
+
+/// A root inside ferry's own files is refused when serving starts, rather than served empty.
+#[test]
+fn a_root_inside_ferrys_files_is_refused() {
+    let env = Env::new();
+    if !kernel_confines(&env) {
+        return;
+    }
+    secrets(&env);
+    let run = env
+        .command(&["serve", "--cli", "cat"])
+        .current_dir(env.path("config/auth"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("is inside ferry's own files or the system's secrets, which no served command may see; serve another directory"),
+        "{stderr}"
+    );
 }

@@ -420,7 +420,10 @@ fn failures_output_kinds_and_progress() {
     assert!(Served::text(&invalid).starts_with("Invalid arguments for kinds: count expects a value <= 10, not 99\nPrint every argument"), "{invalid}");
     // The help under it speaks JSON, as the model called: property names, not --flags.
     let help = Served::text(&invalid);
-    assert!(help.contains("\ncount int =1 [minimum 1, maximum 10]\n"), "{help}");
+    assert!(
+        help.contains("\ncount int =1 [minimum 1, maximum 10]\n"),
+        "{help}"
+    );
     assert!(!help.contains("--count"), "{help}");
     // A number sent as text is read as the number it is, where a number goes.
     let texted = served.call_tool(

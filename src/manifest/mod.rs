@@ -1664,10 +1664,16 @@ pub fn confine(path: &Path, roots: &[PathBuf], must_exist: bool) -> Result<PathB
     }
 }
 
-/// Reads a file as it is now, if it leads inside a root: the check is made on the opened
-/// file (its real path, as the kernel knows it), so a file swapped for a link since it was
-/// checked is refused; only a regular file of at most `limit` bytes is read.
-pub fn read_confined(path: &Path, roots: &[PathBuf], limit: usize) -> Result<Vec<u8>, String> {
+/// Reads a file as it is now, if it leads inside a root and not into a `hidden` place: the
+/// check is made on the opened file (its real path, as the kernel knows it), so a file
+/// swapped for a link since it was checked is refused; only a regular file of at most
+/// `limit` bytes is read.
+pub fn read_confined(
+    path: &Path,
+    roots: &[PathBuf],
+    hidden: &[PathBuf],
+    limit: usize,
+) -> Result<Vec<u8>, String> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
@@ -1681,6 +1687,9 @@ pub fn read_confined(path: &Path, roots: &[PathBuf], limit: usize) -> Result<Vec
         .map_err(|e| format!("cannot tell where it leads: {e}"))?;
     if !roots.iter().any(|root| real.starts_with(root)) {
         return Err("it leads outside the served roots".into());
+    }
+    if hidden.iter().any(|h| real.starts_with(h)) {
+        return Err("it leads into ferry's own files, which are never served".into());
     }
     let meta = file.metadata().map_err(|e| e.to_string())?;
     if !meta.is_file() {

@@ -13,6 +13,8 @@ use tokio::process::Command;
 
 /// How long a command gets after SIGTERM before SIGKILL.
 const TERM_GRACE: Duration = Duration::from_millis(500);
+/// How long a killed group may take to be gone.
+const SETTLE: Duration = Duration::from_millis(200);
 /// How long output may still be read after the command exited.
 const DRAIN: Duration = Duration::from_millis(200);
 /// The longest progress or stderr line looked at (longer ones are cut for the check).
@@ -139,6 +141,12 @@ struct GroupGuard {
 }
 
 impl GroupGuard {
+    /// Whether any process of the group is left (a zombie not yet reaped counts).
+    fn alive(&self) -> bool {
+        // SAFETY: signal 0 only asks whether the group exists.
+        self.pgid > 0 && unsafe { libc::killpg(self.pgid, 0) } == 0
+    }
+
     fn signal(&self, signal: i32) {
         if self.pgid > 0 {
             // SAFETY: killpg only sends a signal to the group this call created.
@@ -352,10 +360,20 @@ pub async fn run(
             Ending::TimedOut
         }
     };
-    // Whatever the command left behind in its group goes too, and what left the group (now
-    // this process's orphan), so its pipes close.
+    // Whatever the command left behind in its group goes too, and what left the group (in
+    // the sandbox nothing can: no new session or group), so its pipes close. A process that
+    // left is handed to this process only once its parent has died: sweep until the group is
+    // gone, for a bounded time.
     guard.signal(libc::SIGKILL);
     guard.armed = false;
+    let settled = std::time::Instant::now() + SETTLE;
+    loop {
+        super::reaper::sweep();
+        if !guard.alive() || std::time::Instant::now() > settled {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
     super::reaper::sweep();
     let collect = |handle: Option<tokio::task::JoinHandle<Captured>>| async move {
         match handle {

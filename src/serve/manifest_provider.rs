@@ -34,6 +34,8 @@ pub struct ManifestProvider {
     tool_sandboxes: Vec<Option<Arc<Policy>>>,
     resource_sandboxes: Vec<Option<Arc<Policy>>>,
     template_sandboxes: Vec<Option<Arc<Policy>>>,
+    /// What serve itself never reads for a resource or a prompt (ferry's own files).
+    hidden: Vec<PathBuf>,
 }
 
 /// Whether commands run in the kernel sandbox.
@@ -151,6 +153,7 @@ impl ManifestProvider {
             tool_sandboxes,
             resource_sandboxes,
             template_sandboxes,
+            hidden: sandbox::never_readable(),
         })
     }
 
@@ -401,8 +404,9 @@ impl ManifestProvider {
     async fn read_file(&self, path: &std::path::Path) -> std::result::Result<Vec<u8>, String> {
         let path = path.to_path_buf();
         let roots = self.manifest.server.roots.clone();
+        let hidden = self.hidden.clone();
         let limit = self.manifest.server.max_output;
-        tokio::task::spawn_blocking(move || manifest::read_confined(&path, &roots, limit))
+        tokio::task::spawn_blocking(move || manifest::read_confined(&path, &roots, &hidden, limit))
             .await
             .map_err(|e| e.to_string())?
     }

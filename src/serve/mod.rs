@@ -320,28 +320,33 @@ fn provider(matches: &ArgMatches) -> Result<ManifestProvider> {
     };
     let gaps = kernel.unenforced();
     let say_gaps = || {
-        if confinement == Confinement::Kernel
-            && !gaps.is_empty()
-            && !matches.get_flag("check-sandbox")
-        {
+        if confinement != Confinement::Kernel || matches.get_flag("check-sandbox") {
+            return;
+        }
+        if !gaps.is_empty() {
             crate::console::warn(&format!(
                 "ferry serve: warning: this kernel ({}) does not enforce: {}",
                 kernel.describe(),
                 gaps.join("; ")
             ));
         }
+        if sandbox::serving_as_root() {
+            crate::console::warn("ferry serve: warning: serving as root: commands run without capabilities and may not change modes, but root's files they may read are still theirs; serve as an ordinary user");
+        }
     };
     if matches.get_flag("demo") {
         let manifest = manifest::parse(DEMO_MANIFEST, &cwd.join("demo.toml"))
             .map_err(manifest::ManifestError::into_error)?;
+        let provider = ManifestProvider::new(manifest, confinement)?;
         say_gaps();
-        return ManifestProvider::new(manifest, confinement);
+        return Ok(provider);
     }
     if let Some(file) = matches.get_one::<String>("manifest") {
         let manifest =
             manifest::load(Path::new(file)).map_err(manifest::ManifestError::into_error)?;
+        let provider = ManifestProvider::new(manifest, confinement)?;
         say_gaps();
-        return ManifestProvider::new(manifest, confinement);
+        return Ok(provider);
     }
     let strings = |id: &str| -> Vec<String> {
         matches
@@ -365,13 +370,14 @@ fn provider(matches: &ArgMatches) -> Result<ManifestProvider> {
         .with_hint("limit each CLI to named subcommands (--allow git:log,status), or accept the risk with --unconfined"));
     }
     let served = quick::resolve(&clis, &allows)?;
-    say_gaps();
-    ManifestProvider::quick(
+    let provider = ManifestProvider::quick(
         &served,
         std::fs::canonicalize(&cwd).unwrap_or(cwd),
         matches.get_flag("network"),
         confinement,
-    )
+    )?;
+    say_gaps();
+    Ok(provider)
 }
 
 /// `ferry serve --check-sandbox`: each command's policy and what this kernel enforces.

@@ -6,9 +6,13 @@
 //!   not what the command started. `ferry __reaper`, started once per `ferry serve` in a
 //!   session of its own, is told every live process group on its stdin; when that pipe closes
 //!   (ferry is gone, however it ended), it kills them all.
-//! - a descendant that leaves the group (`setsid`, a daemonising script): ferry serve is a
-//!   child subreaper, so such orphans become its children, and every call's end sweeps the
-//!   children that are no live call.
+//! - a descendant that leaves the group (`setsid`, a daemonising script; the sandbox refuses
+//!   both, so only an unconfined command can): ferry serve is a child subreaper, so such
+//!   orphans become its children, and every call's end sweeps the children that are no live
+//!   call.
+//!
+//! The calls' temporary directories live in one directory of this process's (`scratch`),
+//! which the reaper removes when ferry is gone, however it ended.
 
 use std::collections::HashSet;
 use std::io::{BufRead, Write};
@@ -17,6 +21,7 @@ use std::sync::{Mutex, OnceLock};
 struct Registry {
     reaper: Option<std::process::Child>,
     live: HashSet<i32>,
+    scratch: Option<std::path::PathBuf>,
 }
 
 fn registry() -> &'static Mutex<Registry> {
@@ -25,6 +30,7 @@ fn registry() -> &'static Mutex<Registry> {
         Mutex::new(Registry {
             reaper: None,
             live: HashSet::new(),
+            scratch: None,
         })
     })
 }
@@ -61,6 +67,32 @@ pub fn start() {
         Ok(child) => lock().reaper = Some(child),
         Err(e) => tracing::debug!("no reaper: {e}"),
     }
+}
+
+/// The directory the calls' temporary directories go in: one of this process's own, removed
+/// by the reaper when ferry is gone, when there is a reaper; else the system's.
+pub fn scratch() -> std::path::PathBuf {
+    let mut registry = lock();
+    if let Some(dir) = &registry.scratch {
+        return dir.clone();
+    }
+    let system = std::env::temp_dir();
+    if registry.reaper.is_none() {
+        return system;
+    }
+    let mut nonce = [0u8; 6];
+    let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut nonce);
+    let nonce: String = nonce.iter().map(|b| format!("{b:02x}")).collect();
+    let dir = system.join(format!("ferry-serve-{}-{nonce}", std::process::id()));
+    use std::os::unix::fs::DirBuilderExt;
+    if std::fs::DirBuilder::new().mode(0o700).create(&dir).is_err() {
+        return system;
+    }
+    if let Some(stdin) = registry.reaper.as_mut().and_then(|r| r.stdin.as_mut()) {
+        let _ = stdin.write_all(format!("t{}\n", dir.display()).as_bytes());
+    }
+    registry.scratch = Some(dir.clone());
+    dir
 }
 
 fn tell(line: String) {
@@ -109,21 +141,25 @@ pub fn sweep() {
     }
 }
 
-/// `ferry __reaper`: reads `+PGID` and `-PGID` lines until its input closes, then kills every
-/// group still registered.
+/// `ferry __reaper`: reads `+PGID` and `-PGID` lines (and `tDIR`, the scratch directory)
+/// until its input closes, then kills every group still registered and removes the scratch
+/// directory.
 pub fn run() -> i32 {
     let mut live: HashSet<i32> = HashSet::new();
+    let mut scratch = None;
     let stdin = std::io::stdin();
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
-        let (sign, number) = line.split_at(line.len().min(1));
-        match (sign, number.parse::<i32>()) {
+        let (sign, rest) = line.split_at(line.len().min(1));
+        match (sign, rest.parse::<i32>()) {
             ("+", Ok(pgid)) if pgid > 1 => {
                 live.insert(pgid);
             }
             ("-", Ok(pgid)) => {
                 live.remove(&pgid);
             }
+            // Only a directory ferry made for this: its own name, under the system's.
+            ("t", _) if rest.contains("/ferry-serve-") => scratch = Some(rest.to_string()),
             _ => {}
         }
     }
@@ -132,6 +168,9 @@ pub fn run() -> i32 {
         unsafe {
             libc::killpg(pgid, libc::SIGKILL);
         }
+    }
+    if let Some(dir) = scratch {
+        let _ = std::fs::remove_dir_all(dir);
     }
     0
 }

@@ -191,10 +191,11 @@ pub fn render_policy(name: &str, policy: &Policy, out: &mut String) {
     out.push_str(&format!("  hidden  {}\n", group(&policy.hidden)));
 }
 
-/// The heading of `--check-sandbox`: what enforces the policy on this machine.
+/// The heading of `--check-sandbox`: what enforces the policy on this machine, and what no
+/// kernel rule covers.
 pub fn render_kernel(kernel: &Kernel) -> String {
     let gaps = kernel.unenforced();
-    if gaps.is_empty() {
+    let mut out = if gaps.is_empty() {
         format!(
             "sandbox: {}: this kernel enforces every rule below\n",
             kernel.describe()
@@ -205,5 +206,10 @@ pub fn render_kernel(kernel: &Kernel) -> String {
             kernel.describe(),
             gaps.join("; ")
         )
-    }
+    };
+    out.push_str(LIMITS);
+    out
 }
+
+/// What the rules below do not cover, on any kernel (docs/sandbox.md says more).
+const LIMITS: &str = "limits: a program the dynamic loader is asked to run (ld.so FILE) is no exec to the kernel: it runs, inside this same sandbox; a command may make a new .git in a place it writes; file names (not contents) outside the allowed places can be probed; other processes' command lines are visible, as to any account\n";

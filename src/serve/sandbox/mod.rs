@@ -12,20 +12,17 @@
 
 mod explain;
 mod programs;
+mod rules;
 mod seccomp;
 
 pub use explain::{explain_denial, render_kernel, render_policy};
 
 use crate::manifest::Permissions;
-use landlock::{
-    Access, AccessFs, AccessNet, BitFlags, PathBeneath, Ruleset, RulesetAttr, RulesetCreated,
-    RulesetCreatedAttr, Scope, ABI,
-};
-use std::collections::HashMap;
-use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
+use landlock::{Access, AccessFs, AccessNet, BitFlags, Ruleset, RulesetAttr, Scope, ABI};
+use rules::{add, expand, expand_under, expanded_once, Hidden, Rules};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 /// The newest Landlock ABI this build knows; an older kernel enforces what it can.
 const TARGET: ABI = ABI::V10;
@@ -40,8 +37,6 @@ const SYSTEM_READS: [&str; 10] = [
 const DEVICES: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/full"];
 /// Devices every command may read.
 const RANDOM: [&str; 2] = ["/dev/random", "/dev/urandom"];
-/// How deep a grant is split to leave a hidden place out.
-const SPLIT_DEPTH: usize = 16;
 
 /// What this kernel enforces, probed once.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -148,6 +143,37 @@ pub struct Policy {
     /// temporary directory (a program that reads `~/.config` finds nothing there, instead of
     /// failing on a denial).
     pub keeps_home: bool,
+    /// The hidden places, ready to match.
+    never: Hidden,
+    /// The rules of everything outside the roots, opened when serving started.
+    opened: Vec<Arc<Rules>>,
+    /// The roots, opened when serving started: what is granted under them is reached from
+    /// these descriptors without following links.
+    roots: Vec<(PathBuf, Arc<OwnedFd>)>,
+}
+
+/// What reading a place allows.
+fn read() -> BitFlags<AccessFs> {
+    AccessFs::ReadFile | AccessFs::ReadDir
+}
+
+/// What running a program allows (it is read to be run).
+fn run() -> BitFlags<AccessFs> {
+    read() | AccessFs::Execute
+}
+
+/// What writing a place allows: everything but running programs and making devices.
+fn write() -> BitFlags<AccessFs> {
+    read()
+        | AccessFs::WriteFile
+        | AccessFs::RemoveDir
+        | AccessFs::RemoveFile
+        | AccessFs::MakeDir
+        | AccessFs::MakeReg
+        | AccessFs::MakeSym
+        | AccessFs::MakeFifo
+        | AccessFs::Refer
+        | AccessFs::Truncate
 }
 
 impl Policy {
@@ -231,13 +257,51 @@ impl Policy {
         // something in it to read.
         let keeps_home = permissions.reads.iter().any(|r| r.starts_with(&home))
             || roots.iter().any(|r| home.starts_with(r));
+        let hidden = hidden_places(&home);
+        let never = Hidden::new(hidden.iter().map(|h| h.path.clone()).collect());
+        for p in reads.iter().chain(&writes) {
+            if never.holds(&p.path, None) {
+                return Err(format!(
+                    "{} is inside ferry's own files or the system's secrets, which no served command may see; serve another directory",
+                    p.path.display()
+                ));
+            }
+        }
+        // Everything outside the roots is opened now, before any command runs, so nothing a
+        // command does can change what these grants name.
+        let mut opened = Vec::new();
+        for p in reads.iter().filter(|p| p.why != "root") {
+            opened.push(expanded_once(&p.path, read(), &never));
+        }
+        for p in &exec {
+            opened.push(expanded_once(&p.path, run(), &never));
+        }
+        let device =
+            AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
+        for dev in DEVICES {
+            opened.push(expanded_once(Path::new(dev), device, &never));
+        }
+        for dev in RANDOM {
+            opened.push(expanded_once(
+                Path::new(dev),
+                AccessFs::ReadFile.into(),
+                &never,
+            ));
+        }
+        let roots = roots
+            .iter()
+            .filter_map(|r| rules::open_at(None, r, true).map(|fd| (r.clone(), Arc::new(fd))))
+            .collect();
         Ok(Policy {
             reads,
             writes,
             exec,
             network: permissions.network,
-            hidden: hidden_places(&home),
+            hidden,
             keeps_home,
+            never,
+            opened,
+            roots,
         })
     }
 
@@ -245,8 +309,13 @@ impl Policy {
     pub fn prepare(&self, tmp: &Path) -> std::io::Result<Prepared> {
         let kernel = Kernel::probe();
         static FILTERS: OnceLock<[Option<seccomp::Filter>; 2]> = OnceLock::new();
-        let filters =
-            FILTERS.get_or_init(|| [seccomp::Filter::new(false), seccomp::Filter::new(true)]);
+        let filters = FILTERS.get_or_init(|| {
+            let root = serving_as_root();
+            [
+                seccomp::Filter::new(false, root),
+                seccomp::Filter::new(true, root),
+            ]
+        });
         let filter = if kernel.seccomp {
             filters[self.network as usize].as_ref()
         } else {
@@ -275,55 +344,33 @@ impl Policy {
             .map_err(text)?
             .create()
             .map_err(text)?;
-        let read = AccessFs::ReadFile | AccessFs::ReadDir;
-        let run = read | AccessFs::Execute;
-        let write = read
-            | AccessFs::WriteFile
-            | AccessFs::RemoveDir
-            | AccessFs::RemoveFile
-            | AccessFs::MakeDir
-            | AccessFs::MakeReg
-            | AccessFs::MakeSym
-            | AccessFs::MakeFifo
-            | AccessFs::Refer
-            | AccessFs::Truncate;
-        let device =
-            AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
-        let hidden: Vec<PathBuf> = self.hidden.iter().map(|h| h.path.clone()).collect();
-        // What lies outside the roots (the system, programs, devices, declared places) does not
-        // change while serving: opened once. The roots, the written places and the temporary
-        // directory are opened for each call, so an entry made since is covered.
-        for p in &self.reads {
-            if p.why == "root" {
-                add(&mut ruleset, &expand(&p.path, read, &hidden)).map_err(text)?;
-            } else {
-                add(&mut ruleset, &expanded_once(&p.path, read, &hidden)).map_err(text)?;
-            }
+        for rules in &self.opened {
+            add(&mut ruleset, rules).map_err(text)?;
         }
-        for p in &self.exec {
-            add(&mut ruleset, &expanded_once(&p.path, run, &hidden)).map_err(text)?;
-        }
-        for dev in DEVICES {
-            add(&mut ruleset, &expanded_once(Path::new(dev), device, &[])).map_err(text)?;
-        }
-        for dev in RANDOM {
-            let rules = expanded_once(Path::new(dev), AccessFs::ReadFile.into(), &[]);
+        // The roots and what is written under them are opened for each call (from the roots'
+        // own descriptors), so an entry made since is covered and a link made since is not
+        // followed.
+        for (root, fd) in &self.roots {
+            let rules = expand_under(root, fd, root, read(), &self.never);
             add(&mut ruleset, &rules).map_err(text)?;
         }
-        // A written place's version-control metadata stays read-only unless a declared place
-        // lies in it: hooks and config written there would run later, outside any sandbox.
-        let mut kept = hidden.clone();
         for p in &self.writes {
+            // A written place's version-control metadata stays read-only unless the tool
+            // names it: hooks and config written there would run later, outside any sandbox.
             let git = p.path.join(".git");
-            let named = self.writes.iter().any(|w| w.path.starts_with(&git));
-            if !named && std::fs::symlink_metadata(&git).is_ok() {
-                kept.push(git);
-            }
+            let named = self.writes.iter().any(|w| w.path == git);
+            let kept = if !named && std::fs::symlink_metadata(&git).is_ok() {
+                self.never.with(git)
+            } else {
+                self.never.clone()
+            };
+            let Some((root, fd)) = self.roots.iter().find(|(r, _)| p.path.starts_with(r)) else {
+                continue;
+            };
+            let rules = expand_under(root, fd, &p.path, write(), &kept);
+            add(&mut ruleset, &rules).map_err(text)?;
         }
-        for p in &self.writes {
-            add(&mut ruleset, &expand(&p.path, write, &kept)).map_err(text)?;
-        }
-        add(&mut ruleset, &expand(tmp, write, &hidden)).map_err(text)?;
+        add(&mut ruleset, &expand(tmp, write(), &self.never)).map_err(text)?;
         Ok(ruleset.into())
     }
 }
@@ -354,9 +401,13 @@ fn canonical_as_far_as_it_exists(path: &Path) -> PathBuf {
     }
 }
 
+/// How many entries of /etc are looked at for root's secrets (it holds a few thousand).
+const ETC_SCAN_LIMIT: usize = 50_000;
+
 /// ferry's own files (config, tokens, trust store, cache, logs, the daemon's socket), where
-/// they are now and where they are by default; and, serving as root, the entries of /etc
-/// that not every account may read (/etc/shadow and its kind).
+/// they are now and where they are by default; and, serving as root (who owns root's files
+/// without any capability), everything in /etc that not every account may read
+/// (`/etc/shadow`, `/etc/ssl/private`...).
 fn hidden_places(home: &Path) -> Vec<Place> {
     let mut hidden = Vec::new();
     for dir in [
@@ -371,117 +422,47 @@ fn hidden_places(home: &Path) -> Vec<Place> {
             place(canonical_as_far_as_it_exists(&dir), "ferry's files"),
         );
     }
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 {
-        use std::os::unix::fs::PermissionsExt;
+    if serving_as_root() {
         let etc = std::fs::canonicalize("/etc").unwrap_or_else(|_| "/etc".into());
-        for entry in std::fs::read_dir(&etc).into_iter().flatten().flatten() {
-            let private = entry
-                .metadata()
-                .map(|m| m.permissions().mode() & 0o004 == 0)
-                .unwrap_or(true);
-            if private {
-                push(&mut hidden, place(entry.path(), "root's secrets"));
+        let mut seen = 0;
+        let mut next = vec![etc];
+        while let Some(dir) = next.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                seen += 1;
+                if seen > ETC_SCAN_LIMIT {
+                    // Too much to look at: keep all of what is left out of reach.
+                    push(&mut hidden, place(dir.clone(), "root's secrets"));
+                    break;
+                }
+                let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+                    continue;
+                };
+                use std::os::unix::fs::PermissionsExt;
+                if meta.file_type().is_symlink() {
+                    continue;
+                }
+                if meta.permissions().mode() & 0o004 == 0 {
+                    push(&mut hidden, place(entry.path(), "root's secrets"));
+                } else if meta.is_dir() {
+                    next.push(entry.path());
+                }
             }
         }
     }
     hidden
 }
 
-/// Opens a place for a rule, without following a final symbolic link when `follow` is false.
-fn open_beneath(dir: Option<&OwnedFd>, name: &Path, follow: bool) -> Option<OwnedFd> {
-    let name = std::ffi::CString::new(name.as_os_str().as_bytes()).ok()?;
-    let mut flags = libc::O_PATH | libc::O_CLOEXEC;
-    if !follow {
-        flags |= libc::O_NOFOLLOW;
-    }
-    let at = dir.map_or(libc::AT_FDCWD, |d| d.as_raw_fd());
-    // SAFETY: name is NUL-terminated; the returned descriptor is new and owned here.
-    let fd = unsafe { libc::openat(at, name.as_ptr(), flags) };
-    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
+/// The places no served command may see (ferry's files; serving as root, root's secrets in
+/// /etc), for what serve itself reads on a manifest's behalf.
+pub fn never_readable() -> Vec<PathBuf> {
+    let home = canonical_as_far_as_it_exists(&crate::paths::home_dir());
+    hidden_places(&home).into_iter().map(|p| p.path).collect()
 }
 
-/// The file type bits of an open descriptor.
-fn kind_of(fd: &OwnedFd) -> Option<libc::mode_t> {
-    // SAFETY: fstat writes into a zeroed stat it is given.
-    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-    let done = unsafe { libc::fstat(fd.as_raw_fd(), &mut stat) };
-    (done == 0).then_some(stat.st_mode & libc::S_IFMT)
-}
-
-/// The rules of one grant: each an opened place and what it may do there.
-type Rules = Vec<(OwnedFd, BitFlags<AccessFs>)>;
-
-/// Adds rules to a ruleset.
-fn add(ruleset: &mut RulesetCreated, rules: &Rules) -> Result<(), landlock::RulesetError> {
-    for (fd, access) in rules {
-        ruleset.add_rule(PathBeneath::new(fd.as_fd(), *access))?;
-    }
-    Ok(())
-}
-
-/// `expand`, done once per place and access for the life of the process: for the places
-/// that do not change while serving (the system, programs, devices).
-fn expanded_once(path: &Path, access: BitFlags<AccessFs>, hidden: &[PathBuf]) -> Arc<Rules> {
-    type Cache = Mutex<HashMap<(PathBuf, u64), Arc<Rules>>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let key = (path.to_path_buf(), access.bits());
-    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-    cache
-        .entry(key)
-        .or_insert_with(|| Arc::new(expand(path, access, hidden)))
-        .clone()
-}
-
-/// The rules that grant `access` beneath `path`, leaving out every hidden place inside it:
-/// a grant that holds one is split into grants of its entries (symbolic links among them are
-/// not followed: they are reached through their targets' own grants). A place that does not
-/// exist grants nothing.
-fn expand(path: &Path, access: BitFlags<AccessFs>, hidden: &[PathBuf]) -> Rules {
-    let mut rules = Vec::new();
-    if let Some(fd) = open_beneath(None, path, true) {
-        expand_open(fd, path, access, hidden, 0, &mut rules);
-    }
-    rules
-}
-
-fn expand_open(
-    fd: OwnedFd,
-    path: &Path,
-    access: BitFlags<AccessFs>,
-    hidden: &[PathBuf],
-    depth: usize,
-    rules: &mut Rules,
-) {
-    if hidden.iter().any(|h| h == path) {
-        return;
-    }
-    let kind = kind_of(&fd);
-    if kind == Some(libc::S_IFLNK) || kind.is_none() {
-        return;
-    }
-    let is_dir = kind == Some(libc::S_IFDIR);
-    if is_dir && hidden.iter().any(|h| h.starts_with(path)) {
-        if depth >= SPLIT_DEPTH {
-            return; // too deep to split: grant less, never more
-        }
-        for entry in std::fs::read_dir(path).into_iter().flatten().flatten() {
-            let name = entry.file_name();
-            if let Some(child) = open_beneath(Some(&fd), Path::new(&name), false) {
-                expand_open(child, &path.join(&name), access, hidden, depth + 1, rules);
-            }
-        }
-        return;
-    }
-    let access = if is_dir {
-        access
-    } else {
-        access & AccessFs::from_file(TARGET)
-    };
-    if !access.is_empty() {
-        rules.push((fd, access));
-    }
+/// Whether ferry runs as root (whose commands, even without capabilities, own root's files).
+pub fn serving_as_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
 }
 
 /// A call's sandbox, built in the parent and entered by the child.
@@ -566,12 +547,12 @@ pub struct TempDir {
 }
 
 impl TempDir {
-    /// Creates a new directory only this user can enter, under the system's temporary one.
+    /// Creates a new directory only this user can enter, in serve's scratch directory.
     pub fn new() -> std::io::Result<TempDir> {
         use std::os::unix::fs::DirBuilderExt;
         use std::sync::atomic::{AtomicU64, Ordering};
         static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let base = std::env::temp_dir();
+        let base = super::reaper::scratch();
         let mut nonce = [0u8; 6];
         ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut nonce)
             .map_err(|_| std::io::Error::other("no randomness for a temporary directory"))?;

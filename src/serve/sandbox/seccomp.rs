@@ -31,6 +31,7 @@ const BPF_JEQ_K: u16 = 0x15;
 const BPF_JGE_K: u16 = 0x35;
 const BPF_JSET_K: u16 = 0x45;
 const BPF_RET_K: u16 = 0x06;
+const BPF_ALU_AND_K: u16 = 0x54; // BPF_ALU | BPF_AND | BPF_K
 
 const RET_KILL_PROCESS: u32 = 0x8000_0000;
 const RET_ERRNO: u32 = 0x0005_0000;
@@ -42,8 +43,10 @@ const SECCOMP_GET_ACTION_AVAIL: libc::c_ulong = 2;
 /// Offsets into `struct seccomp_data`.
 const NR: u32 = 0;
 const ARCH: u32 = 4;
-/// The low half of the first argument (little-endian).
+/// The low half of the first argument (little-endian), and of the second.
 const ARG0: u32 = 16;
+const ARG1: u32 = 24;
+const ARG2: u32 = 32;
 
 #[cfg(target_arch = "x86_64")]
 const AUDIT_ARCH: Option<u32> = Some(0xc000_003e);
@@ -52,10 +55,59 @@ const AUDIT_ARCH: Option<u32> = Some(0xc000_00b7);
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 const AUDIT_ARCH: Option<u32> = None;
 
+/// Calls added to Linux after the libc crate's tables: the same number on every architecture.
+const SYS_FCHMODAT2: libc::c_long = 452;
+const SYS_SETXATTRAT: libc::c_long = 463;
+const SYS_REMOVEXATTRAT: libc::c_long = 466;
+
 /// System calls refused with EPERM: each would step around Landlock or the socket rule, or
 /// needs a capability a served command never has.
+/// - Landlock has no rule for a file's owner or extended attributes, which by path would
+///   reach files anywhere; nor for its mode, which is checked below instead.
+/// - A new session or process group would leave the call's group, which is how everything
+///   a call started is stopped with it.
+/// - `execveat` runs a descriptor (`fexecve`), which no exec rule sees by name.
+#[cfg(target_arch = "x86_64")]
+const REFUSED_HERE: &[libc::c_long] = &[libc::SYS_chown, libc::SYS_lchown];
+#[cfg(not(target_arch = "x86_64"))]
+const REFUSED_HERE: &[libc::c_long] = &[];
+
+/// The mode bits a command may not give any file: set-id, and write for anyone else. The
+/// mode of a file is the one metadata change Landlock cannot confine to the writable places
+/// and tools need (`chmod +x`, `tar -x`, `npm install`); these bits are what would hand a
+/// file to other accounts (a setuid binary, a world-writable config).
+const MODE_REFUSED: u32 = 0o6022;
+
+/// `chmod`-like calls and the argument that holds the mode.
+#[cfg(target_arch = "x86_64")]
+const MODE_CALLS: &[(libc::c_long, u32)] = &[
+    (libc::SYS_chmod, ARG1),
+    (libc::SYS_fchmod, ARG1),
+    (libc::SYS_fchmodat, ARG2),
+    (SYS_FCHMODAT2, ARG2),
+];
+#[cfg(not(target_arch = "x86_64"))]
+const MODE_CALLS: &[(libc::c_long, u32)] = &[
+    (libc::SYS_fchmod, ARG1),
+    (libc::SYS_fchmodat, ARG2),
+    (SYS_FCHMODAT2, ARG2),
+];
+
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 const REFUSED: &[libc::c_long] = &[
+    libc::SYS_fchownat,
+    libc::SYS_fchown,
+    libc::SYS_setxattr,
+    libc::SYS_lsetxattr,
+    libc::SYS_fsetxattr,
+    libc::SYS_removexattr,
+    libc::SYS_lremovexattr,
+    libc::SYS_fremovexattr,
+    SYS_SETXATTRAT,
+    SYS_REMOVEXATTRAT,
+    libc::SYS_setsid,
+    libc::SYS_setpgid,
+    libc::SYS_execveat,
     libc::SYS_io_uring_setup,
     libc::SYS_io_uring_enter,
     libc::SYS_io_uring_register,
@@ -128,9 +180,9 @@ fn jump(code: u16, k: u32, jt: u8, jf: u8) -> Instruction {
 impl Filter {
     /// The filter for a command that may (or may not) reach the network: `socket(2)` for
     /// IPv4, IPv6 and netlink only when it may, never for Unix or any other family
-    /// (`socketpair(2)`, which reaches nothing, stays open to all). `None` where this build
-    /// has no filter for the architecture.
-    pub fn new(network: bool) -> Option<Filter> {
+    /// (`socketpair(2)` for streams, which reach nothing, stays open). `root`: serving as
+    /// root, no mode changes. `None` where this build has no filter for the architecture.
+    pub fn new(network: bool, root: bool) -> Option<Filter> {
         let arch = AUDIT_ARCH?;
         let errno = |e: i32| stmt(BPF_RET_K, RET_ERRNO | (e as u32 & 0xffff));
         let mut f = vec![
@@ -144,10 +196,28 @@ impl Filter {
             f.push(jump(BPF_JGE_K, 0x4000_0000, 0, 1));
             f.push(errno(libc::EPERM));
         }
-        for nr in REFUSED {
+        for nr in REFUSED.iter().chain(REFUSED_HERE) {
             f.push(jump(BPF_JEQ_K, *nr as u32, 0, 1));
             f.push(errno(libc::EPERM));
         }
+        // Modes: no set-id or write bits for anyone else; serving as root (who owns the
+        // system's files), no mode change at all.
+        for (nr, arg) in MODE_CALLS {
+            let refused = if root { u32::MAX } else { MODE_REFUSED };
+            f.push(jump(BPF_JEQ_K, *nr as u32, 0, 4));
+            f.push(stmt(BPF_LD_W_ABS, *arg));
+            f.push(jump(BPF_JSET_K, refused, 0, 1));
+            f.push(errno(libc::EPERM));
+            f.push(stmt(BPF_RET_K, RET_ALLOW));
+        }
+        // socketpair: stream and seqpacket pairs only; a datagram one can send to any path.
+        f.push(jump(BPF_JEQ_K, libc::SYS_socketpair as u32, 0, 6));
+        f.push(stmt(BPF_LD_W_ABS, ARG1));
+        f.push(stmt(BPF_ALU_AND_K, 0xf));
+        f.push(jump(BPF_JEQ_K, libc::SOCK_STREAM as u32, 2, 0));
+        f.push(jump(BPF_JEQ_K, libc::SOCK_SEQPACKET as u32, 1, 0));
+        f.push(errno(libc::EACCES));
+        f.push(stmt(BPF_RET_K, RET_ALLOW));
         // clone3 passes its flags in memory a filter cannot read: ENOSYS makes the C library
         // fall back to clone, whose flags it can.
         f.push(jump(BPF_JEQ_K, libc::SYS_clone3 as u32, 0, 1));
@@ -227,7 +297,7 @@ mod tests {
         let word = |offset: u32| match offset {
             NR => nr,
             ARCH => arch,
-            ARG0 => arg0,
+            ARG0 | ARG1 | ARG2 => arg0,
             other => panic!("unexpected load at {other}"),
         };
         let (mut pc, mut a) = (0usize, 0u32);
@@ -235,6 +305,7 @@ mod tests {
             let i = filter.instructions[pc];
             match i.code {
                 BPF_LD_W_ABS => a = word(i.k),
+                BPF_ALU_AND_K => a &= i.k,
                 BPF_RET_K => return i.k,
                 BPF_JEQ_K | BPF_JGE_K | BPF_JSET_K => {
                     let taken = match i.code {
@@ -256,8 +327,9 @@ mod tests {
         let arch = AUDIT_ARCH.unwrap();
         let socket = libc::SYS_socket as u32;
         let eacces = RET_ERRNO | libc::EACCES as u32;
-        let offline = Filter::new(false).unwrap();
-        let online = Filter::new(true).unwrap();
+        let offline = Filter::new(false, false).unwrap();
+        let online = Filter::new(true, false).unwrap();
+        let as_root = Filter::new(false, true).unwrap();
         for family in [
             libc::AF_UNIX,
             libc::AF_INET,
@@ -294,8 +366,33 @@ mod tests {
             run(&offline, libc::SYS_clone3 as u32, arch, 0),
             RET_ERRNO | libc::ENOSYS as u32
         );
-        for allowed in [libc::SYS_read, libc::SYS_openat, libc::SYS_socketpair] {
+        for allowed in [libc::SYS_read, libc::SYS_openat] {
             assert_eq!(run(&offline, allowed as u32, arch, 0), RET_ALLOW);
+        }
+        // (The test machine feeds the same word as the first and the second argument.)
+        let pair = libc::SYS_socketpair as u32;
+        let stream = (libc::SOCK_STREAM | libc::SOCK_CLOEXEC) as u32;
+        assert_eq!(run(&offline, pair, arch, stream), RET_ALLOW);
+        assert_eq!(run(&offline, pair, arch, libc::SOCK_DGRAM as u32), eacces);
+        let fchmod = libc::SYS_fchmod as u32;
+        assert_eq!(run(&offline, fchmod, arch, 0o644), RET_ALLOW);
+        assert_eq!(run(&offline, fchmod, arch, 0o4755), eperm);
+        assert_eq!(run(&offline, fchmod, arch, 0o666), eperm);
+        let fchmodat = libc::SYS_fchmodat as u32;
+        assert_eq!(run(&offline, fchmodat, arch, 0o755), RET_ALLOW);
+        assert_eq!(run(&offline, fchmodat, arch, 0o2755), eperm);
+        assert_eq!(
+            run(&as_root, fchmodat, arch, 0o644),
+            eperm,
+            "root changes no mode"
+        );
+        for refused in [
+            libc::SYS_fchownat,
+            libc::SYS_setsid,
+            libc::SYS_setpgid,
+            libc::SYS_fsetxattr,
+        ] {
+            assert_eq!(run(&offline, refused as u32, arch, 0), eperm);
         }
         assert_eq!(
             run(&offline, libc::SYS_read as u32, 0x4000_0003, 0),
