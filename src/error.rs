@@ -50,13 +50,15 @@ pub enum Outcome {
     ToolReportedError,
     /// A check found something out of date (`ferry skill --check`): exit 1.
     Stale,
+    /// The person or the client said no (`ferry ask`): exit 1.
+    Declined,
 }
 
 /// The process status for a command's result: the one mapping from outcomes and errors.
 pub fn exit_code(result: &Result<Outcome>) -> i32 {
     match result {
         Ok(Outcome::Success) => 0,
-        Ok(Outcome::ToolReportedError | Outcome::Stale) => 1,
+        Ok(Outcome::ToolReportedError | Outcome::Stale | Outcome::Declined) => 1,
         Err(error) => error.kind.exit_code(),
     }
 }

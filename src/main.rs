@@ -5,6 +5,7 @@
 fn table() -> clap::Command {
     ferry::cli::command()
         .subcommand(ferry::serve::command())
+        .subcommand(ferry::serve::ask::command())
         .subcommand(ferry::daemon::command())
 }
 
@@ -29,6 +30,7 @@ fn main() {
     let other = |name: &str, matches: &clap::ArgMatches, _globals: &ferry::cli::Globals| match name
     {
         "serve" => Some(ferry::serve::main(matches)),
+        "ask" => Some(ferry::serve::ask::main(matches)),
         "daemon" => Some(ferry::daemon::main(matches)),
         _ => None,
     };

@@ -149,3 +149,192 @@ fn the_python_sdk_over_streamable_http_in_both_eras() {
         "2025-11-25",
     );
 }
+
+/// The manifest of tools that ask: a `confirm` gate, and scripts that run `ferry ask`.
+const ASKING: &str = r#"
+[server]
+name = "asking"
+roots = ["root"]
+
+[[tools]]
+name = "delete"
+description = "Delete a file, once the person confirms."
+command = ["rm", "--", "{path}"]
+confirm = "Delete {path}?"
+
+[tools.params.path]
+type = "path"
+
+[[tools]]
+name = "proceed"
+description = "A script that asks before it goes on."
+command = ["sh", "-c", "if ferry ask --confirm 'Proceed with keep-me-not?'; then echo went on; else echo stopped; fi"]
+
+[[tools]]
+name = "form"
+description = "Ask who the person is."
+command = ["sh", "-c", 'ferry ask --elicit "Who are you?" --schema "$1"', "sh", '{{"type":"object","properties":{{"name":{{"type":"string"}}}},"required":["name"]}}']
+
+[[tools]]
+name = "sample"
+description = "Ask the host's model."
+command = ["sh", "-c", 'ferry ask --sample "$1" --system "Answer briefly"', "sh", "{question}"]
+
+[tools.params.question]
+type = "string"
+
+[[tools]]
+name = "roots"
+description = "Say the client's roots."
+command = ["sh", "-c", "ferry ask --roots"]
+"#;
+
+/// Runs the talk-back battery (tests/fixtures/sdk_ask_client.py) against a fresh copy of the
+/// asking manifest; returns the report and whether each file is still there.
+fn ask_battery(transport: &str, mode: &str, elicitation: bool) -> (Value, bool, bool) {
+    let env = Env::new();
+    env.write("asking.toml", ASKING);
+    env.write("root/keep-me.txt", "kept\n");
+    env.write("root/keep-me-not.txt", "gone?\n");
+    let manifest = env.path("asking.toml").display().to_string();
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sdk_ask_client.py");
+    let served;
+    let mut target: Vec<String> = Vec::new();
+    if transport == "http" {
+        served = Some(HttpServed::start(&env, &["--manifest", &manifest]));
+        let server = served.as_ref().unwrap();
+        target.push(server.url.clone());
+        target.push(server.token.clone().unwrap());
+    } else {
+        served = None;
+        for word in [FERRY, "serve", "--manifest", &manifest] {
+            target.push(word.to_string());
+        }
+    }
+    let mut command = Command::new(venv_python());
+    command
+        .arg(script)
+        .arg(transport)
+        .arg(mode)
+        .args(&target)
+        .current_dir(env.path("work"))
+        .env("HOME", env.path("home"))
+        .env("FERRY_CONFIG_DIR", env.path("config"))
+        .env("FERRY_CACHE_DIR", env.path("cache"))
+        .stdin(Stdio::null());
+    if !elicitation {
+        command.env("SDK_NO_ELICITATION", "1");
+    }
+    let output = command.output().unwrap();
+    drop(served);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let report = stdout
+        .lines()
+        .last()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| {
+            panic!(
+                "{transport} {mode}: no report\n{stdout}\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
+    (
+        report,
+        env.path("root/keep-me.txt").exists(),
+        env.path("root/keep-me-not.txt").exists(),
+    )
+}
+
+/// Commands that talk back, with the SDK as the host in both eras: a `confirm` the person
+/// accepts runs the command and one declined runs nothing; a script's own confirm; a form's
+/// answer, the model's answer and the client's roots reach the command.
+#[test]
+fn commands_ask_the_python_sdk_in_both_eras() {
+    for (transport, mode, era) in [
+        ("stdio", "auto", "2026-07-28"),
+        ("stdio", "legacy", "2025-11-25"),
+        ("http", "auto", "2026-07-28"),
+        ("http", "legacy", "2025-11-25"),
+    ] {
+        let (report, kept, unkept) = ask_battery(transport, mode, true);
+        let at = format!("{transport} {mode}");
+        assert_eq!(report["protocol_version"], era, "{at}");
+        let call = |name: &str, arguments: &str| report[format!("{name} {arguments}")].clone();
+        assert_eq!(
+            call("delete", "{'path': 'keep-me-not.txt'}"),
+            // (An empty text block reads as its type: rm prints nothing.)
+            json!({"is_error": false, "text": ["text"]}),
+            "{at}"
+        );
+        assert!(!unkept, "{at}: the confirmed delete ran");
+        assert_eq!(
+            call("delete", "{'path': 'keep-me.txt'}"),
+            json!({"is_error": true, "text": ["delete was not confirmed (not confirmed): nothing was run"]}),
+            "{at}"
+        );
+        assert!(kept, "{at}: the declined delete ran nothing");
+        assert_eq!(
+            call("proceed", "{}"),
+            json!({"is_error": false, "text": ["went on\n"]}),
+            "{at}"
+        );
+        assert_eq!(
+            call("form", "{}"),
+            json!({"is_error": false, "text": ["{\"name\":\"Ada\"}\n"]}),
+            "{at}"
+        );
+        assert_eq!(
+            call("sample", "{'question': 'What is the capital of France?'}"),
+            json!({"is_error": false, "text": ["Paris, said the model\n"]}),
+            "{at}"
+        );
+        assert_eq!(
+            call("roots", "{}"),
+            json!({"is_error": false, "text": ["/work/a project\n"]}),
+            "{at}"
+        );
+        let asked: Vec<String> = serde_json::from_value(report["asked"].clone()).unwrap();
+        assert_eq!(asked.len(), 5, "{at}: {asked:?}");
+        assert!(
+            asked[0].starts_with("Delete /") && asked[0].ends_with("/root/keep-me-not.txt?"),
+            "{at}: {asked:?}"
+        );
+        assert_eq!(
+            asked[2..],
+            [
+                "Proceed with keep-me-not?",
+                "Who are you?",
+                "What is the capital of France?"
+            ],
+            "{at}"
+        );
+    }
+}
+
+/// A client that cannot ask the person: a `confirm` fails closed (nothing runs), and a
+/// script's `ferry ask` hears exit 3.
+#[test]
+fn a_client_without_elicitation_runs_nothing_that_must_be_confirmed() {
+    for mode in ["auto", "legacy"] {
+        let (report, kept, unkept) = ask_battery("stdio", mode, false);
+        let call = |name: &str, arguments: &str| report[format!("{name} {arguments}")].clone();
+        assert_eq!(
+            call("delete", "{'path': 'keep-me-not.txt'}"),
+            json!({"is_error": true, "text": ["delete asks the person to confirm first, and the client did not declare the elicitation capability, so it cannot answer: nothing was run"]}),
+            "{mode}"
+        );
+        assert!(kept && unkept, "{mode}: nothing was deleted");
+        assert_eq!(
+            call("proceed", "{}"),
+            json!({"is_error": false, "text": ["stopped\n"]}),
+            "{mode}"
+        );
+        assert_eq!(call("form", "{}")["is_error"], json!(true), "{mode}");
+        assert_eq!(
+            call("sample", "{'question': 'What is the capital of France?'}")["text"],
+            json!(["Paris, said the model\n"]),
+            "{mode}"
+        );
+    }
+}

@@ -20,8 +20,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Words that are ferry's own commands and so can never name a server.
-pub const RESERVED_NAMES: [&str; 18] = [
+pub const RESERVED_NAMES: [&str; 19] = [
     "add",
+    "ask",
     "remove",
     "import",
     "find",

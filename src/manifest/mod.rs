@@ -37,7 +37,7 @@ pub const SERVER_KEYS: [&str; 7] = [
     "concurrency",
 ];
 /// The keys a `[[tools]]` table takes.
-pub const TOOL_KEYS: [&str; 16] = [
+pub const TOOL_KEYS: [&str; 18] = [
     "name",
     "title",
     "description",
@@ -54,7 +54,11 @@ pub const TOOL_KEYS: [&str; 16] = [
     "writes",
     "exec",
     "network",
+    "confirm",
+    "needs",
 ];
+/// The client capabilities a tool may say it needs (`needs = [...]`).
+pub const CLIENT_CAPABILITIES: [&str; 3] = ["elicitation", "sampling", "roots"];
 
 /// The keys a parameter table takes.
 pub const PARAM_KEYS: [&str; 16] = [
@@ -190,6 +194,11 @@ pub struct ToolDef {
     pub progress: Option<String>,
     pub params: Vec<Param>,
     pub permissions: Permissions,
+    /// Asked of the person before the command runs (`{param}` filled in); no, or a client
+    /// that cannot ask, runs nothing.
+    pub confirm: Option<String>,
+    /// The client capabilities the tool needs; a client without one is refused.
+    pub needs: Vec<String>,
     pub line: usize,
 }
 
@@ -238,6 +247,8 @@ pub struct TemplateDef {
 #[derive(Debug, Clone, PartialEq)]
 pub enum MessagePart {
     Text(String),
+    /// A command's output, as text (run with the prompt's permissions; it may ask the client).
+    Command(Vec<Element>),
     /// The URI of a declared resource, embedded.
     Resource(String),
     /// A file under a root, by its MIME type.
@@ -259,6 +270,8 @@ pub struct PromptDef {
     pub description: Option<String>,
     pub messages: Vec<PromptMessage>,
     pub params: Vec<Param>,
+    /// What its messages' commands may touch (never writes).
+    pub permissions: Permissions,
 }
 
 /// The `[server]` table.
@@ -1028,6 +1041,33 @@ impl Reader {
             }
         };
         let permissions = self.permissions(node, &what, server, true)?;
+        let confirm = self.opt_string(node, "confirm", &what)?;
+        if let Some(confirm) = &confirm {
+            let line = node.get("confirm").map_or(node.line, |n| n.line);
+            self.text_params(confirm, &params, line, &format!("{what}'s confirm"))?;
+        }
+        let mut needs = Vec::new();
+        if let Some(n) = node.get("needs") {
+            let NodeValue::Array(items) = &n.value else {
+                return Err(self.fail(
+                    n.line,
+                    format!("{what}: needs must be an array such as [\"sampling\"]"),
+                ));
+            };
+            for item in items {
+                let capability = self.string(item, "a capability")?;
+                if !CLIENT_CAPABILITIES.contains(&capability.as_str()) {
+                    return Err(self.fail(
+                        item.line,
+                        format!(
+                            "{what}: needs {capability:?}, which is not one of {}",
+                            CLIENT_CAPABILITIES.join(", ")
+                        ),
+                    ));
+                }
+                needs.push(capability);
+            }
+        }
         let read_only = annotations.get("readOnlyHint") == Some(&Value::Bool(true));
         if let (true, Some(writes)) = (read_only, node.get("writes")) {
             return Err(self.fail(
@@ -1059,8 +1099,34 @@ impl Reader {
             progress,
             params,
             permissions,
+            confirm,
+            needs,
             line: node.line,
         })
+    }
+
+    /// Checks that the `{param}`s of a text name parameters; returns their names.
+    fn text_params(
+        &self,
+        text: &str,
+        params: &[Param],
+        line: usize,
+        what: &str,
+    ) -> Result<Vec<String>, ManifestError> {
+        let element = template::parse_element(text).map_err(|why| self.fail(line, why))?;
+        let mut named = Vec::new();
+        element.params(&mut named);
+        let mut names = Vec::new();
+        for (n, _) in named {
+            if !params.iter().any(|p| p.name == n) {
+                return Err(self.fail(
+                    line,
+                    format!("{what} names {{{n}}}, which is not one of its params"),
+                ));
+            }
+            names.push(n);
+        }
+        Ok(names)
     }
 
     /// A tool's, resource's or template's `reads`, `writes` (only where `writes` is true),
@@ -1351,7 +1417,16 @@ impl Reader {
     fn prompt(&self, node: &Node, manifest: &Manifest) -> Result<PromptDef, ManifestError> {
         self.keys(
             node,
-            &["name", "title", "description", "messages", "params"],
+            &[
+                "name",
+                "title",
+                "description",
+                "messages",
+                "params",
+                "reads",
+                "exec",
+                "network",
+            ],
             "a prompt",
         )?;
         let name = self.required_string(node, "name", "a prompt")?;
@@ -1375,7 +1450,7 @@ impl Reader {
         for item in items {
             self.keys(
                 item,
-                &["role", "text", "resource", "image"],
+                &["role", "text", "resource", "image", "command"],
                 "a prompt message",
             )?;
             let role = self
@@ -1386,6 +1461,38 @@ impl Reader {
                     item.line,
                     format!("{what}: role {role:?} is not user or assistant"),
                 ));
+            }
+            if let Some(c) = item.get("command") {
+                if item.get("text").is_some()
+                    || item.get("resource").is_some()
+                    || item.get("image").is_some()
+                {
+                    return Err(self.fail(
+                        item.line,
+                        format!("{what}: a message has one of text, resource, image or command"),
+                    ));
+                }
+                let command = self.command(c, &what)?;
+                self.program_first(&command, c.line, &what)?;
+                self.check_code_arguments(&command, c.line, &what)?;
+                let mut named = Vec::new();
+                command.iter().for_each(|e| e.params(&mut named));
+                for (n, spread) in named {
+                    if spread || !params.iter().any(|p| p.name == n) {
+                        return Err(self.fail(
+                            c.line,
+                            format!(
+                                "{what}: the command names {{{n}}}, which is not one of its params"
+                            ),
+                        ));
+                    }
+                    used.push(n);
+                }
+                messages.push(PromptMessage {
+                    role,
+                    part: MessagePart::Command(command),
+                });
+                continue;
             }
             let part = match (item.get("text"), item.get("resource"), item.get("image")) {
                 (Some(t), None, None) => {
@@ -1453,6 +1560,7 @@ impl Reader {
         Ok(PromptDef {
             title: self.opt_string(node, "title", &what)?,
             description: self.opt_string(node, "description", &what)?,
+            permissions: self.permissions(node, &what, &manifest.server, false)?,
             name,
             messages,
             params,

@@ -430,6 +430,8 @@ pub fn quick_tool(program: &str, summary: &str, allowed: Option<&[String]>) -> T
             writes: Some(Vec::new()),
             ..Permissions::default()
         },
+        confirm: None,
+        needs: Vec::new(),
         line: 0,
     }
 }

@@ -5,6 +5,7 @@
 //! reported as they come.
 
 use std::collections::BTreeMap;
+use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
@@ -21,7 +22,7 @@ const DRAIN: Duration = Duration::from_millis(200);
 const LINE_LIMIT: usize = 4096;
 
 /// What to run.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Job {
     /// The program (an absolute path) and its arguments.
     pub argv: Vec<String>,
@@ -36,6 +37,8 @@ pub struct Job {
     pub progress: Option<fancy_regex::Regex>,
     /// The kernel sandbox it runs in; `None` only when serving was started `--unconfined`.
     pub sandbox: Option<std::sync::Arc<super::sandbox::Policy>>,
+    /// Who answers the command's `ferry ask` (the call's client).
+    pub asker: std::sync::Arc<dyn super::ask::Asker>,
 }
 
 /// One stream's output: all of it, or its head and tail with the size of the cut.
@@ -131,6 +134,15 @@ pub struct Finished {
     pub ending: Ending,
     pub stdout: Captured,
     pub stderr: Captured,
+}
+
+/// Aborts a task when the call it serves is over (its questions then go unanswered).
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Kills the command's process group unless it was already reaped and cleaned up: a dropped
@@ -239,11 +251,23 @@ pub async fn run(
         Some(policy) => Some(policy.prepare(tmp.path())?),
         None => None,
     };
+    // The call's private channel for `ferry ask`, and `ferry` on its PATH: this binary.
+    let (channel, theirs) = super::ask::Channel::open()?;
+    let ask_fd = theirs.as_raw_fd();
+    let bin = tmp.path().join(".ferry-bin");
+    std::fs::create_dir(&bin)?;
+    std::os::unix::fs::symlink(std::env::current_exe()?, bin.join("ferry"))?;
+    let path = match job.env.get("PATH") {
+        Some(path) => format!("{}:{path}", bin.display()),
+        None => bin.display().to_string(),
+    };
     let mut command = Command::new(program);
     command
         .args(args)
         .env_clear()
         .envs(&job.env)
+        .env("PATH", path)
+        .env(super::ask::ASK_FD_VAR, ask_fd.to_string())
         .env("TMPDIR", tmp.path())
         .envs(
             job.sandbox
@@ -266,13 +290,21 @@ pub async fn run(
     unsafe {
         command.pre_exec(move || {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            match &confinement {
-                Some(sandbox) => sandbox.enter(),
-                None => Ok(()),
+            if let Some(sandbox) = &confinement {
+                sandbox.enter()?;
             }
+            // The channel's end stays open across exec (every other descriptor closes).
+            libc::fcntl(ask_fd, libc::F_SETFD, 0);
+            Ok(())
         });
     }
-    let mut child = command.spawn()?;
+    let spawned = command.spawn();
+    // The command holds its end now: this process keeps none, so the channel ends with it.
+    drop(command);
+    drop(theirs);
+    let mut child = spawned?;
+    let asking = tokio::spawn(channel.serve(job.asker.clone()));
+    let _stop_asking = AbortOnDrop(asking.abort_handle());
     let mut guard = GroupGuard::new(child.id().map_or(0, |id| id as i32));
     if let (Some(mut stdin), Some(bytes)) = (child.stdin.take(), job.stdin) {
         tokio::spawn(async move {
@@ -412,6 +444,7 @@ mod tests {
             max_output: 1 << 20,
             progress: None,
             sandbox: None,
+            asker: std::sync::Arc::new(crate::serve::ask::Nobody),
         }
     }
 

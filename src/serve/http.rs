@@ -523,8 +523,20 @@ async fn post(request: Request<IncomingBody>, state: Arc<State>) -> Response<Out
             }
             accepted()
         }
-        // Answers to requests ferry never sends.
-        Incoming::Response { .. } | Incoming::BadResponse { .. } => accepted(),
+        // The client's answers to what a command asked, in the session that asked.
+        Incoming::Response { id, outcome } => {
+            if let Some(session) = session {
+                let outgoing = session
+                    .state
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .outgoing
+                    .clone();
+                outgoing.resolve(&id, outcome);
+            }
+            accepted()
+        }
+        Incoming::BadResponse { .. } => accepted(),
         Incoming::Invalid => rpc_error(
             400,
             Value::Null,

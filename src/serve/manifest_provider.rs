@@ -34,6 +34,8 @@ pub struct ManifestProvider {
     tool_sandboxes: Vec<Option<Arc<Policy>>>,
     resource_sandboxes: Vec<Option<Arc<Policy>>>,
     template_sandboxes: Vec<Option<Arc<Policy>>>,
+    /// The sandbox of each prompt message's command, by (prompt, message).
+    prompt_sandboxes: std::collections::HashMap<(usize, usize), Option<Arc<Policy>>>,
     /// What serve itself never reads for a resource or a prompt (ferry's own files).
     hidden: Vec<PathBuf>,
 }
@@ -79,6 +81,14 @@ impl ManifestProvider {
                 &root,
                 &format!("resource template {:?}", template.uri_template),
             )?;
+        }
+        for prompt in &mut manifest.prompts {
+            let what = format!("prompt {:?}", prompt.name);
+            for message in &mut prompt.messages {
+                if let MessagePart::Command(command) = &mut message.part {
+                    resolve_program(command, &root, &what)?;
+                }
+            }
         }
         let schemas = manifest
             .tools
@@ -146,10 +156,21 @@ impl ManifestProvider {
                 &[],
             )?);
         }
+        let mut prompt_sandboxes = std::collections::HashMap::new();
+        for (i, prompt) in manifest.prompts.iter().enumerate() {
+            for (j, message) in prompt.messages.iter().enumerate() {
+                if let MessagePart::Command(command) = &message.part {
+                    let what = format!("prompt {:?}", prompt.name);
+                    let policy = policy(what, command, &prompt.permissions, &[])?;
+                    prompt_sandboxes.insert((i, j), policy);
+                }
+            }
+        }
         Ok(ManifestProvider {
             manifest,
             schemas,
             quick: Vec::new(),
+            prompt_sandboxes,
             tool_sandboxes,
             resource_sandboxes,
             template_sandboxes,
@@ -230,6 +251,7 @@ impl ManifestProvider {
         timeout: Option<Duration>,
         progress: Option<&str>,
         sandbox: &Option<Arc<Policy>>,
+        asker: &Arc<dyn super::ask::Asker>,
     ) -> Job {
         Job {
             argv,
@@ -240,6 +262,7 @@ impl ManifestProvider {
             max_output: self.manifest.server.max_output,
             progress: progress.and_then(|p| fancy_regex::Regex::new(p).ok()),
             sandbox: sandbox.clone(),
+            asker: asker.clone(),
         }
     }
 
@@ -333,13 +356,49 @@ impl ManifestProvider {
                 return tool_error(format!("Refused: {why}"));
             }
         }
+        // `confirm`: the person decides before anything runs; no, or a client that cannot ask,
+        // runs nothing.
+        if let Some(confirm) = &tool.confirm {
+            let message = fill_text(confirm, &values);
+            let asked = ctx
+                .asker
+                .ask(super::ask::Ask {
+                    key: Some("confirm".into()),
+                    question: super::ask::Question::Confirm { message },
+                })
+                .await;
+            match asked.exit {
+                0 => {}
+                1 => {
+                    return tool_error(format!(
+                        "{} was not confirmed ({}): nothing was run",
+                        tool.name,
+                        asked.error.as_deref().unwrap_or("declined")
+                    ))
+                }
+                _ => {
+                    return tool_error(format!(
+                        "{} asks the person to confirm first, and {}: nothing was run",
+                        tool.name,
+                        asked.error.as_deref().unwrap_or("the client cannot ask")
+                    ))
+                }
+            }
+        }
         let stdin = tool
             .stdin
             .as_ref()
             .and_then(|name| values.get(name))
             .map(|v| template::value_text(v).into_bytes());
         let sandbox = &self.tool_sandboxes[index];
-        let job = self.job(argv, stdin, tool.timeout, tool.progress.as_deref(), sandbox);
+        let job = self.job(
+            argv,
+            stdin,
+            tool.timeout,
+            tool.progress.as_deref(),
+            sandbox,
+            &ctx.asker,
+        );
         let timeout = job.timeout;
         let progress_ctx = ctx.clone();
         let log_ctx = ctx.clone();
@@ -375,8 +434,9 @@ impl ManifestProvider {
         argv: Vec<String>,
         what: &str,
         sandbox: &Option<Arc<Policy>>,
+        asker: &Arc<dyn super::ask::Asker>,
     ) -> std::result::Result<Vec<u8>, RpcError> {
-        let job = self.job(argv, None, None, None, sandbox);
+        let job = self.job(argv, None, None, None, sandbox, asker);
         let finished = exec::run(job, |_, _| {}, |_| {})
             .await
             .map_err(|e| internal(format!("{what} could not be started: {e}")))?;
@@ -411,7 +471,11 @@ impl ManifestProvider {
             .map_err(|e| e.to_string())?
     }
 
-    async fn read_uri(&self, uri: &str) -> std::result::Result<Value, RpcError> {
+    async fn read_uri(
+        &self,
+        uri: &str,
+        asker: &Arc<dyn super::ask::Asker>,
+    ) -> std::result::Result<Value, RpcError> {
         if let Some(index) = self.manifest.resources.iter().position(|r| r.uri == uri) {
             let resource = &self.manifest.resources[index];
             let (bytes, guessed) = match &resource.source {
@@ -426,7 +490,7 @@ impl ManifestProvider {
                         .map_err(|r| internal(r.0))?;
                     let sandbox = &self.resource_sandboxes[index];
                     (
-                        self.run_for_resource(argv, uri, sandbox).await?,
+                        self.run_for_resource(argv, uri, sandbox, asker).await?,
                         "text/plain",
                     )
                 }
@@ -469,7 +533,7 @@ impl ManifestProvider {
             let argv = template::render(&template.command, &values, &template.params)
                 .map_err(|r| invalid(format!("{uri}: {}", r.0)))?;
             let sandbox = &self.template_sandboxes[index];
-            let bytes = self.run_for_resource(argv, uri, sandbox).await?;
+            let bytes = self.run_for_resource(argv, uri, sandbox, asker).await?;
             let mime = template.mime_type.as_deref().unwrap_or("text/plain");
             return Ok(json!({"contents": [contents(uri, mime, bytes)]}));
         }
@@ -736,6 +800,32 @@ impl Provider for ManifestProvider {
                 .unwrap_or_default();
                 return Ok(tool_error(format!("Unknown tool: {name}{near}")));
             };
+            // A tool that needs what the client did not declare is refused before anything
+            // runs: in this era with the error the spec names, before it as the tool's own.
+            let tool = &self.manifest.tools[index];
+            let missing: Vec<&String> = tool
+                .needs
+                .iter()
+                .filter(|c| !super::ask::client_can(&ctx.client_capabilities, c))
+                .collect();
+            if !missing.is_empty() {
+                let names: Vec<&str> = missing.iter().map(|c| c.as_str()).collect();
+                let message = format!(
+                    "{} needs the client's {} capability, which this client did not declare",
+                    tool.name,
+                    names.join(" and ")
+                );
+                if ctx.modern {
+                    let required: Map<String, Value> =
+                        names.iter().map(|c| (c.to_string(), json!({}))).collect();
+                    return Err(RpcError {
+                        code: crate::protocol::MISSING_CAPABILITY,
+                        message,
+                        data: Some(json!({"requiredCapabilities": required})),
+                    });
+                }
+                return Ok(tool_error(message));
+            }
             Ok(self.call_tool(index, arguments, ctx).await)
         })
     }
@@ -786,9 +876,9 @@ impl Provider for ManifestProvider {
     fn read<'a>(
         &'a self,
         uri: &'a str,
-        _ctx: CallContext,
+        ctx: CallContext,
     ) -> BoxFuture<'a, std::result::Result<Value, RpcError>> {
-        Box::pin(self.read_uri(uri))
+        Box::pin(async move { self.read_uri(uri, &ctx.asker).await })
     }
 
     fn prompts(&self) -> Vec<Value> {
@@ -820,23 +910,25 @@ impl Provider for ManifestProvider {
         &'a self,
         name: &'a str,
         arguments: Map<String, Value>,
+        ctx: CallContext,
     ) -> BoxFuture<'a, std::result::Result<Value, RpcError>> {
         Box::pin(async move {
-            let Some(prompt) = self.manifest.prompts.iter().find(|p| p.name == name) else {
+            let Some(index) = self.manifest.prompts.iter().position(|p| p.name == name) else {
                 return Err(invalid(format!("Unknown prompt: {name}")));
             };
+            let prompt = &self.manifest.prompts[index];
             let schema = ToolSchema::from_input_schema(&input_schema(&prompt.params));
             let values = self
                 .prepare(&prompt.params, &schema, arguments)
                 .map_err(|why| invalid(format!("Invalid arguments for prompt {name}: {why}")))?;
             let mut messages = Vec::new();
-            for message in &prompt.messages {
+            for (position, message) in prompt.messages.iter().enumerate() {
                 let content = match &message.part {
                     MessagePart::Text(text) => {
                         json!({"type": "text", "text": fill_text(text, &values)})
                     }
                     MessagePart::Resource(uri) => {
-                        let read = self.read_uri(uri).await?;
+                        let read = self.read_uri(uri, &ctx.asker).await?;
                         json!({"type": "resource", "resource": read["contents"][0]})
                     }
                     MessagePart::Image(path) => {
@@ -844,6 +936,20 @@ impl Provider for ManifestProvider {
                             internal(format!("cannot read {}: {why}", path.display()))
                         })?;
                         json!({"type": "image", "data": base64::engine::general_purpose::STANDARD.encode(bytes), "mimeType": mime_for_path(path)})
+                    }
+                    MessagePart::Command(command) => {
+                        let argv = template::render(command, &values, &prompt.params)
+                            .map_err(|r| invalid(format!("prompt {name}: {}", r.0)))?;
+                        let sandbox = self
+                            .prompt_sandboxes
+                            .get(&(index, position))
+                            .cloned()
+                            .flatten();
+                        let what = format!("prompt {name}'s command");
+                        let bytes = self
+                            .run_for_resource(argv, &what, &sandbox, &ctx.asker)
+                            .await?;
+                        json!({"type": "text", "text": String::from_utf8_lossy(&bytes)})
                     }
                 };
                 messages.push(json!({"role": message.role, "content": content}));

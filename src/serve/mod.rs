@@ -7,12 +7,14 @@
 //! manifest from the CLI's `--help`. This module and the CLI never import each other: the
 //! binary composes them.
 
+pub mod ask;
 pub mod exec;
 pub mod http;
 pub mod manifest_provider;
 pub mod provider;
 pub mod proxy;
 pub mod reaper;
+pub mod rounds;
 pub mod sandbox;
 pub mod server;
 pub mod stdio;

@@ -34,6 +34,10 @@ pub struct CallContext {
     pub log_level: Option<usize>,
     /// Whether the request came in the stateless era (2026-07-28) or a handshake session.
     pub modern: bool,
+    /// Who answers what the call's command asks (`ferry ask`, a tool's `confirm`).
+    pub asker: Arc<dyn super::ask::Asker>,
+    /// What the client declared it can do (its `capabilities`).
+    pub client_capabilities: Value,
 }
 
 impl CallContext {
@@ -44,6 +48,8 @@ impl CallContext {
             progress_token: None,
             log_level: None,
             modern: false,
+            asker: Arc::new(super::ask::Nobody),
+            client_capabilities: Value::Null,
         }
     }
 
@@ -127,8 +133,9 @@ pub trait Provider: Send + Sync {
         &'a self,
         name: &'a str,
         arguments: Map<String, Value>,
+        ctx: CallContext,
     ) -> BoxFuture<'a, Result<Value, RpcError>> {
-        let _ = arguments;
+        let _ = (arguments, ctx);
         Box::pin(async move { Err(invalid(format!("unknown prompt {name:?}"))) })
     }
 

@@ -31,6 +31,10 @@ pub struct Session {
     pub outside: Option<Notifier>,
     /// Resource subscriptions: a watcher per URI.
     pub watching: std::collections::HashMap<String, tokio::task::AbortHandle>,
+    /// What the client declared it can do at `initialize` (elicitation, sampling, roots).
+    pub client_capabilities: Value,
+    /// Requests sent to the client (a command's questions), waiting for its answers.
+    pub outgoing: Arc<super::ask::Outgoing>,
 }
 
 impl Drop for Session {
@@ -135,10 +139,22 @@ fn name_and_arguments<'a>(
     Ok((name, arguments))
 }
 
-/// The server: a provider and the limit on calls running at once.
+/// The server: a provider, the limit on calls running at once, and the calls of the
+/// 2026-07-28 era waiting for their client's answers.
 pub struct Server {
     provider: Arc<dyn Provider>,
     permits: Arc<Semaphore>,
+    rounds: super::rounds::Rounds,
+}
+
+/// A place among the calls allowed to run at once, held until dropped.
+async fn permit(
+    permits: &Semaphore,
+) -> std::result::Result<tokio::sync::SemaphorePermit<'_>, RpcError> {
+    permits
+        .acquire()
+        .await
+        .map_err(|_| error(protocol::INTERNAL_ERROR, "the server is stopping", None))
 }
 
 impl Server {
@@ -146,15 +162,8 @@ impl Server {
         Server {
             provider,
             permits: Arc::new(Semaphore::new(concurrency.max(1))),
+            rounds: super::rounds::Rounds::default(),
         }
-    }
-
-    /// A place among the calls allowed to run at once, held until dropped.
-    async fn permit(&self) -> std::result::Result<tokio::sync::SemaphorePermit<'_>, RpcError> {
-        self.permits
-            .acquire()
-            .await
-            .map_err(|_| error(protocol::INTERNAL_ERROR, "the server is stopping", None))
     }
 
     /// The provider served.
@@ -286,11 +295,17 @@ impl Server {
                 }
             },
         };
+        let capabilities = meta
+            .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+            .cloned()
+            .unwrap_or(Value::Null);
         let ctx = CallContext {
-            notify,
+            notify: notify.clone(),
             progress_token: meta.and_then(|m| m.get("progressToken")).cloned(),
             log_level,
             modern: true,
+            asker: Arc::new(super::ask::Nobody),
+            client_capabilities: capabilities.clone(),
         };
         let description = self.provider.description();
         let mut result = match method {
@@ -301,10 +316,31 @@ impl Server {
                 result["cacheScope"] = json!("public");
                 return Ok(result);
             }
-            _ => self.dispatch(method, &params, ctx).await?,
+            // What may ask the client mid-way runs in rounds: it may answer input_required
+            // and resume on the client's retry.
+            "tools/call" | "prompts/get" | "resources/read" => {
+                let (provider, permits) = (self.provider.clone(), self.permits.clone());
+                let (owned_method, owned_params) = (method.to_string(), params.clone());
+                let start = move |asker, notify| {
+                    let ctx = CallContext {
+                        asker,
+                        notify,
+                        ..ctx
+                    };
+                    tokio::spawn(async move {
+                        dispatch(&provider, &permits, &owned_method, &owned_params, ctx).await
+                    })
+                };
+                self.rounds
+                    .run(method, &params, capabilities, notify, start)
+                    .await?
+            }
+            _ => dispatch(&self.provider, &self.permits, method, &params, ctx).await?,
         };
         if let Value::Object(map) = &mut result {
-            map.insert("resultType".into(), json!("complete"));
+            if !map.contains_key("resultType") {
+                map.insert("resultType".into(), json!("complete"));
+            }
             let meta = map.entry("_meta").or_insert_with(|| json!({}));
             if let Value::Object(meta) = meta {
                 meta.insert(
@@ -354,8 +390,10 @@ impl Server {
                     HANDSHAKE_VERSION
                 };
                 if let Some(session) = session {
-                    session.lock().unwrap_or_else(|e| e.into_inner()).version =
-                        Some(version.to_string());
+                    let mut state = session.lock().unwrap_or_else(|e| e.into_inner());
+                    state.version = Some(version.to_string());
+                    state.client_capabilities =
+                        params.get("capabilities").cloned().unwrap_or(Value::Null);
                 }
                 let mut description = self.provider.description();
                 // File resources report changes to subscribers in this era.
@@ -444,71 +482,87 @@ impl Server {
             }
             return Ok(json!({}));
         }
-        let log_level = session.and_then(|s| s.lock().unwrap_or_else(|e| e.into_inner()).log_level);
+        let (log_level, asker, capabilities): (_, Arc<dyn super::ask::Asker>, _) = match session {
+            Some(session) => {
+                let state = session.lock().unwrap_or_else(|e| e.into_inner());
+                let asker = super::ask::SessionAsker {
+                    outgoing: state.outgoing.clone(),
+                    send: notify.clone(),
+                    capabilities: state.client_capabilities.clone(),
+                };
+                (
+                    state.log_level,
+                    Arc::new(asker),
+                    state.client_capabilities.clone(),
+                )
+            }
+            None => (None, Arc::new(super::ask::Nobody), Value::Null),
+        };
         let ctx = CallContext {
             notify,
             progress_token: params.pointer("/_meta/progressToken").cloned(),
             log_level,
             modern: false,
+            asker,
+            client_capabilities: capabilities,
         };
-        self.dispatch(method, &params, ctx).await
+        dispatch(&self.provider, &self.permits, method, &params, ctx).await
     }
+}
 
-    /// The methods both eras share.
-    async fn dispatch(
-        &self,
-        method: &str,
-        params: &Value,
-        ctx: CallContext,
-    ) -> Result<Value, RpcError> {
-        let description = self.provider.description();
-        let capable = |name: &str| description.has_capability(name);
-        let no_method = || {
-            error(
-                protocol::METHOD_NOT_FOUND,
-                format!("Method not found: {method}"),
-                Some(json!(method)),
-            )
-        };
-        match method {
-            "tools/list" => Ok(json!({"tools": self.provider.tools()})),
-            "tools/call" => {
-                let (name, arguments) = name_and_arguments(params, method)?;
-                let _permit = self.permit().await?;
-                self.provider.call(name, arguments, ctx).await
-            }
-            "resources/list" if capable("resources") => {
-                Ok(json!({"resources": self.provider.resources()}))
-            }
-            "resources/templates/list" if capable("resources") => {
-                Ok(json!({"resourceTemplates": self.provider.resource_templates()}))
-            }
-            "resources/read" if capable("resources") => {
-                let uri = params.get("uri").and_then(Value::as_str).ok_or_else(|| {
-                    error(
-                        protocol::INVALID_PARAMS,
-                        "resources/read needs a \"uri\"",
-                        None,
-                    )
-                })?;
-                let _permit = self.permit().await?;
-                let modern = ctx.modern;
-                self.provider.read(uri, ctx).await.map_err(|mut e| {
-                    // 2026-07-28 names an unknown resource invalid params; earlier revisions -32002.
-                    if modern && e.code == protocol::RESOURCE_NOT_FOUND {
-                        e.code = protocol::INVALID_PARAMS;
-                    }
-                    e
-                })
-            }
-            "prompts/list" if capable("prompts") => Ok(json!({"prompts": self.provider.prompts()})),
-            "prompts/get" if capable("prompts") => {
-                let (name, arguments) = name_and_arguments(params, method)?;
-                self.provider.get_prompt(name, arguments).await
-            }
-            "completion/complete" if capable("completions") => self.provider.complete(params),
-            _ => Err(no_method()),
+/// The methods both eras share.
+async fn dispatch(
+    provider: &Arc<dyn Provider>,
+    permits: &Semaphore,
+    method: &str,
+    params: &Value,
+    ctx: CallContext,
+) -> Result<Value, RpcError> {
+    let description = provider.description();
+    let capable = |name: &str| description.has_capability(name);
+    let no_method = || {
+        error(
+            protocol::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+            Some(json!(method)),
+        )
+    };
+    match method {
+        "tools/list" => Ok(json!({"tools": provider.tools()})),
+        "tools/call" => {
+            let (name, arguments) = name_and_arguments(params, method)?;
+            let _permit = permit(permits).await?;
+            provider.call(name, arguments, ctx).await
         }
+        "resources/list" if capable("resources") => Ok(json!({"resources": provider.resources()})),
+        "resources/templates/list" if capable("resources") => {
+            Ok(json!({"resourceTemplates": provider.resource_templates()}))
+        }
+        "resources/read" if capable("resources") => {
+            let uri = params.get("uri").and_then(Value::as_str).ok_or_else(|| {
+                error(
+                    protocol::INVALID_PARAMS,
+                    "resources/read needs a \"uri\"",
+                    None,
+                )
+            })?;
+            let _permit = permit(permits).await?;
+            let modern = ctx.modern;
+            provider.read(uri, ctx).await.map_err(|mut e| {
+                // 2026-07-28 names an unknown resource invalid params; earlier revisions -32002.
+                if modern && e.code == protocol::RESOURCE_NOT_FOUND {
+                    e.code = protocol::INVALID_PARAMS;
+                }
+                e
+            })
+        }
+        "prompts/list" if capable("prompts") => Ok(json!({"prompts": provider.prompts()})),
+        "prompts/get" if capable("prompts") => {
+            let (name, arguments) = name_and_arguments(params, method)?;
+            provider.get_prompt(name, arguments, ctx).await
+        }
+        "completion/complete" if capable("completions") => provider.complete(params),
+        _ => Err(no_method()),
     }
 }
 

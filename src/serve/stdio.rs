@@ -138,8 +138,16 @@ pub async fn serve(server: Arc<Server>) {
                     "Invalid Request",
                 ));
             }
-            // Answers to requests ferry never sends.
-            Incoming::Response { .. } | Incoming::BadResponse { .. } => {}
+            // The client's answers to what a command asked.
+            Incoming::Response { id, outcome } => {
+                let outgoing = session
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .outgoing
+                    .clone();
+                outgoing.resolve(&id, outcome);
+            }
+            Incoming::BadResponse { .. } => {}
         }
     }
     // Input ended: the client has gone (the spec's way to shut a stdio server down), so

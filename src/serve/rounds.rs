@@ -1,0 +1,453 @@
+//! Talking back in the 2026-07-28 era (multi round-trip requests): a call whose command asks
+//! (`ferry ask`, a tool's `confirm`) answers `input_required` with the questions and a signed
+//! request state, while its command waits; the client's retry, carrying the answers and the
+//! state, resumes it, and the call answers again: with its result, or with the next
+//! questions. Calls waiting for answers are kept here, by id, for as long as their command
+//! may run; the state names one round of one call and the request it belongs to, signed
+//! (HMAC-SHA256) with this server's key, so a client can neither forge, swap nor replay it.
+
+use super::ask::{client_can, Answer, Ask, Asker};
+use super::provider::Notifier;
+use crate::protocol::{self, BoxFuture, RpcError};
+use base64::Engine;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, oneshot};
+
+/// How long more questions are awaited after the first, so that questions a command asks
+/// together (`ferry ask ... &`) go in one round.
+const GATHER: Duration = Duration::from_millis(40);
+/// How long a round's state stays good, and its call waits for the retry.
+const STATE_TTL: Duration = Duration::from_secs(15 * 60);
+/// How many calls may wait for answers at once.
+const MAX_WAITING: usize = 1000;
+/// How many answers to questions not asked yet a call keeps.
+const ASKS_KEPT: usize = super::ask::ASKS_PER_CALL;
+
+/// What a running call reports.
+enum Event {
+    Asked(Ask, oneshot::Sender<Answer>),
+    Done(Result<Value, RpcError>),
+}
+
+/// A question waiting for the client.
+struct Pending {
+    key: String,
+    ask: Ask,
+    reply: oneshot::Sender<Answer>,
+}
+
+/// A call between rounds.
+struct Waiting {
+    events: mpsc::UnboundedReceiver<Event>,
+    pending: Vec<Pending>,
+    round: u64,
+    /// What the state is bound to: the request's method and salient parameters.
+    bound: String,
+    expires: Instant,
+    shared: Arc<Shared>,
+    /// Stops the call's work when the call is dropped unanswered.
+    _task: AbortOnDrop,
+}
+
+/// What a running call's asker and notifier read, updated each round.
+struct Shared {
+    capabilities: Mutex<Value>,
+    notify: Mutex<Notifier>,
+    /// Answers the client gave before their questions were asked (a request may carry
+    /// `inputResponses` from the start): a question with one of these keys is answered at once.
+    given: Mutex<Map<String, Value>>,
+}
+
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// The calls waiting for answers, and the key their states are signed with.
+pub struct Rounds {
+    key: ring::hmac::Key,
+    waiting: Mutex<HashMap<u64, Waiting>>,
+    next: std::sync::atomic::AtomicU64,
+}
+
+impl Default for Rounds {
+    fn default() -> Rounds {
+        let mut key = [0u8; 32];
+        let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut key);
+        Rounds::with_key(&key)
+    }
+}
+
+/// The asker a call of this era gets: its questions become the call's events.
+struct RoundAsker {
+    events: mpsc::UnboundedSender<Event>,
+    shared: Arc<Shared>,
+}
+
+impl Asker for RoundAsker {
+    fn ask(&self, ask: Ask) -> BoxFuture<'_, Answer> {
+        Box::pin(async move {
+            let capability = ask.question.capability();
+            let can = client_can(
+                &self
+                    .shared
+                    .capabilities
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner()),
+                capability,
+            );
+            if !can {
+                return Answer::cannot(format!(
+                    "the client did not declare the {capability} capability, so it cannot answer"
+                ));
+            }
+            let key = ask.key.as_deref().unwrap_or(ask.question.default_key());
+            let given = self
+                .shared
+                .given
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(key);
+            if let Some(result @ Value::Object(_)) = given {
+                return ask.question.answer(&result);
+            }
+            let (reply, answer) = oneshot::channel();
+            if self.events.send(Event::Asked(ask, reply)).is_err() {
+                return Answer::cannot("the call is over");
+            }
+            answer
+                .await
+                .unwrap_or_else(|_| Answer::cannot("the call ended before the client answered"))
+        })
+    }
+}
+
+fn invalid(message: impl Into<String>) -> RpcError {
+    RpcError {
+        code: protocol::INVALID_PARAMS,
+        message: message.into(),
+        data: None,
+    }
+}
+
+/// What a request's state is bound to: its method and parameters, less what changes from
+/// round to round (the answers, the state, `_meta`), with keys in a stable order.
+fn binding(method: &str, params: &Value) -> String {
+    fn sorted(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sorted(&map[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    let mut salient = params.as_object().cloned().unwrap_or_default();
+    for key in ["inputResponses", "requestState", "_meta", "task"] {
+        salient.remove(key);
+    }
+    let text = format!("{method}\n{}", sorted(&Value::Object(salient)));
+    let digest = ring::digest::digest(&ring::digest::SHA256, text.as_bytes());
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&digest.as_ref()[..16])
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+impl Rounds {
+    /// Rounds whose states are signed with `key` (instances that share a key accept each
+    /// other's states, and answer clearly when the call is not theirs).
+    pub fn with_key(key: &[u8]) -> Rounds {
+        Rounds {
+            key: ring::hmac::Key::new(ring::hmac::HMAC_SHA256, key),
+            waiting: Mutex::new(HashMap::new()),
+            next: std::sync::atomic::AtomicU64::new(1),
+        }
+    }
+
+    /// Runs one supported request (`tools/call`, `prompts/get`, `resources/read`) of this
+    /// era: a new call, or (with `requestState`) the next round of one waiting here.
+    /// `start` starts the call's work with the asker and notifier it is given.
+    pub async fn run(
+        &self,
+        method: &str,
+        params: &Value,
+        capabilities: Value,
+        notify: Notifier,
+        start: impl FnOnce(Arc<dyn Asker>, Notifier) -> tokio::task::JoinHandle<Result<Value, RpcError>>,
+    ) -> Result<Value, RpcError> {
+        if let Some(state) = params.get("requestState") {
+            return self
+                .resume(method, params, state, capabilities, notify)
+                .await;
+        }
+        let given = match params.get("inputResponses") {
+            Some(Value::Object(map)) => map.clone(),
+            _ => Map::new(),
+        };
+        let shared = Arc::new(Shared {
+            capabilities: Mutex::new(capabilities),
+            notify: Mutex::new(notify),
+            given: Mutex::new(given),
+        });
+        let (events, events_in) = mpsc::unbounded_channel();
+        let asker = Arc::new(RoundAsker {
+            events: events.clone(),
+            shared: shared.clone(),
+        });
+        let forwarding = shared.clone();
+        let notifier: Notifier = Arc::new(move |message| {
+            let current = forwarding
+                .notify
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone();
+            current(message)
+        });
+        let task = start(asker, notifier);
+        let abort = AbortOnDrop(task.abort_handle());
+        tokio::spawn(async move {
+            let outcome = task.await.unwrap_or_else(|_| {
+                Err(RpcError {
+                    code: protocol::INTERNAL_ERROR,
+                    message: "the call was stopped".into(),
+                    data: None,
+                })
+            });
+            let _ = events.send(Event::Done(outcome));
+        });
+        let call = Waiting {
+            events: events_in,
+            pending: Vec::new(),
+            round: 0,
+            bound: binding(method, params),
+            expires: Instant::now() + STATE_TTL,
+            shared,
+            _task: abort,
+        };
+        self.next_round(call).await
+    }
+
+    /// Waits for the call's next event: its result, or questions (gathered briefly, then
+    /// handed to the client as an input-required round while the call waits here).
+    async fn next_round(&self, mut call: Waiting) -> Result<Value, RpcError> {
+        if call.pending.is_empty() {
+            match call.events.recv().await {
+                Some(Event::Done(outcome)) => return outcome,
+                Some(Event::Asked(ask, reply)) => add(&mut call.pending, ask, reply),
+                None => return Err(invalid("the call ended without a result")),
+            }
+            let gathering = tokio::time::sleep(GATHER);
+            tokio::pin!(gathering);
+            loop {
+                tokio::select! {
+                    event = call.events.recv() => match event {
+                        Some(Event::Asked(ask, reply)) => add(&mut call.pending, ask, reply),
+                        Some(Event::Done(outcome)) => return outcome,
+                        None => break,
+                    },
+                    _ = &mut gathering => break,
+                }
+            }
+        }
+        call.round += 1;
+        let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut requests = Map::new();
+        for pending in &call.pending {
+            let (method, params) = pending.ask.question.request();
+            requests.insert(
+                pending.key.clone(),
+                json!({"method": method, "params": params}),
+            );
+        }
+        let state = self.sign(&json!({
+            "c": id,
+            "r": call.round,
+            "x": now_ms() + STATE_TTL.as_millis() as u64,
+            "b": call.bound,
+        }));
+        call.expires = Instant::now() + STATE_TTL;
+        let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        waiting.retain(|_, w| w.expires > now);
+        if waiting.len() >= MAX_WAITING {
+            return Err(RpcError {
+                code: protocol::INTERNAL_ERROR,
+                message: "too many calls are waiting for answers; try again later".into(),
+                data: None,
+            });
+        }
+        waiting.insert(id, call);
+        Ok(json!({
+            "resultType": "input_required",
+            "inputRequests": requests,
+            "requestState": state,
+        }))
+    }
+
+    /// The next round of a call waiting here: its answers delivered, then its next event.
+    async fn resume(
+        &self,
+        method: &str,
+        params: &Value,
+        state: &Value,
+        capabilities: Value,
+        notify: Notifier,
+    ) -> Result<Value, RpcError> {
+        let claims = state.as_str().and_then(|s| self.verify(s)).ok_or_else(|| {
+            invalid("requestState failed its integrity check: send the request again without it")
+        })?;
+        let expired = claims
+            .get("x")
+            .and_then(Value::as_u64)
+            .is_none_or(|x| x < now_ms());
+        if expired {
+            return Err(invalid(
+                "requestState has expired: send the request again without it",
+            ));
+        }
+        if claims.get("b").and_then(Value::as_str) != Some(binding(method, params).as_str()) {
+            return Err(invalid(
+                "requestState belongs to another request: send each state back only with the request it came with",
+            ));
+        }
+        let id = claims.get("c").and_then(Value::as_u64).unwrap_or(0);
+        let round = claims.get("r").and_then(Value::as_u64).unwrap_or(0);
+        let mut call = {
+            let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+            match waiting.remove(&id) {
+                Some(call) if call.round == round => call,
+                Some(call) => {
+                    waiting.insert(id, call);
+                    return Err(invalid("requestState is of an earlier round, already answered: send the latest one"));
+                }
+                None => {
+                    return Err(invalid(
+                        "requestState names no call waiting here (answered already, expired, or another server's): send the request again without it",
+                    ))
+                }
+            }
+        };
+        *call
+            .shared
+            .capabilities
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = capabilities;
+        *call.shared.notify.lock().unwrap_or_else(|e| e.into_inner()) = notify;
+        let responses = match params.get("inputResponses") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(map)) => map.clone(),
+            Some(_) => {
+                // The call keeps waiting, this round's state good, for a retry that says it
+                // right.
+                self.waiting
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(id, call);
+                return Err(invalid(
+                    "inputResponses must be an object of answers by key",
+                ));
+            }
+        };
+        // Each answer goes to its question; a question without one is asked again, and an
+        // answer to no question yet is kept for one the call may ask later.
+        let mut responses = responses;
+        let mut unanswered = Vec::new();
+        for pending in call.pending.drain(..) {
+            match responses.remove(&pending.key) {
+                Some(result @ Value::Object(_)) => {
+                    let _ = pending.reply.send(pending.ask.question.answer(&result));
+                }
+                _ => unanswered.push(pending),
+            }
+        }
+        call.pending = unanswered;
+        {
+            let mut given = call.shared.given.lock().unwrap_or_else(|e| e.into_inner());
+            for (key, value) in responses.into_iter().take(ASKS_KEPT) {
+                given.insert(key, value);
+            }
+        }
+        self.next_round(call).await
+    }
+
+    fn sign(&self, claims: &Value) -> String {
+        let payload = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(claims.to_string());
+        let tag = ring::hmac::sign(&self.key, payload.as_bytes());
+        format!(
+            "{payload}.{}",
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(tag.as_ref())
+        )
+    }
+
+    /// The claims of a state this server signed; `None` for anything else.
+    fn verify(&self, state: &str) -> Option<Map<String, Value>> {
+        let (payload, tag) = state.split_once('.')?;
+        let tag = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(tag)
+            .ok()?;
+        ring::hmac::verify(&self.key, payload.as_bytes(), &tag).ok()?;
+        let claims = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(payload)
+            .ok()?;
+        serde_json::from_slice(&claims).ok()
+    }
+}
+
+/// Adds a question, its key unique among those pending.
+fn add(pending: &mut Vec<Pending>, ask: Ask, reply: oneshot::Sender<Answer>) {
+    let base = ask
+        .key
+        .clone()
+        .unwrap_or_else(|| ask.question.default_key().to_string());
+    let mut key = base.clone();
+    let mut n = 1;
+    while pending.iter().any(|p| p.key == key) {
+        n += 1;
+        key = format!("{base}-{n}");
+    }
+    pending.push(Pending { key, ask, reply });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_is_signed_and_bound() {
+        let rounds = Rounds::with_key(b"a key for the test");
+        let state = rounds.sign(&json!({"c": 1, "r": 1}));
+        assert_eq!(rounds.verify(&state).unwrap()["c"], 1);
+        let other = Rounds::with_key(b"another key");
+        assert!(other.verify(&state).is_none(), "another key's state");
+        let mut tampered = state.clone();
+        tampered.insert(0, 'x');
+        assert!(rounds.verify(&tampered).is_none());
+        let call = json!({"name": "t", "arguments": {"a": 1, "b": 2}, "requestState": "s", "inputResponses": {}});
+        let again = json!({"arguments": {"b": 2, "a": 1}, "name": "t"});
+        assert_eq!(binding("tools/call", &call), binding("tools/call", &again));
+        assert_ne!(
+            binding("tools/call", &call),
+            binding(
+                "tools/call",
+                &json!({"name": "t", "arguments": {"a": 2, "b": 2}})
+            )
+        );
+    }
+}
