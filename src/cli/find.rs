@@ -7,7 +7,7 @@ use super::sources::file_source;
 use super::terminal::{emit, warn};
 use crate::client::{catalog, CacheEntry};
 use crate::render::listing_line;
-use crate::tokens::find::{rank, Document};
+use crate::tokens::find::{Document, Index};
 use crate::{Error, Outcome, Result};
 use clap::ArgMatches;
 use std::fmt::Write;
@@ -64,7 +64,8 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
             ));
         }
     }
-    let ranked = rank(&query.join(" "), &documents);
+    let index = Index::new(documents);
+    let ranked = index.rank(&query.join(" "));
     if ranked.is_empty() {
         warn(&format!("no tool matches {:?}", query.join(" ")));
         return Ok(Outcome::Success);
@@ -80,6 +81,6 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
     emit(&out)?;
     // The process ends now: freeing hundreds of parsed tools one by one would cost more than
     // the search itself.
-    std::mem::forget(documents);
+    std::mem::forget(index);
     Ok(Outcome::Success)
 }

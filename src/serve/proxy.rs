@@ -24,7 +24,7 @@ use crate::protocol::{BoxFuture, RpcError, ServerDescription};
 use crate::render::proxy::{self, three_tools, FIND_DEFAULT, FIND_MAX};
 use crate::render::{json_help, listing_line};
 use crate::schema::{validate, ToolSchema};
-use crate::tokens::find::{rank, Document};
+use crate::tokens::find::{Document, Index};
 use crate::words::closest;
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
@@ -34,7 +34,7 @@ use std::time::Duration;
 /// The tools of every served server, as the cache holds them.
 #[derive(Default)]
 struct Catalog {
-    documents: Vec<Document>,
+    documents: Index,
 }
 
 impl Catalog {
@@ -50,14 +50,16 @@ impl Catalog {
                 None => unlisted.push(spec.clone()),
             }
         }
+        let documents = Index::new(documents);
         (Catalog { documents }, unlisted)
     }
 
     fn add(&mut self, spec: &ServerSpec, entry: CacheEntry) {
-        self.documents.retain(|d| d.server != spec.name);
+        let mut documents = std::mem::take(&mut self.documents).into_documents();
+        documents.retain(|d| d.server != spec.name);
         let (tools, _) = catalog::usable_tools(spec, entry);
-        self.documents
-            .extend(tools.into_iter().map(|t| Document::new(&spec.name, t)));
+        documents.extend(tools.into_iter().map(|t| Document::new(&spec.name, t)));
+        self.documents = Index::new(documents);
     }
 
     /// A tool by `server/tool`, or by its bare name when only one server has it.
@@ -65,7 +67,13 @@ impl Catalog {
         let (server, tool) = match name.split_once('/') {
             Some((server, tool)) => (Some(server), tool),
             None => match name.split_once("__") {
-                Some((server, tool)) if self.documents.iter().any(|d| d.server == server) => {
+                Some((server, tool))
+                    if self
+                        .documents
+                        .documents()
+                        .iter()
+                        .any(|d| d.server == server) =>
+                {
                     (Some(server), tool)
                 }
                 _ => (None, name),
@@ -73,6 +81,7 @@ impl Catalog {
         };
         let matches: Vec<&Document> = self
             .documents
+            .documents()
             .iter()
             .filter(|d| d.tool.name == tool && server.is_none_or(|s| d.server == s))
             .collect();
@@ -81,6 +90,7 @@ impl Catalog {
             [] => {
                 let names: Vec<String> = self
                     .documents
+                    .documents()
                     .iter()
                     .map(|d| format!("{}/{}", d.server, d.tool.name))
                     .collect();
@@ -188,7 +198,7 @@ impl ProxyProvider {
             .and_then(Value::as_u64)
             .map_or(FIND_DEFAULT, |n| (n as usize).clamp(1, FIND_MAX));
         let catalog = self.catalog();
-        let ranked = rank(query, &catalog.documents);
+        let ranked = catalog.documents.rank(query);
         if ranked.is_empty() {
             // The query is echoed back, but never at length.
             let shown: String = query.chars().take(200).collect();
@@ -381,6 +391,7 @@ fn list_in_background(servers: Vec<ServerSpec>, catalog: Arc<RwLock<Catalog>>) {
 fn exposed_tools(catalog: &Catalog) -> Vec<Value> {
     catalog
         .documents
+        .documents()
         .iter()
         .map(|d| {
             let mut raw = d.tool.raw.clone();
