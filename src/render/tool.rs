@@ -13,6 +13,17 @@ pub const LISTED_ARGS_MAX: usize = 20;
 /// `name(required args) - summary`: one short line per tool. `name()` takes no arguments;
 /// `name - summary` has arguments too many to list (see its `--help`).
 pub fn listing_line(tool: &Tool) -> String {
+    let mut line = signature(tool);
+    let summary = summary(&tool.description);
+    if !summary.is_empty() {
+        let _ = write!(line, " - {summary}");
+    }
+    escape_line(&line).into_owned()
+}
+
+/// `name(required args)`: the listing line without its summary, for a line that the tool's
+/// whole help follows. Not escaped.
+fn signature(tool: &Tool) -> String {
     let schema = ToolSchema::from_input_schema(&tool.input_schema);
     // Arguments a caller must give: required and without a default.
     let required: Vec<&str> = schema.must_give().map(|p| p.name.as_str()).collect();
@@ -23,11 +34,65 @@ pub fn listing_line(tool: &Tool) -> String {
     } else if !required.is_empty() && args.len() <= LISTED_ARGS_MAX {
         let _ = write!(line, "({args})");
     }
-    let summary = summary(&tool.description);
-    if !summary.is_empty() {
-        let _ = write!(line, " - {summary}");
+    line
+}
+
+/// One hit of `ferry find`: its server, the tool, and whether its whole help is shown.
+pub struct FoundTool<'a> {
+    pub server: &'a str,
+    pub tool: &'a Tool,
+    pub with_help: bool,
+}
+
+/// What `ferry find` prints: a line per hit, `server name(args)` and the whole help indented
+/// under it for a hit shown with its help (the help's description replaces the summary),
+/// `server listing line` for the others.
+pub fn find_answer(hits: &[FoundTool]) -> String {
+    let mut out = String::new();
+    for hit in hits {
+        if hit.with_help {
+            let _ = writeln!(
+                out,
+                "{}",
+                escape_line(&format!("{} {}", hit.server, signature(hit.tool)))
+            );
+            out.push_str(&indented_help(hit.tool, "    "));
+        } else {
+            let _ = writeln!(
+                out,
+                "{} {}",
+                escape_line(hit.server),
+                listing_line(hit.tool)
+            );
+        }
     }
-    escape_line(&line).into_owned()
+    out
+}
+
+/// What the proxy's `find` answers: as [`find_answer`], with `server/name` and the help for
+/// JSON arguments indented by two spaces.
+pub fn proxy_find_answer(hits: &[FoundTool]) -> String {
+    let mut out = String::new();
+    for hit in hits {
+        if hit.with_help {
+            let _ = writeln!(
+                out,
+                "{}",
+                escape_line(&format!("{}/{}", hit.server, signature(hit.tool)))
+            );
+            for line in json_help(hit.tool).lines() {
+                let _ = writeln!(out, "  {line}");
+            }
+        } else {
+            let _ = writeln!(
+                out,
+                "{}/{}",
+                escape_line(hit.server),
+                listing_line(hit.tool)
+            );
+        }
+    }
+    out
 }
 
 /// The most words a summary keeps (articles and filler aside); a longer clause is cut before

@@ -21,10 +21,11 @@ use crate::client::{catalog, CacheEntry};
 use crate::daemon::pool::Pool;
 use crate::daemon::wire::ServerRef;
 use crate::protocol::{BoxFuture, RpcError, ServerDescription};
+use crate::render::json_help;
 use crate::render::proxy::{self, three_tools, FIND_DEFAULT, FIND_MAX};
-use crate::render::{json_help, listing_line};
+use crate::render::tool::{proxy_find_answer, FoundTool};
 use crate::schema::{validate, ToolSchema};
-use crate::tokens::find::{Document, Index};
+use crate::tokens::find::{shown, Document, Index};
 use crate::words::closest;
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
@@ -211,16 +212,15 @@ impl ProxyProvider {
                     .join(", ")
             ));
         }
-        let mut out = String::new();
-        for (i, (doc, _)) in ranked.into_iter().take(limit).enumerate() {
-            let _ = writeln!(out, "{}/{}", doc.server, listing_line(&doc.tool));
-            if i == 0 {
-                for line in json_help(&doc.tool).lines() {
-                    let _ = writeln!(out, "  {line}");
-                }
-            }
-        }
-        text_result(out)
+        let hits: Vec<FoundTool> = shown(&ranked, limit)
+            .into_iter()
+            .map(|(i, with_help)| FoundTool {
+                server: &ranked[i].0.server,
+                tool: &ranked[i].0.tool,
+                with_help,
+            })
+            .collect();
+        text_result(proxy_find_answer(&hits))
     }
 
     fn describe(&self, arguments: &Map<String, Value>) -> Value {

@@ -54,11 +54,19 @@ const QUERY_VERB_LITERAL: f64 = 0.4;
 /// Of two tools that match as well, the one whose name says no more than was asked for
 /// (`create_merge_request` for "create a merge request", not `create_merge_request_thread`).
 const NAME_COVERED_BONUS: f64 = 0.25;
+/// The query is the tool's name, word for word (a model that saw it in a listing asks so).
+const EXACT_NAME: f64 = 1.5;
 /// A deprecated tool keeps this share of its score.
 const DEPRECATED: f64 = 0.5;
 /// A name part that at least this share of a server's tools carry (and at least three) is
 /// the server's word: `jira` in `jira_get_issue`.
 const SHARED_PART: f64 = 0.5;
+/// `find` shows a hit after the first only when it scores at least this share of the first's:
+/// a far weaker match is noise that every lookup would pay for.
+const SHOWN_SHARE: f64 = 0.5;
+/// The second hit's help is shown too when it scores at least this share of the first's: the
+/// two are about as likely, and one lookup is cheaper than a second round trip.
+const CLOSE_SHARE: f64 = 0.9;
 /// The most distinct words of a query that are ranked.
 const MAX_QUERY_TERMS: usize = 32;
 
@@ -810,21 +818,30 @@ pub fn stem(word: &str) -> String {
 /// Calls `each` with every lower-case word of `text`, split at punctuation, `_`, `-` and
 /// camelCase humps (`createMergeRequest` is three words), stopwords left out.
 fn for_each_word(text: &str, mut each: impl FnMut(&str)) {
+    words_while(text, |w| {
+        each(w);
+        true
+    });
+}
+
+/// As [`for_each_word`], until `each` returns false.
+fn words_while(text: &str, mut each: impl FnMut(&str) -> bool) {
     let mut word = String::new();
     let mut prev_lower = false;
-    let mut flush = |word: &mut String| {
+    let mut go_on = true;
+    let mut flush = |word: &mut String, go_on: &mut bool| {
         if !word.is_empty() && !is_stopword(word) {
-            each(word);
+            *go_on = each(word);
         }
         word.clear();
     };
     for c in text.chars() {
         if !c.is_alphanumeric() {
-            flush(&mut word);
+            flush(&mut word, &mut go_on);
             prev_lower = false;
         } else if c.is_uppercase() {
             if prev_lower {
-                flush(&mut word);
+                flush(&mut word, &mut go_on);
             }
             word.extend(c.to_lowercase());
             prev_lower = false;
@@ -832,8 +849,11 @@ fn for_each_word(text: &str, mut each: impl FnMut(&str)) {
             word.push(c);
             prev_lower = c.is_lowercase();
         }
+        if !go_on {
+            return;
+        }
     }
-    flush(&mut word);
+    flush(&mut word, &mut go_on);
 }
 
 /// The stems of the words of `text` (stopwords left out), in order.
@@ -905,7 +925,6 @@ fn description_start(description: &str) -> &str {
                 text = rest;
             }
         }
-        let lower = text.to_ascii_lowercase();
         for intro in [
             "this tool will ",
             "this tool ",
@@ -922,7 +941,8 @@ fn description_start(description: &str) -> &str {
             "warning: ",
             "note: ",
         ] {
-            if lower.starts_with(intro) {
+            let head = text.as_bytes().get(..intro.len());
+            if head.is_some_and(|h| h.eq_ignore_ascii_case(intro.as_bytes())) {
                 text = &text[intro.len()..];
                 break;
             }
@@ -1013,13 +1033,12 @@ impl<T> Document<T> {
         for_each_word(&first_sentence(start), |_| summary_words += 1);
         let mut seen = 0;
         let mut first_word: Option<Term> = None;
-        for_each_word(start, |w| {
-            if seen < summary_words + BODY_WORDS {
-                let term = term_of(w);
-                first_word.get_or_insert(term);
-                add(term, if seen < summary_words { SUMMARY } else { BODY });
-                seen += 1;
-            }
+        words_while(start, |w| {
+            let term = term_of(w);
+            first_word.get_or_insert(term);
+            add(term, if seen < summary_words { SUMMARY } else { BODY });
+            seen += 1;
+            seen < summary_words + BODY_WORDS
         });
         for param in params {
             for term in term_hashes(param) {
@@ -1058,6 +1077,21 @@ impl<T> Document<T> {
             } else {
                 String::new()
             },
+        }
+    }
+
+    /// The same document keeping something else with it.
+    pub fn with_tool<U>(self, tool: U) -> Document<U> {
+        Document {
+            server: self.server,
+            tool,
+            name: self.name,
+            name_parts: self.name_parts,
+            fields: self.fields,
+            lengths: self.lengths,
+            verb: self.verb,
+            deprecated: self.deprecated,
+            note: self.note,
         }
     }
 
@@ -1239,17 +1273,29 @@ impl<T> Index<T> {
                 let mut covered = 0;
                 for word in &query.words {
                     let mut best = 0.0f64;
+                    // A near-word is no more telling than the word written: "project" common
+                    // in a catalog does not become rare by way of "repository".
+                    let written = idf[position(&word.alternatives[0].0)];
                     for (term, weight) in &word.alternatives {
                         let p = position(term);
                         let tf = self.weighted_frequency(*i, counts[p]);
                         if tf > 0.0 {
-                            let s = weight * idf[p] * tf * (K1 + 1.0) / (tf + K1);
-                            best = best.max(s);
+                            let idf = idf[p].min(written);
+                            best = best.max(weight * idf * tf * (K1 + 1.0) / (tf + K1));
                         }
                     }
                     score += word.weight * best;
                 }
                 let prepared = &self.prepared[*i];
+                // The query names the tool: every word of its name and no other.
+                let exact = !prepared.own.is_empty()
+                    && prepared.own.iter().all(|(t, _)| query.written.contains(t))
+                    && query.written.iter().all(|t| {
+                        prepared.own.iter().any(|(o, _)| o == t) || prepared.shared.contains(t)
+                    });
+                if exact {
+                    score *= EXACT_NAME;
+                }
                 for (part, _) in &prepared.own {
                     if query
                         .words
@@ -1302,6 +1348,22 @@ impl<T> Index<T> {
     }
 }
 
+/// Which of the ranked hits `find` shows, at most `limit`, each with whether its whole help
+/// is shown: the first always with its help; the second with its help too when it scores
+/// close to the first; later hits only while they score a fair share of the first's.
+pub fn shown<T>(ranked: &[(&Document<T>, f64)], limit: usize) -> Vec<(usize, bool)> {
+    let Some((_, top)) = ranked.first() else {
+        return Vec::new();
+    };
+    ranked
+        .iter()
+        .take(limit.max(1))
+        .enumerate()
+        .take_while(|(i, (_, score))| *i == 0 || *score >= SHOWN_SHARE * top)
+        .map(|(i, (_, score))| (i, i == 0 || (i == 1 && *score >= CLOSE_SHARE * top)))
+        .collect()
+}
+
 /// The tool of the same server that a deprecated tool's note names, if any.
 fn replacement_in(
     note: &str,
@@ -1320,9 +1382,11 @@ struct QueryWord {
     weight: f64,
 }
 
-/// A parsed query: its words and the actions its verb names.
+/// A parsed query: its words, the stems written (no near-words), and the actions its verb
+/// names.
 struct Query {
     words: Vec<QueryWord>,
+    written: Vec<Term>,
     verb: u32,
 }
 
@@ -1362,7 +1426,12 @@ impl Query {
                 weight,
             });
         });
-        Query { words, verb }
+        let written = words.iter().map(|w| w.alternatives[0].0).collect();
+        Query {
+            words,
+            written,
+            verb,
+        }
     }
 }
 
