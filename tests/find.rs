@@ -830,9 +830,45 @@ fn find_searches_the_cache_of_every_configured_server_without_starting_any() {
          --path str required [format path]: The file, relative to the current directory\n"
     );
     assert_eq!(spawns(&counter), 1, "find never starts a server");
+    // What the search made of the cache is kept beside it, and a damaged copy is made anew.
+    let tools_dir = env.path("cache/tools");
+    let saved: Vec<std::path::PathBuf> = std::fs::read_dir(&tools_dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "find"))
+        .collect();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    let again = env.run(&["find", "count", "words", "of", "a", "file"]);
+    assert_eq!(again.stdout, found.stdout);
+    std::fs::write(&saved[0], b"ferry-find 1 garbage").unwrap();
+    let damaged = env.run(&["find", "count", "words", "of", "a", "file"]);
+    assert_eq!((damaged.code, damaged.stdout), (0, found.stdout.clone()));
+    assert!(std::fs::read(&saved[0]).unwrap().len() > 100);
     let nothing = env.run(&["find", "zebra"]);
     assert_eq!((nothing.code, nothing.stdout.as_str()), (0, ""));
     assert_eq!(nothing.stderr, "no tool matches \"zebra\"\n");
     let usage = env.run(&["find"]);
     assert_eq!(usage.code, 2);
+}
+
+/// The proxy's index (with postings) ranks exactly as the CLI's one-off scan.
+#[test]
+fn postings_rank_as_the_scan_does() {
+    let scan = everything();
+    let listed = everything().with_postings();
+    let tasks = TASKS
+        .iter()
+        .map(|(t, _, _)| *t)
+        .chain(ISSUE_19_TUNING.iter().map(|(t, _)| *t));
+    for task in tasks {
+        let show = |index: &Index| -> Vec<String> {
+            index
+                .rank(task)
+                .iter()
+                .map(|(d, s)| format!("{}/{} {s:.9}", d.server, d.tool.name))
+                .collect()
+        };
+        assert_eq!(show(&listed), show(&scan), "{task}");
+    }
 }

@@ -3,8 +3,10 @@
 //! so one command leads from a task to a call. No server is started.
 //!
 //! The cache is read only for its words (each tool's name, description and parameter names,
-//! borrowed from the file's text); only the servers whose tools are shown are parsed in full.
-//! A catalog of ten thousand tools is searched in tens of milliseconds this way.
+//! borrowed from the file's text), and what the search makes of them is kept beside it
+//! (`<cache>.find`, remade whenever the cache file changes), so a later search reads that
+//! instead; only the servers whose tools are shown are parsed in full. A catalog of ten
+//! thousand tools is searched in tens of milliseconds this way.
 
 use super::config::load_registry;
 use super::sources::file_source;
@@ -14,7 +16,7 @@ use crate::client::{cache, catalog, CacheEntry};
 use crate::protocol::tool_text::tool_texts;
 use crate::protocol::tools::Tool;
 use crate::render::tool::{find_answer, FoundTool};
-use crate::tokens::find::{shown, Document, Index};
+use crate::tokens::find::{load_documents, save_documents, shown, Document, Index};
 use crate::{Error, Outcome, Result};
 use clap::ArgMatches;
 
@@ -112,27 +114,17 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
         }
         let mut uncached = Vec::new();
         for spec in &registry.servers {
-            let bytes = std::fs::read(cache::path_for(spec)).ok();
-            let texts = bytes.as_deref().and_then(tool_texts);
-            match texts {
-                Some((texts, fetched)) if fetched > 0 => {
-                    let server = searched.len();
-                    documents.extend(texts.iter().filter(|t| spec.allows_tool(&t.name)).map(|t| {
-                        Document::from_parts(
-                            &spec.name,
-                            &t.name,
-                            &t.description,
-                            t.params.iter().map(|p| p.as_ref()),
-                            (server, t.name.to_string()),
-                        )
-                    }));
+            let server = searched.len();
+            match cached_documents(spec, server) {
+                Some(found) => {
+                    documents.extend(found);
                     searched.push(Searched {
                         name: spec.name.clone(),
                         origin: Origin::Cache(Box::new(spec.clone())),
                         tools: None,
                     });
                 }
-                _ => uncached.push(spec.name.as_str()),
+                None => uncached.push(spec.name.as_str()),
             }
         }
         if documents.is_empty() {
@@ -194,6 +186,52 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
     // the search itself.
     std::mem::forget(index);
     Ok(Outcome::Success)
+}
+
+/// A server's cached tools as documents to search: from the search file kept beside its cache
+/// when that was made from the cache as it is, else from the cache (and the search file written
+/// for next time). `None` when nothing is cached.
+fn cached_documents(spec: &ServerSpec, server: usize) -> Option<Vec<Document<(usize, String)>>> {
+    let path = cache::path_for(spec);
+    let meta = std::fs::metadata(&path).ok()?;
+    let modified = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    let key = format!("{} {} {modified}", env!("CARGO_PKG_VERSION"), meta.len());
+    let saved = path.with_extension("find");
+    let keep = |name: &str| spec.allows_tool(name).then(|| (server, name.to_string()));
+    if let Some(found) = std::fs::read(&saved)
+        .ok()
+        .and_then(|bytes| load_documents(&bytes, &key, &spec.name, keep))
+    {
+        return Some(found);
+    }
+    let bytes = std::fs::read(&path).ok()?;
+    let (texts, fetched) = tool_texts(&bytes)?;
+    if fetched == 0 {
+        return None;
+    }
+    let all: Vec<Document<(usize, String)>> = texts
+        .iter()
+        .map(|t| {
+            Document::from_parts(
+                &spec.name,
+                &t.name,
+                &t.description,
+                t.params.iter().map(|p| p.as_ref()),
+                (server, t.name.to_string()),
+            )
+        })
+        .collect();
+    // Best effort: a search that cannot write its file still answers.
+    let _ = crate::paths::write_private(&saved, &save_documents(&all, &key));
+    Some(
+        all.into_iter()
+            .filter(|d| spec.allows_tool(&d.tool.1))
+            .collect(),
+    )
 }
 
 /// A saved list's server name: its file name without `.tools.json` or `.json`.

@@ -51,7 +51,7 @@ impl Catalog {
                 None => unlisted.push(spec.clone()),
             }
         }
-        let documents = Index::new(documents);
+        let documents = Index::new(documents).with_postings();
         (Catalog { documents }, unlisted)
     }
 
@@ -60,7 +60,7 @@ impl Catalog {
         documents.retain(|d| d.server != spec.name);
         let (tools, _) = catalog::usable_tools(spec, entry);
         documents.extend(tools.into_iter().map(|t| Document::new(&spec.name, t)));
-        self.documents = Index::new(documents);
+        self.documents = Index::new(documents).with_postings();
     }
 
     /// A tool by `server/tool`, or by its bare name when only one server has it.

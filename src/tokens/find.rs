@@ -67,6 +67,8 @@ const SHOWN_SHARE: f64 = 0.5;
 /// The second hit's help is shown too when it scores at least this share of the first's: the
 /// two are about as likely, and one lookup is cheaper than a second round trip.
 const CLOSE_SHARE: f64 = 0.9;
+/// The most documents a ranking returns.
+pub const RANKED_MAX: usize = 200;
 /// The most distinct words of a query that are ranked.
 const MAX_QUERY_TERMS: usize = 32;
 
@@ -788,18 +790,19 @@ fn hash_of(stem: &str) -> Term {
 }
 
 thread_local! {
-    /// Lower-case words already stemmed: the same few thousand words recur in every catalog.
-    static STEMS: RefCell<FxHashMap<String, Term>> = RefCell::new(FxHashMap::default());
+    /// Lower-case words already stemmed (`None` for a stopword): the same few thousand words
+    /// recur in every catalog.
+    static STEMS: RefCell<FxHashMap<String, Option<Term>>> = RefCell::new(FxHashMap::default());
     static STEMMER: rust_stemmers::Stemmer = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
 }
 
-/// The stem hash of one lower-case word.
-fn term_of(word: &str) -> Term {
+/// The stem hash of one lower-case word, `None` for a stopword.
+fn term_or_stop(word: &str) -> Option<Term> {
     STEMS.with(|stems| {
         if let Some(term) = stems.borrow().get(word) {
             return *term;
         }
-        let term = hash_of(&stem(word));
+        let term = (!is_stopword(word)).then(|| hash_of(&stem(word)));
         let mut stems = stems.borrow_mut();
         // A hostile catalog of endless distinct words must not grow the memo for ever.
         if stems.len() > 200_000 {
@@ -808,6 +811,20 @@ fn term_of(word: &str) -> Term {
         stems.insert(word.to_string(), term);
         term
     })
+}
+
+/// The stem hash of one lower-case word that is not a stopword.
+fn term_of(word: &str) -> Term {
+    term_or_stop(word).unwrap_or_else(|| hash_of(&stem(word)))
+}
+
+/// Calls `each` with the stem hash of every word of `text` but stopwords, until it returns
+/// false.
+fn terms_while(text: &str, mut each: impl FnMut(Term) -> bool) {
+    raw_words(text, |w| match term_or_stop(w) {
+        Some(term) => each(term),
+        None => true,
+    });
 }
 
 /// The Snowball (Porter 2) English stem of a lower-case word.
@@ -826,17 +843,38 @@ fn for_each_word(text: &str, mut each: impl FnMut(&str)) {
 
 /// As [`for_each_word`], until `each` returns false.
 fn words_while(text: &str, mut each: impl FnMut(&str) -> bool) {
+    raw_words(text, |w| is_stopword(w) || each(w));
+}
+
+/// Calls `each` with every lower-case word of `text`, stopwords included, until it returns
+/// false.
+fn raw_words(text: &str, mut each: impl FnMut(&str) -> bool) {
     let mut word = String::new();
     let mut prev_lower = false;
     let mut go_on = true;
     let mut flush = |word: &mut String, go_on: &mut bool| {
-        if !word.is_empty() && !is_stopword(word) {
+        if !word.is_empty() {
             *go_on = each(word);
         }
         word.clear();
     };
     for c in text.chars() {
-        if !c.is_alphanumeric() {
+        if c.is_ascii() {
+            // Most text is ASCII: no Unicode tables.
+            if !c.is_ascii_alphanumeric() {
+                flush(&mut word, &mut go_on);
+                prev_lower = false;
+            } else if c.is_ascii_uppercase() {
+                if prev_lower {
+                    flush(&mut word, &mut go_on);
+                }
+                word.push(c.to_ascii_lowercase());
+                prev_lower = false;
+            } else {
+                word.push(c);
+                prev_lower = c.is_ascii_lowercase();
+            }
+        } else if !c.is_alphanumeric() {
             flush(&mut word, &mut go_on);
             prev_lower = false;
         } else if c.is_uppercase() {
@@ -865,7 +903,10 @@ pub fn terms(text: &str) -> Vec<String> {
 
 fn term_hashes(text: &str) -> Vec<Term> {
     let mut out = Vec::new();
-    for_each_word(text, |w| out.push(term_of(w)));
+    terms_while(text, |t| {
+        out.push(t);
+        true
+    });
     out
 }
 
@@ -920,9 +961,10 @@ fn description_start(description: &str) -> &str {
             text = rest.split_once(']').map_or(rest, |(_, after)| after);
         }
         // "Notion | Retrieve a page": a product label before a bar.
-        if let Some((label, rest)) = text.split_once(" | ") {
-            if label.split_whitespace().count() <= 3 {
-                text = rest;
+        let head = &text[..text.floor_char_boundary_compat(60)];
+        if let Some(at) = head.find(" | ") {
+            if text[..at].split_whitespace().count() <= 3 {
+                text = &text[at + 3..];
             }
         }
         for intro in [
@@ -950,6 +992,21 @@ fn description_start(description: &str) -> &str {
         if text.len() == before.len() {
             return text;
         }
+    }
+}
+
+/// `str::floor_char_boundary`, which is not stable yet.
+trait FloorCharBoundary {
+    fn floor_char_boundary_compat(&self, at: usize) -> usize;
+}
+
+impl FloorCharBoundary for str {
+    fn floor_char_boundary_compat(&self, at: usize) -> usize {
+        let mut at = at.min(self.len());
+        while !self.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
     }
 }
 
@@ -1030,11 +1087,13 @@ impl<T> Document<T> {
         let start = description_start(description);
         // The first sentence says what the tool does; the rest, how to use it.
         let mut summary_words = 0;
-        for_each_word(&first_sentence(start), |_| summary_words += 1);
+        terms_while(&first_sentence(start), |_| {
+            summary_words += 1;
+            true
+        });
         let mut seen = 0;
         let mut first_word: Option<Term> = None;
-        words_while(start, |w| {
-            let term = term_of(w);
+        terms_while(start, |term| {
             first_word.get_or_insert(term);
             add(term, if seen < summary_words { SUMMARY } else { BODY });
             seen += 1;
@@ -1103,6 +1162,142 @@ impl<T> Document<T> {
     }
 }
 
+/// What a saved search file starts with; its key follows on the same line.
+const SAVED_MAGIC: &[u8] = b"ferry-find 1 ";
+
+/// A server's documents as bytes, to keep beside its cached tools: a later search reads them
+/// instead of parsing and analysing the tools again. `key` says what they were made from
+/// (ferry's version and the cache file's size and time); [`load_documents`] checks it.
+pub fn save_documents<T>(documents: &[Document<T>], key: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(documents.len() * 512);
+    out.extend_from_slice(SAVED_MAGIC);
+    out.extend_from_slice(key.as_bytes());
+    out.push(b'\n');
+    let text = |out: &mut Vec<u8>, text: &str| {
+        out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        out.extend_from_slice(text.as_bytes());
+    };
+    out.extend_from_slice(&(documents.len() as u32).to_le_bytes());
+    for doc in documents {
+        text(&mut out, &doc.name);
+        out.extend_from_slice(&(doc.name_parts.len() as u32).to_le_bytes());
+        for part in &doc.name_parts {
+            out.extend_from_slice(&part.to_le_bytes());
+        }
+        out.extend_from_slice(&(doc.fields.len() as u32).to_le_bytes());
+        for (term, counts) in &doc.fields {
+            out.extend_from_slice(&term.to_le_bytes());
+            out.extend_from_slice(counts);
+        }
+        for length in doc.lengths {
+            out.extend_from_slice(&length.to_le_bytes());
+        }
+        out.extend_from_slice(&doc.verb.to_le_bytes());
+        out.push(u8::from(doc.deprecated));
+        text(&mut out, &doc.note);
+    }
+    out
+}
+
+/// The documents [`save_documents`] made with `key`, as tools of `server`, each carrying what
+/// `tool` makes of its name (`None` leaves the tool out); `None` when the key differs or the
+/// bytes are not such a file. The fields of each server's documents count its name: a saved
+/// file holds no server word of its own.
+pub fn load_documents<T>(
+    bytes: &[u8],
+    key: &str,
+    server: &str,
+    mut tool: impl FnMut(&str) -> Option<T>,
+) -> Option<Vec<Document<T>>> {
+    let rest = bytes.strip_prefix(SAVED_MAGIC)?;
+    let line_end = rest.iter().position(|b| *b == b'\n')?;
+    if &rest[..line_end] != key.as_bytes() {
+        return None;
+    }
+    let mut reader = Reader(&rest[line_end + 1..]);
+    let count = reader.u32()? as usize;
+    let mut documents = Vec::with_capacity(count.min(1 << 16));
+    let server_terms = term_hashes(server);
+    for _ in 0..count {
+        let name = reader.text()?;
+        let parts = reader.u32()? as usize;
+        let mut name_parts = Vec::with_capacity(parts.min(64));
+        for _ in 0..parts {
+            name_parts.push(reader.u64()?);
+        }
+        let fields_count = reader.u32()? as usize;
+        let mut fields: Vec<(Term, [u8; FIELDS])> = Vec::with_capacity(fields_count.min(4096));
+        for _ in 0..fields_count {
+            let term = reader.u64()?;
+            let counts: [u8; FIELDS] = reader.take(FIELDS)?.try_into().ok()?;
+            fields.push((term, counts));
+        }
+        let mut lengths = [0f32; FIELDS];
+        for length in lengths.iter_mut() {
+            *length = f32::from_le_bytes(reader.take(4)?.try_into().ok()?);
+        }
+        let verb = reader.u32()?;
+        let deprecated = reader.take(1)?[0] != 0;
+        let note = reader.text()?;
+        let Some(kept) = tool(name) else {
+            continue;
+        };
+        // The server's words are this server's, whatever name the file was saved under.
+        fields.retain_mut(|(_, counts)| {
+            counts[SERVER] = 0;
+            counts.iter().any(|n| *n > 0)
+        });
+        lengths[SERVER] = 0.0;
+        for term in &server_terms {
+            match fields.binary_search_by_key(term, |(t, _)| *t) {
+                Ok(i) => fields[i].1[SERVER] = fields[i].1[SERVER].saturating_add(1),
+                Err(i) => {
+                    let mut counts = [0; FIELDS];
+                    counts[SERVER] = 1;
+                    fields.insert(i, (*term, counts));
+                }
+            }
+            lengths[SERVER] += 1.0;
+        }
+        documents.push(Document {
+            server: server.to_string(),
+            tool: kept,
+            name: name.to_string(),
+            name_parts,
+            fields,
+            lengths,
+            verb,
+            deprecated,
+            note: note.to_string(),
+        });
+    }
+    reader.0.is_empty().then_some(documents)
+}
+
+/// Reads a saved search file, every read checked against its end.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn text(&mut self) -> Option<&'a str> {
+        let n = self.u32()? as usize;
+        std::str::from_utf8(self.take(n)?).ok()
+    }
+}
+
 /// A document as ranked: its name parts split into the tool's own and the server's shared.
 struct Prepared {
     /// Name parts of the tool's own, with counts.
@@ -1114,11 +1309,17 @@ struct Prepared {
     replacement: Option<usize>,
 }
 
+/// For each stem, the documents that hold it (their places in the index) with their counts.
+type Postings = FxHashMap<Term, Vec<(u32, [u8; FIELDS])>>;
+
 /// Tools ready to be ranked: documents with what is known of the whole catalog.
 pub struct Index<T = Tool> {
     documents: Vec<Document<T>>,
     prepared: Vec<Prepared>,
     average: [f64; FIELDS],
+    /// For each stem, the documents that hold it with their counts of it, when built
+    /// ([`Index::with_postings`]).
+    postings: Option<Postings>,
 }
 
 impl<T> Default for Index<T> {
@@ -1191,7 +1392,35 @@ impl<T> Index<T> {
             documents,
             prepared,
             average,
+            postings: None,
         }
+    }
+
+    /// The index with each stem's documents listed, for a catalog searched many times (the
+    /// proxy): a search then reads only the documents that hold its words. A one-off search
+    /// (the CLI) is faster without: it reads every document once anyway.
+    pub fn with_postings(mut self) -> Index<T> {
+        let mut postings: Postings = FxHashMap::default();
+        for (i, doc) in self.documents.iter().enumerate() {
+            let prepared = &self.prepared[i];
+            let mut terms: Vec<Term> = doc
+                .fields
+                .iter()
+                .map(|(t, _)| *t)
+                .chain(prepared.own.iter().map(|(t, _)| *t))
+                .chain(prepared.shared.iter().copied())
+                .collect();
+            terms.sort_unstable();
+            terms.dedup();
+            for term in terms {
+                postings
+                    .entry(term)
+                    .or_default()
+                    .push((i as u32, self.counts(i, term)));
+            }
+        }
+        self.postings = Some(postings);
+        self
     }
 
     pub fn documents(&self) -> &[Document<T>] {
@@ -1228,7 +1457,8 @@ impl<T> Index<T> {
             .sum()
     }
 
-    /// The documents ranked for `query`, best first, with their scores (zero scores left out).
+    /// The documents ranked for `query`, best first, with their scores: the best
+    /// [`RANKED_MAX`] that match at all.
     pub fn rank(&self, query: &str) -> Vec<(&Document<T>, f64)> {
         let query = Query::parse(query);
         if self.documents.is_empty() || query.words.is_empty() {
@@ -1244,20 +1474,60 @@ impl<T> Index<T> {
                 }
             }
         }
-        // counts[doc][stem]: gathered in one pass, for the frequencies and the scores.
-        let mut matched: Vec<(usize, Vec<[u8; FIELDS]>)> = Vec::new();
-        let mut df = vec![0usize; stems.len()];
-        for i in 0..self.documents.len() {
-            let counts: Vec<[u8; FIELDS]> = stems.iter().map(|t| self.counts(i, *t)).collect();
-            let mut any = false;
-            for (d, c) in df.iter_mut().zip(&counts) {
-                if c.iter().any(|n| *n > 0) {
-                    *d += 1;
-                    any = true;
+        // Each word's alternatives as positions in `stems`.
+        let slots: Vec<Vec<(usize, f64)>> = query
+            .words
+            .iter()
+            .map(|w| {
+                w.alternatives
+                    .iter()
+                    .map(|(t, weight)| (stems.iter().position(|s| s == t).unwrap_or(0), *weight))
+                    .collect()
+            })
+            .collect();
+        // The counts of every stem in every document that holds one, in one flat table.
+        let width = stems.len();
+        let mut matched: Vec<usize> = Vec::new();
+        let mut table: Vec<[u8; FIELDS]> = Vec::new();
+        let mut df = vec![0usize; width];
+        match &self.postings {
+            // Straight from the lists: only the documents that hold a word are read.
+            Some(postings) => {
+                let mut row_of = vec![u32::MAX; self.documents.len()];
+                for (column, term) in stems.iter().enumerate() {
+                    let Some(list) = postings.get(term) else {
+                        continue;
+                    };
+                    df[column] = list.len();
+                    for (doc, counts) in list {
+                        let row = &mut row_of[*doc as usize];
+                        if *row == u32::MAX {
+                            *row = matched.len() as u32;
+                            matched.push(*doc as usize);
+                            table.extend(std::iter::repeat_n([0u8; FIELDS], width));
+                        }
+                        table[*row as usize * width + column] = *counts;
+                    }
                 }
             }
-            if any {
-                matched.push((i, counts));
+            None => {
+                for i in 0..self.documents.len() {
+                    let start = table.len();
+                    let mut any = false;
+                    for (d, term) in df.iter_mut().zip(&stems) {
+                        let c = self.counts(i, *term);
+                        if c.iter().any(|n| *n > 0) {
+                            *d += 1;
+                            any = true;
+                        }
+                        table.push(c);
+                    }
+                    if any {
+                        matched.push(i);
+                    } else {
+                        table.truncate(start);
+                    }
+                }
             }
         }
         let n = self.documents.len() as f64;
@@ -1265,22 +1535,22 @@ impl<T> Index<T> {
             .iter()
             .map(|df| ((n - *df as f64 + 0.5) / (*df as f64 + 0.5) + 1.0).ln())
             .collect();
-        let position = |term: &Term| stems.iter().position(|t| t == term).unwrap_or(0);
         let mut scored: Vec<(usize, f64)> = matched
             .iter()
-            .map(|(i, counts)| {
+            .enumerate()
+            .map(|(row, i)| {
+                let counts = &table[row * width..(row + 1) * width];
                 let mut score = 0.0;
                 let mut covered = 0;
-                for word in &query.words {
+                for (word, slots) in query.words.iter().zip(&slots) {
                     let mut best = 0.0f64;
                     // A near-word is no more telling than the word written: "project" common
                     // in a catalog does not become rare by way of "repository".
-                    let written = idf[position(&word.alternatives[0].0)];
-                    for (term, weight) in &word.alternatives {
-                        let p = position(term);
-                        let tf = self.weighted_frequency(*i, counts[p]);
+                    let written = idf[slots[0].0];
+                    for (p, weight) in slots {
+                        let tf = self.weighted_frequency(*i, counts[*p]);
                         if tf > 0.0 {
-                            let idf = idf[p].min(written);
+                            let idf = idf[*p].min(written);
                             best = best.max(weight * idf * tf * (K1 + 1.0) / (tf + K1));
                         }
                     }
@@ -1297,11 +1567,7 @@ impl<T> Index<T> {
                     score *= EXACT_NAME;
                 }
                 for (part, _) in &prepared.own {
-                    if query
-                        .words
-                        .iter()
-                        .any(|w| w.alternatives.iter().any(|(t, _)| t == part))
-                    {
+                    if stems.contains(part) {
                         covered += 1;
                     }
                 }
@@ -1324,23 +1590,30 @@ impl<T> Index<T> {
             .filter(|(_, score)| *score > 0.0)
             .collect();
         // A deprecated tool steps below the tool it names instead, which takes its place.
-        let before: FxHashMap<usize, f64> = scored.iter().copied().collect();
+        let lifts: Vec<(usize, f64)> = scored
+            .iter()
+            .filter(|(i, _)| self.documents[*i].deprecated)
+            .filter_map(|(i, score)| Some((self.prepared[*i].replacement?, score * 1.001)))
+            .collect();
         for (i, score) in scored.iter_mut() {
             if self.documents[*i].deprecated {
                 *score *= DEPRECATED;
             }
         }
-        for (i, deprecated_score) in before.iter() {
-            if let Some(replacement) = self.prepared[*i].replacement {
-                let lift = deprecated_score * 1.001;
-                match scored.iter_mut().find(|(j, _)| *j == replacement) {
-                    Some((_, score)) => *score = score.max(lift),
-                    None => scored.push((replacement, lift)),
-                }
+        for (replacement, lift) in lifts {
+            match scored.iter_mut().find(|(j, _)| *j == replacement) {
+                Some((_, score)) => *score = score.max(lift),
+                None => scored.push((replacement, lift)),
             }
         }
-        // Stable: equal scores keep server and tool order.
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        // Only the best are ever read: those are sorted, not every tool that shares a word.
+        let order = |a: &(usize, f64), b: &(usize, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if scored.len() > RANKED_MAX {
+            scored.select_nth_unstable_by(RANKED_MAX, order);
+            scored.truncate(RANKED_MAX);
+        }
+        // Equal scores keep server and tool order.
+        scored.sort_by(order);
         scored
             .into_iter()
             .map(|(i, score)| (&self.documents[i], score))
@@ -1441,12 +1714,18 @@ fn read_idioms(text: &str) -> String {
     let words: Vec<&str> = text.split(' ').collect();
     let mut out: Vec<&str> = Vec::with_capacity(words.len());
     let mut i = 0;
+    static SPLIT: std::sync::OnceLock<Vec<(Vec<&str>, &str)>> = std::sync::OnceLock::new();
+    let idioms = SPLIT.get_or_init(|| {
+        IDIOMS
+            .iter()
+            .map(|(idiom, meaning)| (idiom.split(' ').collect(), *meaning))
+            .collect()
+    });
     'words: while i < words.len() {
-        for (idiom, meaning) in IDIOMS {
-            let length = idiom.split(' ').count();
-            if i + length <= words.len() && words[i..i + length].join(" ") == *idiom {
+        for (idiom, meaning) in idioms {
+            if words[i..].starts_with(idiom) {
                 out.push(meaning);
-                i += length;
+                i += idiom.len();
                 continue 'words;
             }
         }
@@ -1489,6 +1768,47 @@ mod tests {
         assert_eq!(terms("creates"), ["creat"]);
         assert_eq!(terms("access"), ["access"]);
         assert_eq!(terms("folders directories"), ["folder", "directori"]);
+    }
+
+    #[test]
+    fn saved_documents_rank_as_the_documents_they_were_made_from() {
+        let tools = [
+            ("read_text_file", "Read a file as text.", "path"),
+            (
+                "read_file",
+                "Read a file. DEPRECATED: Use read_text_file instead.",
+                "path",
+            ),
+            ("create_directory", "Create a new directory.", "path"),
+        ];
+        let made = || -> Vec<Document<String>> {
+            tools
+                .iter()
+                .map(|(n, d, p)| Document::from_parts("fs", n, d, [*p].into_iter(), n.to_string()))
+                .collect()
+        };
+        let bytes = save_documents(&made(), "v1");
+        let loaded = load_documents(&bytes, "v1", "fs", |n| Some(n.to_string())).unwrap();
+        let ranking = |docs: Vec<Document<String>>| -> Vec<(String, String)> {
+            Index::new(docs)
+                .rank("make a new folder")
+                .iter()
+                .map(|(d, s)| (d.tool.clone(), format!("{s:.6}")))
+                .collect()
+        };
+        assert_eq!(ranking(loaded), ranking(made()));
+        // Another key, a cut file or a filter.
+        assert!(load_documents(&bytes, "v2", "fs", |n| Some(n.to_string())).is_none());
+        assert!(
+            load_documents(&bytes[..bytes.len() - 1], "v1", "fs", |n| Some(
+                n.to_string()
+            ))
+            .is_none()
+        );
+        let some = load_documents(&bytes, "v1", "fs", |n| {
+            (n != "read_file").then(|| n.to_string())
+        });
+        assert_eq!(some.unwrap().len(), 2);
     }
 
     #[test]
