@@ -34,7 +34,9 @@ fn documents(snapshots: Vec<(String, std::path::PathBuf)>) -> Index {
     Index::new(docs)
 }
 
-/// Tasks as an agent would phrase them, and the tool that does them.
+/// Tasks as an agent would phrase them, and the tool that does them. Seen: the first 24 tuned
+/// the earlier ranking, the rest were written after it; all were looked at while the ranking of
+/// issue 19 was tuned.
 const TASKS: &[(&str, &str, &str)] = &[
     ("create a merge request", "gitlab", "create_merge_request"),
     (
@@ -717,8 +719,12 @@ const ISSUE_19_HELDOUT: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// The held-out set's rates with the ranking before issue 19 (measured when the set was
+/// committed) and after it (the floor this test holds).
 const FIRST_BEFORE: usize = 21;
 const TOP3_BEFORE: usize = 28;
+const FIRST_AFTER: usize = 34;
+const TOP3_AFTER: usize = 40;
 
 /// How many tasks have their tool first, and how many in the top three, with the misses.
 fn hit_rates(tasks: &[(&str, &str, &str)], docs: &Index) -> (usize, usize, Vec<String>) {
@@ -770,11 +776,13 @@ fn issue_19_held_out_tasks_over_every_snapshot_server() {
     let docs = everything();
     let (first, top3, misses) = accepted_rates(ISSUE_19_HELDOUT, &docs);
     let n = ISSUE_19_HELDOUT.len();
-    println!("issue 19 held-out set: first {first}/{n}, top 3 {top3}/{n}");
+    println!(
+        "issue 19 held-out set: first {first}/{n}, top 3 {top3}/{n} \
+         (before issue 19's ranking: {FIRST_BEFORE}/{n}, {TOP3_BEFORE}/{n})"
+    );
     println!("{}", misses.join("\n"));
-    // The rates measured before the ranking of issue 19 (see the README): a floor.
     assert!(
-        first >= FIRST_BEFORE && top3 >= TOP3_BEFORE,
+        first >= FIRST_AFTER && top3 >= TOP3_AFTER,
         "first {first}, top 3 {top3} of {n}:\n{}",
         misses.join("\n")
     );
