@@ -458,20 +458,14 @@ fn first_clause(description: &str, limit: usize) -> String {
             continue;
         }
         // A clause ends at a colon, semicolon, dash or parenthesis once it has three words, and
-        // at a comma once it has six (a shorter one is usually a list: "Celsius, Fahrenheit").
-        // A comma ends it when the rest would not fit or goes on listing ("pods, deployments,
-        // or jobs"), not inside a phrase ("handle complex, multi-step tasks").
-        let rest_after = all[i + 1..]
-            .iter()
-            .filter(|w| !FILLER.contains(&w.to_ascii_lowercase().as_str()))
-            .count();
+        // at a comma once it has six (a shorter one is usually a list: "Celsius, Fahrenheit"),
+        // unless the comma runs on a list of qualities ("handle complex, multi-step tasks").
+        let qualities = all
+            .get(i + 1)
+            .is_some_and(|next| next.contains('-') && i + 2 < all.len());
         let ends = match word.chars().last() {
             Some(';' | ':') => words.len() >= 2,
-            Some(',') => {
-                words.len() >= 5
-                    && (words.len() + 1 + rest_after > limit
-                        || all[i + 1..].iter().any(|w| matches!(*w, "and" | "or")))
-            }
+            Some(',') => words.len() >= 5 && !qualities,
             _ => false,
         };
         if ends {

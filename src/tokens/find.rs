@@ -1139,6 +1139,21 @@ impl<T> Document<T> {
         }
     }
 
+    /// A copy of the analysis keeping something else with it.
+    fn analysis_with<U>(&self, tool: U) -> Document<U> {
+        Document {
+            server: self.server.clone(),
+            tool,
+            name: self.name.clone(),
+            name_parts: self.name_parts.clone(),
+            fields: self.fields.clone(),
+            lengths: self.lengths,
+            verb: self.verb,
+            deprecated: self.deprecated,
+            note: self.note.clone(),
+        }
+    }
+
     /// The same document keeping something else with it.
     pub fn with_tool<U>(self, tool: U) -> Document<U> {
         Document {
@@ -1621,6 +1636,23 @@ impl<T> Index<T> {
     }
 }
 
+/// The documents ranked for `query`, best first, for a caller with a plain list of documents
+/// (a one-off search): an [`Index`] is built over them for the call.
+pub fn rank<'a, T>(query: &str, documents: &'a [Document<T>]) -> Vec<(&'a Document<T>, f64)> {
+    let index = Index::new(
+        documents
+            .iter()
+            .enumerate()
+            .map(|(i, d)| d.analysis_with(i))
+            .collect(),
+    );
+    index
+        .rank(query)
+        .into_iter()
+        .map(|(d, score)| (&documents[d.tool], score))
+        .collect()
+}
+
 /// Which of the ranked hits `find` shows, at most `limit`, each with whether its whole help
 /// is shown: the first always with its help; the second with its help too when it scores
 /// close to the first; later hits only while they score a fair share of the first's.
@@ -1809,6 +1841,20 @@ mod tests {
             (n != "read_file").then(|| n.to_string())
         });
         assert_eq!(some.unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_plain_list_ranks_as_its_index_does() {
+        let docs: Vec<Document<&str>> = [
+            ("make_dir", "Create a new directory."),
+            ("read", "Read a file."),
+        ]
+        .iter()
+        .map(|(n, d)| Document::from_parts("fs", n, d, std::iter::empty(), *n))
+        .collect();
+        let ranked = rank("make a new folder", &docs);
+        assert_eq!(ranked.len(), 1);
+        assert!(std::ptr::eq(ranked[0].0, &docs[0]));
     }
 
     #[test]
