@@ -4,7 +4,7 @@
 //!
 //! Run: `cargo bench --bench corpus` (o200k_base; `-- cl100k_base` for the other encoding;
 //! `-- benches/heldout` or any directory of `*.tools.json` for snapshots the renderings were
-//! not tuned on).
+//! not tuned on; `-- --lines` also prints every listing line, to read what the rules make).
 
 use ferry::protocol::tools::parse_tools;
 use ferry::render::{listing_line, tool_help};
@@ -13,6 +13,7 @@ use ferry::tokens::meter::{host_definition, tools_from_json, Host};
 use std::time::Instant;
 
 fn main() {
+    let print_lines = std::env::args().any(|a| a == "--lines");
     let words: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with('-'))
@@ -62,6 +63,9 @@ fn main() {
             .map(|t| tokenizer.count(&host_definition(t, Host::Anthropic)))
             .sum();
         let listing: String = tools.iter().map(|t| listing_line(t) + "\n").collect();
+        if print_lines {
+            print!("{listing}");
+        }
         let listing = tokenizer.count(&listing);
         let help: usize = tools.iter().map(|t| tokenizer.count(&tool_help(t))).sum();
         let n = tools.len().max(1);

@@ -126,6 +126,57 @@ fn is_safe_integer_bound(value: &Value) -> bool {
 // ---------------------------------------------------------------------------------------------
 // The listing
 
+/// Whether a description's first sentence says nothing but its tool's name ("Merge a pull
+/// request" for `merge_pull_request`): such a summary is left out of the listing.
+fn restates_name(name: &str, description: &str) -> bool {
+    let words = |text: &str| -> Vec<String> {
+        let mut spaced = String::new();
+        let mut prev_lower = false;
+        for c in text.chars() {
+            if c.is_uppercase() && prev_lower {
+                spaced.push(' ');
+            }
+            spaced.push(if c.is_alphanumeric() { c } else { ' ' });
+            prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        }
+        spaced
+            .split_whitespace()
+            .map(|w| w.to_lowercase())
+            .map(|w| match w.strip_suffix('s') {
+                Some(stem) if stem.len() > 2 && !stem.ends_with('s') => stem.to_string(),
+                _ => w,
+            })
+            .collect()
+    };
+    // The first clause: up to a sentence end, a line break, a parenthesis or a colon.
+    let first = description
+        .split(". ")
+        .next()
+        .and_then(|s| s.lines().next())
+        .and_then(|s| s.split(['(', ':', ';']).next())
+        .unwrap_or("");
+    let name_words = words(name);
+    let said: Vec<String> = words(first)
+        .into_iter()
+        .filter(|w| {
+            !matches!(
+                w.as_str(),
+                "a" | "an"
+                    | "the"
+                    | "new"
+                    | "all"
+                    | "or"
+                    | "existing"
+                    | "specific"
+                    | "specified"
+                    | "given"
+                    | "particular"
+            )
+        })
+        .collect();
+    !said.is_empty() && said.iter().all(|w| name_words.contains(w))
+}
+
 /// Problems of one listing line against the raw JSON of its tool.
 fn listing_problems(line: &str, raw: &Value) -> Vec<String> {
     let name = raw["name"].as_str().unwrap_or_default();
@@ -196,7 +247,9 @@ fn listing_problems(line: &str, raw: &Value) -> Vec<String> {
         .and_then(Value::as_str)
         .unwrap_or_default();
     match rest.strip_prefix(" - ") {
-        None if description.chars().any(char::is_alphanumeric) => {
+        None if description.chars().any(char::is_alphanumeric)
+            && !restates_name(name, description) =>
+        {
             problems.push(format!("no summary of {description:?}: {line:?}"));
         }
         None => {}
@@ -1434,4 +1487,47 @@ fn the_help_checks_follow_refs() {
             "raw view missed {from:?}"
         );
     }
+}
+
+/// Claude Code's own server (`claude mcp serve`) writes its descriptions as markdown for a
+/// model: the listing says what each tool does, never list or heading markup, a heading that
+/// repeats the name or a leading warning, and never ends on a word that needs what follows.
+#[test]
+fn markdown_descriptions_list_as_what_each_tool_does() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/prose/claude-code.tools.json");
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let (tools, _) = parse_tools(value["tools"].as_array().unwrap());
+    let lines: Vec<String> = tools.iter().map(listing_line).collect();
+    assert_eq!(
+        lines,
+        [
+            "Agent(description, prompt) - Launch new agent to handle complex, multi-step tasks",
+            "TaskOutput(task_id) - Deprecated: Background tasks return their output file path",
+            "Bash(command) - Executes bash command and returns its output",
+            "Read(file_path) - Reads file from local filesystem",
+            "Edit - Performs exact string replacements in files",
+            "Write(file_path, content) - Writes file to local filesystem",
+            "NotebookEdit - Replaces, inserts, or deletes single cell",
+            "WebFetch(url, prompt) - Fetches content from URL and processes it using AI model",
+            "ReportFindings(findings) - Report code-review findings as typed list",
+            "WebSearch(query) - search web and use results to inform responses",
+            "TaskStop - Stops running background task by its ID",
+            "Skill(skill) - Execute skill within main conversation",
+            "DesignSync(method) - Read and update user's claude.ai/design design-system projects",
+            "TaskCreate(subject, description) - create structured task list for your current coding session",
+            "TaskGet(taskId) - retrieve task by its ID from task list",
+            "TaskUpdate(taskId) - update task in task list",
+            "TaskList() - list tasks in task list",
+            "EnterWorktree - creates isolated git worktree and switches current session into it",
+            "ExitWorktree(action) - Exit worktree session created by EnterWorktree",
+            "SendMessage(to, message) - Send message to another agent",
+            "Workflow - Execute workflow script that orchestrates multiple subagents deterministically",
+            "CronCreate(cron, prompt) - Schedule prompt to be enqueued at future time",
+            "CronDelete(id) - Cancel cron job previously scheduled with CronCreate",
+            "CronList() - List cron jobs scheduled via CronCreate",
+            "ScheduleWakeup - Schedule when to resume work",
+            "ToolSearch(query) - Fetches full schema definitions",
+        ]
+    );
 }

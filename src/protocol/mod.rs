@@ -7,6 +7,7 @@
 //! what ferry uses. Nothing here depends on the rest of ferry.
 
 pub mod describe;
+pub mod tool_text;
 pub mod tools;
 
 pub use describe::ServerDescription;

@@ -13,6 +13,17 @@ pub const LISTED_ARGS_MAX: usize = 20;
 /// `name(required args) - summary`: one short line per tool. `name()` takes no arguments;
 /// `name - summary` has arguments too many to list (see its `--help`).
 pub fn listing_line(tool: &Tool) -> String {
+    let mut line = signature(tool);
+    let summary = summary_for(&tool.name, &tool.description);
+    if !summary.is_empty() {
+        let _ = write!(line, " - {summary}");
+    }
+    escape_line(&line).into_owned()
+}
+
+/// `name(required args)`: the listing line without its summary, for a line that the tool's
+/// whole help follows. Not escaped.
+fn signature(tool: &Tool) -> String {
     let schema = ToolSchema::from_input_schema(&tool.input_schema);
     // Arguments a caller must give: required and without a default.
     let required: Vec<&str> = schema.must_give().map(|p| p.name.as_str()).collect();
@@ -23,11 +34,65 @@ pub fn listing_line(tool: &Tool) -> String {
     } else if !required.is_empty() && args.len() <= LISTED_ARGS_MAX {
         let _ = write!(line, "({args})");
     }
-    let summary = summary(&tool.description);
-    if !summary.is_empty() {
-        let _ = write!(line, " - {summary}");
+    line
+}
+
+/// One hit of `ferry find`: its server, the tool, and whether its whole help is shown.
+pub struct FoundTool<'a> {
+    pub server: &'a str,
+    pub tool: &'a Tool,
+    pub with_help: bool,
+}
+
+/// What `ferry find` prints: a line per hit, `server name(args)` and the whole help indented
+/// under it for a hit shown with its help (the help's description replaces the summary),
+/// `server listing line` for the others.
+pub fn find_answer(hits: &[FoundTool]) -> String {
+    let mut out = String::new();
+    for hit in hits {
+        if hit.with_help {
+            let _ = writeln!(
+                out,
+                "{}",
+                escape_line(&format!("{} {}", hit.server, signature(hit.tool)))
+            );
+            out.push_str(&indented_help(hit.tool, "    "));
+        } else {
+            let _ = writeln!(
+                out,
+                "{} {}",
+                escape_line(hit.server),
+                listing_line(hit.tool)
+            );
+        }
     }
-    escape_line(&line).into_owned()
+    out
+}
+
+/// What the proxy's `find` answers: as [`find_answer`], with `server/name` and the help for
+/// JSON arguments indented by two spaces.
+pub fn proxy_find_answer(hits: &[FoundTool]) -> String {
+    let mut out = String::new();
+    for hit in hits {
+        if hit.with_help {
+            let _ = writeln!(
+                out,
+                "{}",
+                escape_line(&format!("{}/{}", hit.server, signature(hit.tool)))
+            );
+            for line in json_help(hit.tool).lines() {
+                let _ = writeln!(out, "  {line}");
+            }
+        } else {
+            let _ = writeln!(
+                out,
+                "{}/{}",
+                escape_line(hit.server),
+                listing_line(hit.tool)
+            );
+        }
+    }
+    out
 }
 
 /// The most words a summary keeps (articles and filler aside); a longer clause is cut before
@@ -84,6 +149,280 @@ const FILLER: [&str; 9] = [
 /// The gist of a description: its first clause, at most a few words, without articles, filler
 /// or the final period.
 pub fn summary(description: &str) -> String {
+    summary_for("", description)
+}
+
+/// Labels that open a warning rather than say what a tool does.
+const WARNINGS: [&str; 6] = [
+    "important:",
+    "warning:",
+    "caution:",
+    "critical:",
+    "note:",
+    "attention:",
+];
+
+/// The summary of tool `name`'s description. Descriptions written as markdown for a model
+/// open with what a listing does not need: a heading that repeats the name, a warning ("IMPORTANT:
+/// ... WILL FAIL for private URLs"), a rule for when to use the tool, list markup. The summary
+/// starts where the description says what the tool does; a deprecated tool's says so first.
+pub fn summary_for(name: &str, description: &str) -> String {
+    let (lead, deprecated) = what_it_does(name, description);
+    match deprecated {
+        Deprecated::No => {
+            let clause = first_clause(lead, words_for(name));
+            if !says_only(&clause, name) {
+                return clause;
+            }
+            // What was cut may be all that the name does not say ("Update pull request
+            // branch | with latest changes from base branch"): then the clause at full length.
+            let whole = first_clause(lead, SUMMARY_WORDS);
+            if says_only(&whole, name) {
+                String::new()
+            } else {
+                whole
+            }
+        }
+        Deprecated::UseInstead(other) => format!("Deprecated, use {other}"),
+        Deprecated::Yes => {
+            let rest = first_clause(lead, words_for(name));
+            if rest.is_empty() {
+                "Deprecated".to_string()
+            } else {
+                format!("Deprecated: {rest}")
+            }
+        }
+    }
+}
+
+/// Whether a description opens by saying its tool is deprecated, and what to use instead.
+enum Deprecated<'a> {
+    No,
+    Yes,
+    UseInstead(&'a str),
+}
+
+/// Where a description starts saying what its tool does, and whether it opened by saying the
+/// tool is deprecated.
+fn what_it_does<'a>(name: &str, description: &'a str) -> (&'a str, Deprecated<'a>) {
+    let mut text = description.trim_start();
+    let mut deprecated = Deprecated::No;
+    let squeeze = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    loop {
+        let before = text.len();
+        // A heading: skipped when it only repeats the tool's name, else read as text.
+        if text.starts_with('#') {
+            let line_end = text.find('\n').unwrap_or(text.len());
+            let heading = text[..line_end].trim_start_matches('#').trim();
+            if !name.is_empty() && squeeze(heading) == squeeze(name) || heading.is_empty() {
+                text = text[line_end..].trim_start();
+            } else {
+                text = text.trim_start_matches('#').trim_start();
+            }
+        }
+        // List and quote markup, emphasis and warning signs before the first word.
+        text = text
+            .trim_start_matches(['-', '*', '+', '>', '\u{26a0}', '\u{fe0f}', '!', '_'])
+            .trim_start();
+        if let Some(rest) = text.strip_prefix('[') {
+            // "[Deprecated: use X instead] Research a company".
+            if let Some((note, after)) = rest.split_once(']') {
+                if note.to_ascii_lowercase().contains("deprecated") {
+                    deprecated = deprecated_note(note);
+                    text = after.trim_start();
+                }
+            }
+        }
+        let lower: String = text.chars().take(40).collect::<String>().to_lowercase();
+        if lower.starts_with("deprecated") {
+            // "DEPRECATED: This tool is deprecated. Please use 'x' instead. What it did."
+            let paragraph_end = text.find("\n\n").unwrap_or(text.len());
+            deprecated = match deprecated_note(&text[..paragraph_end.min(300)]) {
+                Deprecated::No => Deprecated::Yes,
+                named => named,
+            };
+            text = text["deprecated".len()..].trim_start_matches([':', '.', ' ']);
+            // Sentences that only go on about the deprecation.
+            while let Some(end) = sentence_end(text) {
+                let sentence = text[..end].to_ascii_lowercase();
+                if sentence.contains("deprecated") || sentence.contains(" instead") {
+                    text = text[end..].trim_start();
+                } else {
+                    break;
+                }
+            }
+        } else if WARNINGS.iter().any(|w| lower.starts_with(w)) {
+            // A warning paragraph, when something follows it.
+            match text.find("\n\n") {
+                Some(end) => text = text[end..].trim_start(),
+                None => match sentence_end(text) {
+                    Some(end) if end < text.len() => text = text[end..].trim_start(),
+                    _ => {}
+                },
+            }
+        } else if [
+            "use this tool only",
+            "only use this",
+            "do not use",
+            "never use",
+        ]
+        .iter()
+        .any(|rule| lower.starts_with(rule))
+        {
+            // A rule for when to use the tool, when a sentence follows it.
+            if let Some(end) = sentence_end(text).filter(|end| *end < text.trim_end().len()) {
+                text = text[end..].trim_start();
+            }
+        }
+        if text.len() == before {
+            return (text, deprecated);
+        }
+    }
+}
+
+/// The byte just past the first sentence of `text` (its mark), if it has one.
+fn sentence_end(text: &str) -> Option<usize> {
+    // The sentence has its whitespace collapsed: walk as many other characters of the text.
+    let sentence = first_sentence(text);
+    let mut left = sentence.chars().filter(|c| !c.is_whitespace()).count();
+    if left == 0 {
+        return None;
+    }
+    for (i, c) in text.char_indices() {
+        if !c.is_whitespace() {
+            left -= 1;
+            if left == 0 {
+                return Some(i + c.len_utf8());
+            }
+        }
+    }
+    None
+}
+
+/// What a deprecation note says to use instead: "use `x` instead", "Please use 'x' instead".
+fn deprecated_note(note: &str) -> Deprecated<'_> {
+    let lower = note.to_ascii_lowercase();
+    let Some(at) = lower.find("use ") else {
+        return Deprecated::Yes;
+    };
+    let name = note[at + 4..]
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'));
+    if name.is_empty() || !lower[at..].contains("instead") {
+        Deprecated::Yes
+    } else {
+        Deprecated::UseInstead(name)
+    }
+}
+
+/// A word that joins what comes before it to what follows: a preposition, a conjunction.
+fn is_link_word(word: &str) -> bool {
+    let w = word.to_ascii_lowercase();
+    CLAUSE_STARTS.contains(&w.as_str())
+        || matches!(
+            w.as_str(),
+            "along" | "together" | "both" | "such" | "either" | "also"
+        )
+}
+
+/// A word that a phrase cannot end on when what followed it was cut: a link word, an article,
+/// a determiner or possessive ("its", "user's"), a participle waiting for its complement
+/// ("created", "used").
+fn leads_on(word: &str) -> bool {
+    let w = word.to_ascii_lowercase();
+    is_link_word(&w)
+        || matches!(
+            w.as_str(),
+            "a" | "an"
+                | "the"
+                | "its"
+                | "their"
+                | "your"
+                | "our"
+                | "his"
+                | "her"
+                | "my"
+                | "each"
+                | "every"
+                | "any"
+                | "some"
+                | "no"
+                | "not"
+                | "more"
+                | "most"
+                | "less"
+                | "very"
+                | "than"
+        )
+        || w.ends_with("'s")
+        || w.len() > 4 && w.ends_with("ed") && !w.ends_with("eed")
+}
+
+/// The words a summary may take beside a name: a long name says much already, and a line
+/// stays near a dozen tokens ("confluence_download_content_attachments" leaves seven).
+fn words_for(name: &str) -> usize {
+    let extra = name.chars().count().saturating_sub(20) / 5;
+    SUMMARY_WORDS.saturating_sub(extra).max(SUMMARY_WORDS - 3)
+}
+
+/// The lower-case words of a name, split at `_`, `-`, `.` and camelCase humps, with a plural
+/// `s` dropped.
+fn name_words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if (!c.is_alphanumeric() || c.is_uppercase() && prev_lower) && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        if c.is_alphanumeric() {
+            word.extend(c.to_lowercase());
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+        .into_iter()
+        .map(|w| match w.strip_suffix('s') {
+            Some(stem) if stem.len() > 2 && !stem.ends_with('s') => stem.to_string(),
+            _ => w,
+        })
+        .collect()
+}
+
+/// Whether a summary says nothing its tool's name does not ("r2_delete_bucket - Delete R2
+/// bucket"): every word of it but articles and filler is a word of the name.
+fn says_only(summary: &str, name: &str) -> bool {
+    if summary.is_empty() || name.is_empty() {
+        return false;
+    }
+    let name_words = name_words(name);
+    let words = name_words_of_text(summary);
+    !words.is_empty() && words.iter().all(|w| name_words.contains(w))
+}
+
+fn name_words_of_text(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .filter(|w| {
+            let w = w.to_ascii_lowercase();
+            !FILLER.contains(&w.as_str()) && !matches!(w.as_str(), "new" | "one" | "or")
+        })
+        .flat_map(name_words)
+        .collect()
+}
+
+/// The first clause of a description's first sentence, as [`summary`] describes, in at most
+/// `limit` words.
+fn first_clause(description: &str, limit: usize) -> String {
     let sentence = first_sentence(description);
     let all: Vec<&str> = sentence.split_whitespace().collect();
     // "This tool searches..." and "Use this tool to search..." say "searches", "search".
@@ -101,6 +440,9 @@ pub fn summary(description: &str) -> String {
         {
             4
         }
+        // "Allows Claude to search the web", "Lets you search": what is allowed is the gist.
+        [allows, _, to, ..] if matches!(allows.as_str(), "allows" | "enables") && to == "to" => 3,
+        [lets, you, ..] if lets == "lets" && you == "you" => 2,
         _ => 0,
     };
     let all = &all[start.min(all.len().saturating_sub(1))..];
@@ -116,10 +458,14 @@ pub fn summary(description: &str) -> String {
             continue;
         }
         // A clause ends at a colon, semicolon, dash or parenthesis once it has three words, and
-        // at a comma once it has six (a shorter one is usually a list: "Celsius, Fahrenheit").
+        // at a comma once it has six (a shorter one is usually a list: "Celsius, Fahrenheit"),
+        // unless the comma runs on a list of qualities ("handle complex, multi-step tasks").
+        let qualities = all
+            .get(i + 1)
+            .is_some_and(|next| next.contains('-') && i + 2 < all.len());
         let ends = match word.chars().last() {
             Some(';' | ':') => words.len() >= 2,
-            Some(',') => words.len() >= 5,
+            Some(',') => words.len() >= 5 && !qualities,
             _ => false,
         };
         if ends {
@@ -131,9 +477,15 @@ pub fn summary(description: &str) -> String {
             .iter()
             .filter(|w| !FILLER.contains(&w.to_ascii_lowercase().as_str()))
             .count();
+        // Not after a word that needs what follows ("a session created | by X"): the next
+        // boundary, if there is room for it.
+        let needs_more = words
+            .last()
+            .is_some_and(|w| leads_on(w) && !is_link_word(w));
         if words.len() >= 4
-            && words.len() + remaining > SUMMARY_WORDS
+            && words.len() + remaining > limit
             && CLAUSE_STARTS.contains(&lower.as_str())
+            && (!needs_more || words.len() + 2 >= limit)
         {
             cut_short = true;
             break;
@@ -142,7 +494,7 @@ pub fn summary(description: &str) -> String {
             last_start = Some(words.len());
         }
         words.push(word);
-        if words.len() >= SUMMARY_WORDS {
+        if words.len() >= limit {
             // Out of words mid-clause: end where its last part began, if that leaves enough.
             if i + 1 < all.len() {
                 cut_short = true;
@@ -166,16 +518,10 @@ pub fn summary(description: &str) -> String {
             }
         }
     }
-    // Never end on a word that leads into what was cut ("Get values for", "content along").
-    while words.len() > 2
-        && words.last().is_some_and(|w| {
-            let w = w.to_ascii_lowercase();
-            CLAUSE_STARTS.contains(&w.as_str())
-                || matches!(
-                    w.as_str(),
-                    "along" | "together" | "both" | "such" | "either" | "also"
-                )
-        })
+    // Never end on a word that leads into what was cut ("Get values for", "content along",
+    // "session created").
+    while words.len() > 2 && cut_short && words.last().is_some_and(|w| leads_on(w))
+        || words.len() > 2 && words.last().is_some_and(|w| is_link_word(w))
     {
         words.pop();
     }
@@ -501,6 +847,110 @@ mod tests {
             "List issues"
         );
         assert_eq!(summary(""), "");
+    }
+
+    #[test]
+    fn summaries_start_where_a_description_says_what_the_tool_does() {
+        // A heading that repeats the name, then the gist.
+        assert_eq!(
+            summary_for(
+                "SendMessage",
+                "# SendMessage\n\nSend a message to another agent.\n\n```json\n{}\n```"
+            ),
+            "Send message to another agent"
+        );
+        // Another heading is read as text, without its markup.
+        assert_eq!(summary_for("x", "## Search the web\nMore."), "Search web");
+        // A leading warning paragraph, then list markup.
+        assert_eq!(
+            summary_for("WebFetch", "IMPORTANT: WebFetch WILL FAIL for private URLs. Check first.\n\n- Fetches content from a URL"),
+            "Fetches content from URL"
+        );
+        assert_eq!(
+            summary_for("t", "\n- Stops a running task by its ID\n- Takes an ID"),
+            "Stops running task by its ID"
+        );
+        // A rule for when to use the tool, then what it does.
+        assert_eq!(
+            summary_for(
+                "EnterWorktree",
+                "Use this tool ONLY when told to. This tool creates a git worktree."
+            ),
+            "creates git worktree"
+        );
+        assert_eq!(
+            summary_for(
+                "WebSearch",
+                "- Allows Claude to search the web and use the results"
+            ),
+            "search web and use results"
+        );
+        // A deprecated tool says so first, with its replacement when the note names one.
+        assert_eq!(
+            summary_for(
+                "old",
+                "[Deprecated: Use web_search_advanced instead] Research a company."
+            ),
+            "Deprecated, use web_search_advanced"
+        );
+        assert_eq!(
+            summary_for("old", "\u{26a0}\u{fe0f} DEPRECATED: This tool is deprecated. Please use 'people_search' instead. It will go."),
+            "Deprecated, use people_search"
+        );
+        assert_eq!(
+            summary_for("old", "[Deprecated] Start an AI research agent."),
+            "Deprecated: Start AI research agent"
+        );
+    }
+
+    #[test]
+    fn summaries_cut_at_phrase_boundaries() {
+        // A comma inside a phrase is not a boundary; one before a list's tail is.
+        assert_eq!(
+            summary_for(
+                "Agent",
+                "Launch a new agent to handle complex, multi-step tasks. Each agent."
+            ),
+            "Launch new agent to handle complex, multi-step tasks"
+        );
+        assert_eq!(
+            summary("Get logs from Kubernetes resources like pods, deployments, or jobs"),
+            "Get logs from Kubernetes resources like pods"
+        );
+        // Never ends on a participle waiting for what was cut.
+        assert_eq!(
+            summary_for("ExitWorktree", "Exit a worktree session created by EnterWorktree and return the session to the original working directory."),
+            "Exit worktree session created by EnterWorktree"
+        );
+    }
+
+    #[test]
+    fn a_summary_that_only_repeats_the_name_is_left_out() {
+        assert_eq!(summary_for("r2_delete_bucket", "Delete an R2 bucket"), "");
+        assert_eq!(
+            summary_for("merge_pull_request", "Merge a pull request"),
+            ""
+        );
+        // Unless what a long name's shorter summary cut was all it added.
+        assert_eq!(
+            summary_for(
+                "update_pull_request_branch",
+                "Update a pull request branch with the latest changes from the base branch"
+            ),
+            "Update pull request branch with latest changes from base branch"
+        );
+        // A long name leaves fewer words to its summary.
+        assert_eq!(
+            summary_for(
+                "confluence_download_content_attachments",
+                "Download all attachments for a Confluence content item as embedded resources."
+            ),
+            "Download attachments for Confluence content item"
+        );
+        let t = tool(
+            json!({"name": "queue_delete", "description": "Delete a queue", "inputSchema": {"type": "object", "properties": {"queueId": {"type": "string"}}, "required": ["queueId"]}}),
+        );
+        assert_eq!(listing_line(&t), "queue_delete(queueId)");
     }
 
     #[test]

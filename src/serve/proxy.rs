@@ -21,10 +21,11 @@ use crate::client::{catalog, CacheEntry};
 use crate::daemon::pool::Pool;
 use crate::daemon::wire::ServerRef;
 use crate::protocol::{BoxFuture, RpcError, ServerDescription};
+use crate::render::json_help;
 use crate::render::proxy::{self, three_tools, FIND_DEFAULT, FIND_MAX};
-use crate::render::{json_help, listing_line};
+use crate::render::tool::{proxy_find_answer, FoundTool};
 use crate::schema::{validate, ToolSchema};
-use crate::tokens::find::{rank, Document};
+use crate::tokens::find::{shown, Document, Index};
 use crate::words::closest;
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
@@ -34,7 +35,7 @@ use std::time::Duration;
 /// The tools of every served server, as the cache holds them.
 #[derive(Default)]
 struct Catalog {
-    documents: Vec<Document>,
+    documents: Index,
 }
 
 impl Catalog {
@@ -50,14 +51,16 @@ impl Catalog {
                 None => unlisted.push(spec.clone()),
             }
         }
+        let documents = Index::new(documents).with_postings();
         (Catalog { documents }, unlisted)
     }
 
     fn add(&mut self, spec: &ServerSpec, entry: CacheEntry) {
-        self.documents.retain(|d| d.server != spec.name);
+        let mut documents = std::mem::take(&mut self.documents).into_documents();
+        documents.retain(|d| d.server != spec.name);
         let (tools, _) = catalog::usable_tools(spec, entry);
-        self.documents
-            .extend(tools.into_iter().map(|t| Document::new(&spec.name, t)));
+        documents.extend(tools.into_iter().map(|t| Document::new(&spec.name, t)));
+        self.documents = Index::new(documents).with_postings();
     }
 
     /// A tool by `server/tool`, or by its bare name when only one server has it.
@@ -65,7 +68,13 @@ impl Catalog {
         let (server, tool) = match name.split_once('/') {
             Some((server, tool)) => (Some(server), tool),
             None => match name.split_once("__") {
-                Some((server, tool)) if self.documents.iter().any(|d| d.server == server) => {
+                Some((server, tool))
+                    if self
+                        .documents
+                        .documents()
+                        .iter()
+                        .any(|d| d.server == server) =>
+                {
                     (Some(server), tool)
                 }
                 _ => (None, name),
@@ -73,6 +82,7 @@ impl Catalog {
         };
         let matches: Vec<&Document> = self
             .documents
+            .documents()
             .iter()
             .filter(|d| d.tool.name == tool && server.is_none_or(|s| d.server == s))
             .collect();
@@ -81,6 +91,7 @@ impl Catalog {
             [] => {
                 let names: Vec<String> = self
                     .documents
+                    .documents()
                     .iter()
                     .map(|d| format!("{}/{}", d.server, d.tool.name))
                     .collect();
@@ -188,7 +199,7 @@ impl ProxyProvider {
             .and_then(Value::as_u64)
             .map_or(FIND_DEFAULT, |n| (n as usize).clamp(1, FIND_MAX));
         let catalog = self.catalog();
-        let ranked = rank(query, &catalog.documents);
+        let ranked = catalog.documents.rank(query);
         if ranked.is_empty() {
             // The query is echoed back, but never at length.
             let shown: String = query.chars().take(200).collect();
@@ -201,16 +212,15 @@ impl ProxyProvider {
                     .join(", ")
             ));
         }
-        let mut out = String::new();
-        for (i, (doc, _)) in ranked.into_iter().take(limit).enumerate() {
-            let _ = writeln!(out, "{}/{}", doc.server, listing_line(&doc.tool));
-            if i == 0 {
-                for line in json_help(&doc.tool).lines() {
-                    let _ = writeln!(out, "  {line}");
-                }
-            }
-        }
-        text_result(out)
+        let hits: Vec<FoundTool> = shown(&ranked, limit)
+            .into_iter()
+            .map(|(i, with_help)| FoundTool {
+                server: &ranked[i].0.server,
+                tool: &ranked[i].0.tool,
+                with_help,
+            })
+            .collect();
+        text_result(proxy_find_answer(&hits))
     }
 
     fn describe(&self, arguments: &Map<String, Value>) -> Value {
@@ -381,6 +391,7 @@ fn list_in_background(servers: Vec<ServerSpec>, catalog: Arc<RwLock<Catalog>>) {
 fn exposed_tools(catalog: &Catalog) -> Vec<Value> {
     catalog
         .documents
+        .documents()
         .iter()
         .map(|d| {
             let mut raw = d.tool.raw.clone();

@@ -1,10 +1,76 @@
-//! `ferry find`: rank the cached tools of every server against a few plain words (BM25 over
-//! names, descriptions and property names), so an agent facing hundreds of tools reads five
-//! lines instead of every listing.
+//! `ferry find`: rank the cached tools of every server against a task in plain words, so an
+//! agent facing hundreds of tools reads a few lines instead of every listing. The proxy's
+//! `find` tool ranks with the same [`Index`].
+//!
+//! The ranking is BM25F: a tool is a document of five fields (its name's words, the first
+//! sentence of its description, the rest of the description, its parameter names, and its
+//! server), each with its own weight and length normalisation. Words are stemmed (Snowball's
+//! English stemmer), so "folders" meets "folder". On top of that:
+//! - a query word also matches its everyday synonyms and near-words ([`NEAR_WORDS`]: folder and
+//!   directory, download and fetch), at a lower weight, and a few idioms are read as the word
+//!   they mean ("get rid of" is delete);
+//! - the task's verb is weighed against the tool's verb (the first word its description or name
+//!   acts with): "log the hours" asks to add, so `add_worklog` beats `git_log`;
+//! - the inverse document frequency is taken over the catalog searched (the user's own
+//!   servers), and a name part that all of one server's tools share (`jira_`, `browser_`) counts
+//!   as the server's word, not as the tool's;
+//! - a tool whose description says it is deprecated ranks below the tool it names instead.
 
 use crate::protocol::tools::Tool;
+use crate::render::text::first_sentence;
 use crate::schema::ToolSchema;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+use std::cell::RefCell;
+use std::hash::{Hash, Hasher};
+
+/// The fields of a tool, in the order of [`WEIGHTS`].
+const NAME: usize = 0;
+const SUMMARY: usize = 1;
+const BODY: usize = 2;
+const PARAMS: usize = 3;
+const SERVER: usize = 4;
+const FIELDS: usize = 5;
+
+/// How much a word says about a tool, by where it stands: in the name most, in the first
+/// sentence of the description (what the tool does) more than in the rest (how to use it).
+const WEIGHTS: [f64; FIELDS] = [3.0, 1.5, 0.5, 0.6, 1.5];
+/// Length normalisation per field: a long description dilutes its words; names and servers
+/// are all short.
+const B: [f64; FIELDS] = [0.3, 0.5, 0.75, 0.5, 0.0];
+const K1: f64 = 1.2;
+/// The description words after its first sentence that are indexed: usage notes go on for
+/// pages, and what a tool is for is said early.
+const BODY_WORDS: usize = 80;
+/// A synonym or near-word counts this much of the word the person wrote.
+const NEAR_WEIGHT: f64 = 0.7;
+/// The tool's verb agrees with the task's: "log the hours" and "Add a worklog entry".
+const VERB_AGREES: f64 = 1.3;
+/// Both have a verb and they disagree: "log the hours" and "Shows the commit logs".
+const VERB_DISAGREES: f64 = 0.8;
+/// The task's verb, when it is one, also counts as a plain word, but less: verbs are few and
+/// shared ("move" the issue to Done is a transition, not `move_issue`); the agreement above
+/// weighs it.
+const QUERY_VERB_LITERAL: f64 = 0.4;
+/// Of two tools that match as well, the one whose name says no more than was asked for
+/// (`create_merge_request` for "create a merge request", not `create_merge_request_thread`).
+const NAME_COVERED_BONUS: f64 = 0.25;
+/// The query is the tool's name, word for word (a model that saw it in a listing asks so).
+const EXACT_NAME: f64 = 1.5;
+/// A deprecated tool keeps this share of its score.
+const DEPRECATED: f64 = 0.5;
+/// A name part that at least this share of a server's tools carry (and at least three) is
+/// the server's word: `jira` in `jira_get_issue`.
+const SHARED_PART: f64 = 0.5;
+/// `find` shows a hit after the first only when it scores at least this share of the first's:
+/// a far weaker match is noise that every lookup would pay for.
+const SHOWN_SHARE: f64 = 0.5;
+/// The second hit's help is shown too when it scores at least this share of the first's: the
+/// two are about as likely, and one lookup is cheaper than a second round trip.
+const CLOSE_SHARE: f64 = 0.9;
+/// The most documents a ranking returns.
+pub const RANKED_MAX: usize = 200;
+/// The most distinct words of a query that are ranked.
+const MAX_QUERY_TERMS: usize = 32;
 
 /// Words that say nothing about which tool is meant.
 fn is_stopword(word: &str) -> bool {
@@ -26,248 +92,1686 @@ fn is_stopword(word: &str) -> bool {
             | "me"
             | "i"
             | "it"
+            | "its"
             | "this"
             | "that"
+            | "these"
+            | "those"
             | "is"
             | "be"
+            | "been"
+            | "was"
+            | "were"
+            | "am"
+            | "are"
             | "please"
             | "into"
             | "at"
             | "as"
             | "can"
+            | "could"
+            | "would"
+            | "should"
+            | "will"
             | "you"
             | "your"
+            | "we"
+            | "our"
+            | "us"
+            | "they"
+            | "them"
+            | "their"
+            | "he"
+            | "she"
+            | "his"
+            | "her"
             | "use"
             | "using"
             | "some"
             | "all"
             | "any"
             | "do"
+            | "does"
+            | "did"
             | "how"
             | "what"
             | "which"
             | "who"
+            | "whom"
+            | "whose"
             | "where"
             | "when"
             | "why"
-            | "are"
             | "there"
+            | "here"
+            | "so"
+            | "then"
+            | "than"
+            | "just"
+            | "about"
+            | "want"
+            | "need"
+            | "let"
+            | "s"
+            | "t"
+            | "d"
+            | "ll"
+            | "re"
+            | "ve"
+            | "m"
+            | "isn"
+            | "aren"
+            | "don"
+            | "doesn"
+            | "didn"
+            | "haven"
+            | "hasn"
+            | "won"
+            | "yet"
+            | "have"
+            | "has"
+            | "had"
+            | "out"
+            | "up"
+            | "right"
+            | "very"
+            | "really"
+            | "also"
+            | "one"
+            | "thing"
+            | "things"
+            | "something"
+            | "stuff"
+            | "tool"
     )
 }
 
-/// Field weights: a word in the tool's name says most about it.
-const NAME_WEIGHT: f64 = 3.0;
-const DESCRIPTION_WEIGHT: f64 = 1.0;
-const PROPERTY_WEIGHT: f64 = 0.5;
-const SERVER_WEIGHT: f64 = 1.0;
-/// How much more a tool scores when the query names every word of the tool's name: of two
-/// tools that match as well, the one whose name says no more than was asked for
-/// (`create_merge_request` for "create a merge request", not `create_merge_request_thread`).
-const NAME_COVERED_BONUS: f64 = 0.25;
-const K1: f64 = 1.2;
-const B: f64 = 0.75;
+/// Idioms read as the words they mean, before words are split and stemmed. They are about
+/// English, not about any server.
+const IDIOMS: &[(&str, &str)] = &[
+    ("get rid of", "delete"),
+    ("look up", "search"),
+    ("look for", "search"),
+    ("find out", "get"),
+    ("money back", "refund"),
+    ("how many", "count"),
+    ("how much", "amount"),
+    ("how big", "size"),
+    ("how large", "size"),
+    ("how far", "distance"),
+    ("how long", "duration"),
+    ("what's in", "list contents"),
+    ("what is in", "list contents"),
+    ("go back", "back"),
+    ("back up", "backup"),
+    ("where is", "location"),
+    ("where are", "location"),
+    ("what time is it", "current time"),
+    ("who am i", "whoami current user"),
+    ("go forward", "forward"),
+    ("go to", "navigate"),
+    ("thumbs up", "reaction emoji"),
+    ("logged in as", "authenticated user"),
+    ("logged in", "authenticated"),
+    ("log in", "login"),
+    ("sign in", "login"),
+    ("sign up", "register"),
+    ("set up", "create configure"),
+    ("turn on", "enable"),
+    ("turn off", "disable"),
+    ("switch on", "enable"),
+    ("switch off", "disable"),
+    ("clean up", "cleanup delete"),
+    ("roll back", "rollback"),
+    ("check out", "checkout"),
+    ("fill in", "fill"),
+    ("fill out", "fill"),
+    ("write down", "save"),
+    ("to-do", "todo"),
+    ("to do list", "todo"),
+    ("e-mail", "email"),
+];
 
-/// Lower-case word stems of `text`, split at punctuation and camelCase humps.
-pub fn terms(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// Everyday synonyms and near-words: a query word also matches these, at [`NEAR_WEIGHT`].
+/// Abbreviations people type stand here too. Entries are about language, not about any
+/// server's tools.
+const NEAR_WORDS: &[(&str, &[&str])] = &[
+    // Actions.
+    ("make", &["create", "new", "add"]),
+    ("create", &["make", "new", "add"]),
+    ("new", &["create"]),
+    ("add", &["create", "insert", "append", "sum"]),
+    ("leave", &["add", "post", "create"]),
+    ("insert", &["add", "create"]),
+    ("append", &["add", "insert"]),
+    ("build", &["create", "generate"]),
+    ("generate", &["create", "make"]),
+    ("open", &["create", "new", "navigate"]),
+    ("start", &["begin", "launch", "create"]),
+    ("begin", &["start"]),
+    ("launch", &["start", "run"]),
+    ("show", &["get", "list", "view", "display"]),
+    ("view", &["get", "show", "read"]),
+    ("see", &["get", "view", "list", "show"]),
+    ("display", &["show", "get", "view"]),
+    ("get", &["retrieve", "fetch", "read"]),
+    ("retrieve", &["get", "fetch"]),
+    ("fetch", &["get", "retrieve", "download"]),
+    ("read", &["get", "view", "fetch"]),
+    ("download", &["fetch", "get", "retrieve"]),
+    ("list", &["show", "get"]),
+    ("remove", &["delete", "drop"]),
+    ("delete", &["remove", "drop"]),
+    ("erase", &["delete", "remove"]),
+    ("drop", &["delete", "remove"]),
+    ("destroy", &["delete", "remove"]),
+    ("discard", &["delete", "remove"]),
+    ("wipe", &["delete", "clear"]),
+    ("find", &["search", "query", "get"]),
+    ("search", &["find", "query"]),
+    ("lookup", &["search", "find", "get"]),
+    ("locate", &["find", "search"]),
+    ("query", &["search", "find"]),
+    ("run", &["execute", "exec", "invoke", "start"]),
+    ("execute", &["run", "exec"]),
+    ("exec", &["execute", "run"]),
+    ("invoke", &["run", "execute", "call"]),
+    ("trigger", &["run", "execute", "start"]),
+    ("change", &["update", "edit", "modify", "set"]),
+    ("edit", &["update", "modify", "change"]),
+    ("modify", &["update", "edit", "change"]),
+    ("update", &["edit", "modify", "change"]),
+    ("alter", &["update", "modify", "change"]),
+    ("set", &["update", "put", "configure"]),
+    ("put", &["set", "add", "move"]),
+    ("save", &["write", "store", "set", "put"]),
+    ("store", &["save", "set", "put"]),
+    ("write", &["create", "save", "put"]),
+    ("send", &["post", "publish"]),
+    ("post", &["send", "publish", "create"]),
+    ("publish", &["post", "send", "deploy", "release"]),
+    ("reply", &["respond", "answer", "comment"]),
+    ("respond", &["reply", "answer"]),
+    ("stop", &["kill", "terminate", "cancel", "end", "halt"]),
+    ("kill", &["terminate", "stop", "end"]),
+    ("terminate", &["kill", "stop", "end"]),
+    ("cancel", &["stop", "abort", "end"]),
+    ("abort", &["cancel", "stop"]),
+    ("end", &["stop", "close", "finish"]),
+    ("close", &["resolve", "end", "stop"]),
+    ("finish", &["complete", "end", "done"]),
+    ("done", &["transition", "status", "complete", "resolve"]),
+    ("complete", &["done", "finish", "resolve"]),
+    ("resolve", &["close", "done", "complete"]),
+    ("reopen", &["open", "restore"]),
+    ("restore", &["recover", "undo"]),
+    ("undo", &["revert", "reset", "rollback"]),
+    ("revert", &["rollback", "undo", "reset"]),
+    ("rollback", &["revert", "undo", "previous"]),
+    ("pause", &["suspend", "stop"]),
+    ("resume", &["continue", "restart", "start"]),
+    ("restart", &["reboot", "reload", "start"]),
+    ("reload", &["refresh", "restart"]),
+    ("refresh", &["reload", "update"]),
+    ("move", &["transfer", "relocate", "rename"]),
+    ("rename", &["move"]),
+    ("copy", &["duplicate", "clone"]),
+    ("duplicate", &["copy", "clone"]),
+    ("clone", &["copy", "fork"]),
+    ("upload", &["attach", "put"]),
+    ("attach", &["upload", "attachment"]),
+    ("check", &["verify", "validate", "status"]),
+    ("verify", &["check", "validate"]),
+    ("validate", &["check", "verify", "lint"]),
+    ("test", &["check", "verify"]),
+    ("inspect", &["get", "describe", "details"]),
+    ("describe", &["details", "info", "schema"]),
+    ("explain", &["describe", "documentation"]),
+    ("debug", &["inspect", "diagnose", "troubleshoot"]),
+    ("deploy", &["release", "publish"]),
+    ("release", &["deploy", "version"]),
+    ("ship", &["deploy", "release"]),
+    ("log", &["add", "record", "worklog"]),
+    ("record", &["capture", "log", "start"]),
+    ("capture", &["record", "take", "screenshot"]),
+    ("track", &["log", "record", "monitor"]),
+    ("remember", &["save", "store", "memory"]),
+    ("summarize", &["summary", "summarizer"]),
+    ("convert", &["transform", "translate"]),
+    ("transform", &["convert"]),
+    ("translate", &["convert"]),
+    ("scale", &["resize", "replicas"]),
+    ("resize", &["scale"]),
+    ("enable", &["on", "activate"]),
+    ("disable", &["off", "deactivate"]),
+    ("assign", &["set", "assignee"]),
+    ("watch", &["watcher", "follow", "subscribe"]),
+    ("follow", &["watch", "subscribe"]),
+    ("react", &["reaction", "emoji"]),
+    ("visit", &["navigate", "open"]),
+    ("browse", &["navigate", "list"]),
+    ("type", &["fill", "enter", "input"]),
+    ("fill", &["type", "enter", "input"]),
+    ("enter", &["type", "fill", "input"]),
+    ("press", &["click", "key"]),
+    ("tap", &["click", "press"]),
+    ("hover", &["mouse"]),
+    ("scrape", &["crawl", "extract", "fetch"]),
+    ("crawl", &["scrape", "spider"]),
+    ("extract", &["scrape", "parse"]),
+    ("merge", &["combine"]),
+    ("refund", &["reimburse", "return"]),
+    ("charge", &["payment", "pay", "bill"]),
+    ("pay", &["payment", "charge"]),
+    // Things.
+    ("folder", &["directory", "dir"]),
+    ("directory", &["folder", "dir"]),
+    ("dir", &["directory", "folder"]),
+    ("page", &["webpage", "document", "url"]),
+    ("webpage", &["page", "web", "url"]),
+    ("website", &["site", "web", "url"]),
+    ("site", &["website", "web", "url", "domain", "app"]),
+    ("web", &["internet", "website", "online"]),
+    ("internet", &["web", "online"]),
+    ("online", &["web", "internet"]),
+    ("url", &["link", "address", "page"]),
+    ("link", &["url"]),
+    ("ticket", &["issue", "bug"]),
+    ("bug", &["issue", "error"]),
+    ("issue", &["ticket", "bug"]),
+    ("problem", &["issue", "error"]),
+    ("error", &["exception", "issue", "problem"]),
+    ("exception", &["error"]),
+    ("hour", &["worklog", "time"]),
+    ("minute", &["time"]),
+    ("worklog", &["hours", "time", "log"]),
+    ("status", &["state", "transition", "health"]),
+    ("state", &["status"]),
+    ("health", &["status"]),
+    ("picture", &["image", "photo", "screenshot"]),
+    ("image", &["picture", "photo", "img"]),
+    ("photo", &["image", "picture"]),
+    ("img", &["image"]),
+    ("screen", &["screenshot", "display"]),
+    ("video", &["screencast", "recording", "movie"]),
+    ("movie", &["video"]),
+    ("doc", &["document", "documentation", "docs"]),
+    ("docs", &["documentation", "document"]),
+    ("documentation", &["docs", "doc", "reference", "manual"]),
+    ("manual", &["documentation", "docs"]),
+    ("document", &["doc", "file", "page", "record"]),
+    ("file", &["document"]),
+    ("text", &["content"]),
+    ("content", &["text", "body"]),
+    ("comment", &["note", "reply"]),
+    ("note", &["document", "comment", "memo"]),
+    ("message", &["msg", "post", "chat"]),
+    ("msg", &["message"]),
+    ("chat", &["message", "conversation", "channel"]),
+    ("conversation", &["chat", "thread", "discussion", "history"]),
+    ("discussion", &["thread", "conversation", "comment"]),
+    ("thread", &["discussion", "conversation", "reply"]),
+    ("history", &["log", "recent", "past"]),
+    ("recent", &["latest", "last", "history"]),
+    ("latest", &["recent", "newest", "last"]),
+    ("last", &["latest", "recent", "previous"]),
+    ("previous", &["prior", "last", "back"]),
+    ("current", &["now", "active", "today"]),
+    ("now", &["current"]),
+    ("today", &["current", "now", "daily"]),
+    ("daily", &["day", "periodic", "today"]),
+    ("weekly", &["week", "periodic"]),
+    ("day", &["date", "daily"]),
+    ("date", &["day", "time"]),
+    ("size", &["length", "bytes", "big"]),
+    ("big", &["size", "large"]),
+    ("large", &["size", "big"]),
+    ("count", &["number", "total"]),
+    ("number", &["count", "total"]),
+    ("total", &["count", "sum"]),
+    ("sum", &["total", "add"]),
+    ("amount", &["total", "balance", "count"]),
+    ("money", &["balance", "payment", "funds", "amount"]),
+    ("funds", &["balance", "money"]),
+    ("balance", &["funds", "money"]),
+    ("price", &["cost", "pricing"]),
+    ("cost", &["price", "pricing", "spend"]),
+    ("pricing", &["price", "cost"]),
+    ("bill", &["invoice", "billing"]),
+    ("invoice", &["bill", "billing"]),
+    ("discount", &["coupon", "promotion", "promo"]),
+    ("coupon", &["discount", "promo"]),
+    ("promo", &["coupon", "discount", "promotion"]),
+    ("subscription", &["plan", "subscribe", "membership"]),
+    ("plan", &["subscription", "tier"]),
+    ("customer", &["client", "user"]),
+    ("client", &["customer"]),
+    ("user", &["account", "member", "person", "people"]),
+    ("person", &["user", "people", "member"]),
+    ("people", &["user", "person", "member"]),
+    ("member", &["user", "member"]),
+    ("account", &["user", "profile"]),
+    ("profile", &["account", "user"]),
+    ("team", &["group"]),
+    ("group", &["team"]),
+    ("organization", &["org", "company"]),
+    ("org", &["organization"]),
+    ("company", &["organization", "business"]),
+    ("repo", &["repository"]),
+    ("repository", &["repo", "project"]),
+    ("project", &["repository", "workspace"]),
+    ("workspace", &["project", "space"]),
+    ("db", &["database"]),
+    ("postgres", &["postgresql", "pg"]),
+    ("postgresql", &["postgres", "pg"]),
+    ("pg", &["postgres", "postgresql"]),
+    ("commit", &["save", "record"]),
+    ("database", &["db"]),
+    ("sql", &["query", "database"]),
+    ("column", &["field", "schema"]),
+    ("field", &["column", "property"]),
+    ("property", &["field", "attribute"]),
+    ("attribute", &["property", "field"]),
+    ("row", &["record", "entry"]),
+    ("entry", &["record", "item"]),
+    ("item", &["entry", "record"]),
+    ("config", &["configuration", "settings"]),
+    ("configuration", &["config", "settings"]),
+    ("setting", &["config", "configuration", "option"]),
+    ("option", &["setting", "choice"]),
+    ("env", &["environment"]),
+    ("environment", &["env"]),
+    ("variable", &["var"]),
+    ("var", &["variable"]),
+    ("password", &["secret", "credential"]),
+    ("secret", &["password", "credential", "key"]),
+    ("credential", &["password", "secret", "key"]),
+    ("permission", &["access", "role", "restriction"]),
+    ("access", &["permission"]),
+    ("login", &["signin", "authenticate", "auth"]),
+    ("auth", &["authenticate", "authentication", "login"]),
+    ("tag", &["label"]),
+    ("label", &["tag"]),
+    ("alert", &["alarm", "notification"]),
+    ("alarm", &["alert"]),
+    ("notification", &["alert", "notice"]),
+    ("schedule", &["cron", "periodic"]),
+    ("cron", &["schedule"]),
+    ("job", &["task", "run"]),
+    ("task", &["job", "todo"]),
+    ("todo", &["task"]),
+    ("process", &["program", "job"]),
+    ("program", &["process", "application"]),
+    ("app", &["application"]),
+    ("application", &["app"]),
+    ("command", &["cmd", "shell"]),
+    ("cmd", &["command"]),
+    ("shell", &["terminal", "command", "bash"]),
+    ("terminal", &["shell", "console"]),
+    ("console", &["terminal"]),
+    ("code", &["script", "source"]),
+    ("script", &["code"]),
+    ("javascript", &["js", "script"]),
+    ("js", &["javascript"]),
+    ("performance", &["perf", "speed", "trace"]),
+    ("slow", &["performance", "latency"]),
+    ("speed", &["performance"]),
+    ("memory", &["heap", "ram"]),
+    ("leak", &["heap", "memory"]),
+    ("heap", &["memory"]),
+    ("tab", &["page", "window"]),
+    ("window", &["tab", "viewport"]),
+    ("dialog", &["popup", "modal", "alert"]),
+    ("popup", &["dialog", "modal"]),
+    ("modal", &["dialog", "popup"]),
+    ("form", &["fields", "inputs"]),
+    ("input", &["field"]),
+    ("button", &["element", "link"]),
+    ("element", &["node"]),
+    ("mouse", &["hover", "pointer"]),
+    ("keyboard", &["key", "press"]),
+    ("key", &["keyboard"]),
+    ("timezone", &["zone", "tz"]),
+    ("tz", &["timezone"]),
+    ("time", &["date", "clock"]),
+    ("news", &["article", "headline"]),
+    ("article", &["news", "post", "paper"]),
+    ("paper", &["article", "publication"]),
+    ("place", &["location", "local", "nearby"]),
+    ("location", &["place", "local", "address"]),
+    ("nearby", &["local", "near", "place"]),
+    ("near", &["nearby", "local"]),
+    ("local", &["nearby", "place"]),
+    ("address", &["location", "url"]),
+    ("distance", &["far", "route", "travel"]),
+    ("far", &["distance"]),
+    ("route", &["directions", "path"]),
+    ("directions", &["route"]),
+    ("markdown", &["md"]),
+    ("md", &["markdown"]),
+    ("pr", &["pull"]),
+    ("mr", &["merge"]),
+    ("k8s", &["kubernetes"]),
+    ("info", &["information", "details"]),
+    ("information", &["info", "details"]),
+    ("details", &["info", "information"]),
+    ("stats", &["statistics", "metrics"]),
+    ("statistics", &["stats", "metrics"]),
+    ("metric", &["statistics", "stats"]),
+    ("email", &["mail", "message"]),
+    ("mail", &["email"]),
+    ("emoji", &["reaction"]),
+    ("reaction", &["emoji"]),
+    ("certificate", &["cert", "ssl", "tls"]),
+    ("cert", &["certificate"]),
+    ("domain", &["zone", "dns", "site"]),
+    ("storage", &["bucket", "disk"]),
+    ("bucket", &["storage"]),
+    ("branch", &["ref"]),
+    ("version", &["release", "revision"]),
+    ("change", &["diff", "update", "modification"]),
+    ("diff", &["changes", "difference"]),
+    ("difference", &["diff"]),
+    ("sprint", &["iteration"]),
+    ("iteration", &["sprint"]),
+];
+
+/// Verbs by the action they name: a task's verb agrees with a tool's when they share an
+/// action ("log" and "add" both add something). A verb may name more than one.
+const ACTIONS: &[(&str, &[&str])] = &[
+    (
+        "create",
+        &[
+            "create",
+            "make",
+            "new",
+            "add",
+            "insert",
+            "generate",
+            "build",
+            "write",
+            "post",
+            "log",
+            "record",
+            "register",
+            "append",
+            "open",
+            "put",
+            "set",
+            "upload",
+            "save",
+            "store",
+            "remember",
+            "start",
+            "init",
+            "initialize",
+            "define",
+            "attach",
+            "leave",
+            "commit",
+            "comment",
+        ],
+    ),
+    (
+        "read",
+        &[
+            "get",
+            "show",
+            "view",
+            "read",
+            "see",
+            "display",
+            "fetch",
+            "retrieve",
+            "inspect",
+            "describe",
+            "return",
+            "check",
+            "open",
+            "download",
+            "look",
+            "explain",
+            "tell",
+            "identify",
+            "calculate",
+            "analyze",
+            "count",
+            "export",
+            "extract",
+            "scrape",
+            "capture",
+            "take",
+            "print",
+            "preview",
+            "monitor",
+            "list",
+        ],
+    ),
+    ("list", &["list", "show", "enumerate", "browse", "see"]),
+    (
+        "update",
+        &[
+            "update",
+            "edit",
+            "change",
+            "modify",
+            "set",
+            "patch",
+            "alter",
+            "rename",
+            "move",
+            "transition",
+            "assign",
+            "configure",
+            "adjust",
+            "replace",
+            "mark",
+            "resolve",
+            "toggle",
+            "enable",
+            "disable",
+            "apply",
+            "put",
+            "merge",
+            "approve",
+            "promote",
+            "scale",
+            "resize",
+            "convert",
+            "fill",
+            "type",
+        ],
+    ),
+    (
+        "delete",
+        &[
+            "delete",
+            "remove",
+            "drop",
+            "erase",
+            "destroy",
+            "purge",
+            "clear",
+            "discard",
+            "wipe",
+            "uninstall",
+            "unprotect",
+            "revoke",
+            "cleanup",
+            "unassign",
+        ],
+    ),
+    (
+        "search",
+        &[
+            "search", "find", "query", "lookup", "locate", "look", "discover", "filter", "research",
+        ],
+    ),
+    (
+        "run",
+        &[
+            "run", "execute", "exec", "invoke", "trigger", "evaluate", "eval", "launch", "perform",
+            "call", "start", "deploy", "apply",
+        ],
+    ),
+    (
+        "send",
+        &[
+            "send", "post", "publish", "notify", "reply", "share", "forward", "message", "comment",
+            "react", "respond", "email",
+        ],
+    ),
+    (
+        "stop",
+        &[
+            "stop",
+            "cancel",
+            "kill",
+            "terminate",
+            "abort",
+            "halt",
+            "end",
+            "pause",
+            "close",
+            "disable",
+            "disconnect",
+            "suspend",
+            "finish",
+        ],
+    ),
+    (
+        "start",
+        &[
+            "start",
+            "begin",
+            "launch",
+            "resume",
+            "restart",
+            "enable",
+            "open",
+            "connect",
+            "reconnect",
+            "record",
+            "reload",
+        ],
+    ),
+    (
+        "navigate",
+        &["navigate", "go", "visit", "open", "browse", "load"],
+    ),
+    (
+        "click",
+        &[
+            "click", "press", "tap", "hover", "drag", "select", "type", "fill",
+        ],
+    ),
+    (
+        "download",
+        &[
+            "download", "fetch", "export", "save", "pull", "scrape", "crawl",
+        ],
+    ),
+    (
+        "restore",
+        &[
+            "restore", "undo", "revert", "rollback", "reset", "unstage", "recover",
+        ],
+    ),
+];
+
+/// A hash of a word's stem: documents keep hashes, not strings (a catalog of ten thousand
+/// tools holds a million words).
+type Term = u64;
+
+fn hash_of(stem: &str) -> Term {
+    let mut hasher = FxHasher::default();
+    stem.hash(&mut hasher);
+    hasher.finish()
+}
+
+thread_local! {
+    /// Lower-case words already stemmed (`None` for a stopword): the same few thousand words
+    /// recur in every catalog.
+    static STEMS: RefCell<FxHashMap<String, Option<Term>>> = RefCell::new(FxHashMap::default());
+    static STEMMER: rust_stemmers::Stemmer = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
+}
+
+/// The stem hash of one lower-case word, `None` for a stopword.
+fn term_or_stop(word: &str) -> Option<Term> {
+    STEMS.with(|stems| {
+        if let Some(term) = stems.borrow().get(word) {
+            return *term;
+        }
+        let term = (!is_stopword(word)).then(|| hash_of(&stem(word)));
+        let mut stems = stems.borrow_mut();
+        // A hostile catalog of endless distinct words must not grow the memo for ever.
+        if stems.len() > 200_000 {
+            stems.clear();
+        }
+        stems.insert(word.to_string(), term);
+        term
+    })
+}
+
+/// The stem hash of one lower-case word that is not a stopword.
+fn term_of(word: &str) -> Term {
+    term_or_stop(word).unwrap_or_else(|| hash_of(&stem(word)))
+}
+
+/// Calls `each` with the stem hash of every word of `text` but stopwords, until it returns
+/// false.
+fn terms_while(text: &str, mut each: impl FnMut(Term) -> bool) {
+    raw_words(text, |w| match term_or_stop(w) {
+        Some(term) => each(term),
+        None => true,
+    });
+}
+
+/// The Snowball (Porter 2) English stem of a lower-case word.
+pub fn stem(word: &str) -> String {
+    STEMMER.with(|s| s.stem(word).into_owned())
+}
+
+/// Calls `each` with every lower-case word of `text`, split at punctuation, `_`, `-` and
+/// camelCase humps (`createMergeRequest` is three words), stopwords left out.
+fn for_each_word(text: &str, mut each: impl FnMut(&str)) {
+    words_while(text, |w| {
+        each(w);
+        true
+    });
+}
+
+/// As [`for_each_word`], until `each` returns false.
+fn words_while(text: &str, mut each: impl FnMut(&str) -> bool) {
+    raw_words(text, |w| is_stopword(w) || each(w));
+}
+
+/// Calls `each` with every lower-case word of `text`, stopwords included, until it returns
+/// false.
+fn raw_words(text: &str, mut each: impl FnMut(&str) -> bool) {
     let mut word = String::new();
     let mut prev_lower = false;
+    let mut go_on = true;
+    let mut flush = |word: &mut String, go_on: &mut bool| {
+        if !word.is_empty() {
+            *go_on = each(word);
+        }
+        word.clear();
+    };
     for c in text.chars() {
-        if !c.is_alphanumeric() {
-            flush(&mut word, &mut out);
+        if c.is_ascii() {
+            // Most text is ASCII: no Unicode tables.
+            if !c.is_ascii_alphanumeric() {
+                flush(&mut word, &mut go_on);
+                prev_lower = false;
+            } else if c.is_ascii_uppercase() {
+                if prev_lower {
+                    flush(&mut word, &mut go_on);
+                }
+                word.push(c.to_ascii_lowercase());
+                prev_lower = false;
+            } else {
+                word.push(c);
+                prev_lower = c.is_ascii_lowercase();
+            }
+        } else if !c.is_alphanumeric() {
+            flush(&mut word, &mut go_on);
             prev_lower = false;
         } else if c.is_uppercase() {
             if prev_lower {
-                flush(&mut word, &mut out);
+                flush(&mut word, &mut go_on);
             }
             word.extend(c.to_lowercase());
             prev_lower = false;
         } else {
             word.push(c);
-            prev_lower = true;
+            prev_lower = c.is_lowercase();
+        }
+        if !go_on {
+            return;
         }
     }
-    flush(&mut word, &mut out);
+    flush(&mut word, &mut go_on);
+}
+
+/// The stems of the words of `text` (stopwords left out), in order.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_word(text, |w| out.push(stem(w)));
     out
 }
 
-fn flush(word: &mut String, out: &mut Vec<String>) {
-    if !word.is_empty() && !is_stopword(word) {
-        out.push(stem(word));
-    }
-    word.clear();
+fn term_hashes(text: &str) -> Vec<Term> {
+    let mut out = Vec::new();
+    terms_while(text, |t| {
+        out.push(t);
+        true
+    });
+    out
 }
 
-/// A light suffix stemmer: enough to meet "files" with "file" and "listing" with "list".
-fn stem(word: &str) -> String {
-    let n = word.chars().count();
-    if word.ends_with("ss") {
-        return word.to_string();
-    }
-    for (suffix, min, replacement) in [
-        ("ies", 5, "y"),
-        ("ing", 6, ""),
-        ("ed", 5, ""),
-        ("es", 5, "e"),
-        ("s", 4, ""),
-    ] {
-        if n >= min && word.ends_with(suffix) {
-            let mut stem = String::with_capacity(word.len());
-            stem.push_str(&word[..word.len() - suffix.len()]);
-            stem.push_str(replacement);
-            // "creates" -> "create", not "creat".
-            if suffix == "es" && !stem.ends_with('e') {
-                stem.push('e');
+/// The actions a word's stem names, as a bit set over [`ACTIONS`].
+fn actions_of(term: Term) -> u32 {
+    action_table().get(&term).copied().unwrap_or(0)
+}
+
+fn action_table() -> &'static FxHashMap<Term, u32> {
+    static TABLE: std::sync::OnceLock<FxHashMap<Term, u32>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table: FxHashMap<Term, u32> = FxHashMap::default();
+        for (bit, (_, verbs)) in ACTIONS.iter().enumerate() {
+            for verb in verbs.iter() {
+                *table.entry(hash_of(&stem(verb))).or_default() |= 1 << bit;
             }
-            return stem;
+        }
+        table
+    })
+}
+
+/// The near-words of a stem, as stem hashes.
+fn near_words(term: Term) -> &'static [Term] {
+    static TABLE: std::sync::OnceLock<FxHashMap<Term, Vec<Term>>> = std::sync::OnceLock::new();
+    TABLE
+        .get_or_init(|| {
+            let mut table: FxHashMap<Term, Vec<Term>> = FxHashMap::default();
+            for (word, near) in NEAR_WORDS {
+                let key = hash_of(&stem(word));
+                let entry = table.entry(key).or_default();
+                for n in near.iter() {
+                    let n = hash_of(&stem(n));
+                    if n != key && !entry.contains(&n) {
+                        entry.push(n);
+                    }
+                }
+            }
+            table
+        })
+        .get(&term)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// The first words of a description that only introduce it: "This tool will", "Use this
+/// tool to", a "Server |" label, a bracketed note, a warning.
+fn description_start(description: &str) -> &str {
+    let mut text = description.trim_start();
+    loop {
+        let before = text;
+        text = text.trim_start_matches(|c: char| !c.is_alphanumeric() && c != '[');
+        if let Some(rest) = text.strip_prefix('[') {
+            text = rest.split_once(']').map_or(rest, |(_, after)| after);
+        }
+        // "Notion | Retrieve a page": a product label before a bar.
+        let head = &text[..text.floor_char_boundary_compat(60)];
+        if let Some(at) = head.find(" | ") {
+            if text[..at].split_whitespace().count() <= 3 {
+                text = &text[at + 3..];
+            }
+        }
+        for intro in [
+            "this tool will ",
+            "this tool ",
+            "use this tool to ",
+            "use this to ",
+            "tool to ",
+            "a tool to ",
+            "allows you to ",
+            "allows claude to ",
+            "lets you ",
+            "deprecated: ",
+            "deprecated. ",
+            "important: ",
+            "warning: ",
+            "note: ",
+        ] {
+            let head = text.as_bytes().get(..intro.len());
+            if head.is_some_and(|h| h.eq_ignore_ascii_case(intro.as_bytes())) {
+                text = &text[intro.len()..];
+                break;
+            }
+        }
+        if text.len() == before.len() {
+            return text;
         }
     }
-    word.to_string()
 }
 
-/// One searchable tool.
-pub struct Document {
+/// `str::floor_char_boundary`, which is not stable yet.
+trait FloorCharBoundary {
+    fn floor_char_boundary_compat(&self, at: usize) -> usize;
+}
+
+impl FloorCharBoundary for str {
+    fn floor_char_boundary_compat(&self, at: usize) -> usize {
+        let mut at = at.min(self.len());
+        while !self.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    }
+}
+
+/// Whether a description says the tool is deprecated, early (not a remark deep in its notes
+/// about a deprecated field).
+fn says_deprecated(description: &str) -> bool {
+    let head: String = description.chars().take(160).collect();
+    let mut found = false;
+    for_each_word(&head, |w| found |= w == "deprecated");
+    found
+}
+
+/// One searchable tool: `tool` is what the caller keeps with it (the parsed tool, or a handle
+/// to find it again).
+pub struct Document<T = Tool> {
     pub server: String,
-    pub tool: Tool,
-    weights: FxHashMap<String, f64>,
-    length: f64,
-    /// The distinct terms of the tool's name.
-    name_terms: Vec<String>,
+    pub tool: T,
+    name: String,
+    /// The stems of the name's parts, in order.
+    name_parts: Vec<Term>,
+    /// Every other field's stems with their counts, sorted by stem; the name field is added
+    /// by the [`Index`], which knows which parts the server's tools all share.
+    fields: Vec<(Term, [u8; FIELDS])>,
+    lengths: [f32; FIELDS],
+    /// The actions of the tool's verb (bits of [`ACTIONS`]), 0 if none is known.
+    verb: u32,
+    deprecated: bool,
+    /// The description's first words, kept for a deprecated tool to name its replacement.
+    note: String,
 }
 
-impl Document {
-    pub fn new(server: &str, tool: Tool) -> Document {
-        let mut weights: FxHashMap<String, f64> = FxHashMap::default();
-        let mut add = |text: &str, weight: f64| {
-            for term in terms(text) {
-                *weights.entry(term).or_default() += weight;
-            }
-        };
-        add(&tool.name, NAME_WEIGHT);
-        add(&tool.description, DESCRIPTION_WEIGHT);
-        // People name the product ("a notion page", "slack channel"), which is the server.
-        add(server, SERVER_WEIGHT);
+impl Document<Tool> {
+    /// A parsed tool.
+    pub fn new(server: &str, tool: Tool) -> Document<Tool> {
+        let mut params: Vec<String> = Vec::new();
         // Top-level property names; only an unusual root (allOf, $ref) needs the full model.
         match tool
             .input_schema
             .get("properties")
             .and_then(serde_json::Value::as_object)
         {
-            Some(props) => props.keys().for_each(|name| add(name, PROPERTY_WEIGHT)),
-            None => {
-                for prop in ToolSchema::from_input_schema(&tool.input_schema).props {
-                    add(&prop.name, PROPERTY_WEIGHT);
-                }
+            Some(props) => params.extend(props.keys().cloned()),
+            None => params.extend(
+                ToolSchema::from_input_schema(&tool.input_schema)
+                    .props
+                    .into_iter()
+                    .map(|p| p.name),
+            ),
+        }
+        let name = tool.name.clone();
+        let description = tool.description.clone();
+        Document::from_parts(
+            server,
+            &name,
+            &description,
+            params.iter().map(String::as_str),
+            tool,
+        )
+    }
+}
+
+impl<T> Document<T> {
+    /// A tool given by its parts: its server, name, description and parameter names.
+    pub fn from_parts<'p>(
+        server: &str,
+        name: &str,
+        description: &str,
+        params: impl Iterator<Item = &'p str>,
+        tool: T,
+    ) -> Document<T> {
+        let mut counts: FxHashMap<Term, [u8; FIELDS]> = FxHashMap::default();
+        let mut lengths = [0f32; FIELDS];
+        let mut add = |term: Term, field: usize| {
+            let slot = &mut counts.entry(term).or_default()[field];
+            *slot = slot.saturating_add(1);
+            lengths[field] += 1.0;
+        };
+        let start = description_start(description);
+        // The first sentence says what the tool does; the rest, how to use it.
+        let mut summary_words = 0;
+        terms_while(&first_sentence(start), |_| {
+            summary_words += 1;
+            true
+        });
+        let mut seen = 0;
+        let mut first_word: Option<Term> = None;
+        terms_while(start, |term| {
+            first_word.get_or_insert(term);
+            add(term, if seen < summary_words { SUMMARY } else { BODY });
+            seen += 1;
+            seen < summary_words + BODY_WORDS
+        });
+        for param in params {
+            for term in term_hashes(param) {
+                add(term, PARAMS);
             }
         }
-        let length = weights.values().sum();
-        let mut name_terms = terms(&tool.name);
-        name_terms.sort();
-        name_terms.dedup();
+        // People name the product ("a notion page", "slack channel"), which is the server.
+        for term in term_hashes(server) {
+            add(term, SERVER);
+        }
+        let mut fields: Vec<(Term, [u8; FIELDS])> = counts.into_iter().collect();
+        fields.sort_unstable_by_key(|(t, _)| *t);
+        let name_parts = term_hashes(name);
+        // The tool's verb: the first word of its description if that is a verb, else the
+        // first verb of its name.
+        let verb = match first_word.map(actions_of) {
+            Some(actions) if actions != 0 => actions,
+            _ => name_parts
+                .iter()
+                .map(|t| actions_of(*t))
+                .find(|a| *a != 0)
+                .unwrap_or(0),
+        };
+        let deprecated = says_deprecated(description);
         Document {
             server: server.to_string(),
             tool,
-            weights,
-            length,
-            name_terms,
+            name: name.to_string(),
+            name_parts,
+            fields,
+            lengths,
+            verb,
+            deprecated,
+            note: if deprecated {
+                description.chars().take(300).collect()
+            } else {
+                String::new()
+            },
+        }
+    }
+
+    /// A copy of the analysis keeping something else with it.
+    fn analysis_with<U>(&self, tool: U) -> Document<U> {
+        Document {
+            server: self.server.clone(),
+            tool,
+            name: self.name.clone(),
+            name_parts: self.name_parts.clone(),
+            fields: self.fields.clone(),
+            lengths: self.lengths,
+            verb: self.verb,
+            deprecated: self.deprecated,
+            note: self.note.clone(),
+        }
+    }
+
+    /// The same document keeping something else with it.
+    pub fn with_tool<U>(self, tool: U) -> Document<U> {
+        Document {
+            server: self.server,
+            tool,
+            name: self.name,
+            name_parts: self.name_parts,
+            fields: self.fields,
+            lengths: self.lengths,
+            verb: self.verb,
+            deprecated: self.deprecated,
+            note: self.note,
+        }
+    }
+
+    fn field_counts(&self, term: Term) -> [u8; FIELDS] {
+        match self.fields.binary_search_by_key(&term, |(t, _)| *t) {
+            Ok(i) => self.fields[i].1,
+            Err(_) => [0; FIELDS],
         }
     }
 }
 
-/// The most distinct words of a query that are ranked.
-const MAX_QUERY_TERMS: usize = 32;
+/// What a saved search file starts with; its key follows on the same line.
+const SAVED_MAGIC: &[u8] = b"ferry-find 1 ";
 
-/// Verbs people use for an action, and the verbs tool names use for it.
-const VERB_SYNONYMS: [(&str, &[&str]); 12] = [
-    ("open", &["create"]),
-    ("make", &["create"]),
-    ("add", &["create"]),
-    ("new", &["create"]),
-    ("show", &["get", "list"]),
-    ("view", &["get"]),
-    ("remove", &["delete"]),
-    ("erase", &["delete"]),
-    ("find", &["search"]),
-    ("look", &["search", "get"]),
-    ("run", &["execute"]),
-    ("change", &["update", "edit"]),
-];
+/// A server's documents as bytes, to keep beside its cached tools: a later search reads them
+/// instead of parsing and analysing the tools again. `key` says what they were made from
+/// (ferry's version and the cache file's size and time); [`load_documents`] checks it.
+pub fn save_documents<T>(documents: &[Document<T>], key: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(documents.len() * 512);
+    out.extend_from_slice(SAVED_MAGIC);
+    out.extend_from_slice(key.as_bytes());
+    out.push(b'\n');
+    let text = |out: &mut Vec<u8>, text: &str| {
+        out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        out.extend_from_slice(text.as_bytes());
+    };
+    out.extend_from_slice(&(documents.len() as u32).to_le_bytes());
+    for doc in documents {
+        text(&mut out, &doc.name);
+        out.extend_from_slice(&(doc.name_parts.len() as u32).to_le_bytes());
+        for part in &doc.name_parts {
+            out.extend_from_slice(&part.to_le_bytes());
+        }
+        out.extend_from_slice(&(doc.fields.len() as u32).to_le_bytes());
+        for (term, counts) in &doc.fields {
+            out.extend_from_slice(&term.to_le_bytes());
+            out.extend_from_slice(counts);
+        }
+        for length in doc.lengths {
+            out.extend_from_slice(&length.to_le_bytes());
+        }
+        out.extend_from_slice(&doc.verb.to_le_bytes());
+        out.push(u8::from(doc.deprecated));
+        text(&mut out, &doc.note);
+    }
+    out
+}
 
-/// The query's terms with their weights: the first word is usually the action and counts
-/// double; common action verbs also match the verbs tool names use, at a lower weight.
-fn weighted_query(query: &str) -> Vec<(String, f64)> {
-    let mut weighted: Vec<(String, f64)> = Vec::new();
-    // A task is a few words: a query of thousands (from a hostile caller) is cut, not ranked
-    // word by word against every tool.
-    let mut seen = std::collections::HashSet::new();
-    let distinct = terms(query)
-        .into_iter()
-        .filter(|t| seen.insert(t.clone()))
-        .take(MAX_QUERY_TERMS);
-    for (i, term) in distinct.enumerate() {
-        let weight = if i == 0 { 2.0 } else { 1.0 };
-        if let Some((_, synonyms)) = VERB_SYNONYMS.iter().find(|(verb, _)| *verb == term) {
-            for synonym in synonyms.iter() {
-                weighted.push((synonym.to_string(), weight * 0.8));
+/// The documents [`save_documents`] made with `key`, as tools of `server`, each carrying what
+/// `tool` makes of its name (`None` leaves the tool out); `None` when the key differs or the
+/// bytes are not such a file. The fields of each server's documents count its name: a saved
+/// file holds no server word of its own.
+pub fn load_documents<T>(
+    bytes: &[u8],
+    key: &str,
+    server: &str,
+    mut tool: impl FnMut(&str) -> Option<T>,
+) -> Option<Vec<Document<T>>> {
+    let rest = bytes.strip_prefix(SAVED_MAGIC)?;
+    let line_end = rest.iter().position(|b| *b == b'\n')?;
+    if &rest[..line_end] != key.as_bytes() {
+        return None;
+    }
+    let mut reader = Reader(&rest[line_end + 1..]);
+    let count = reader.u32()? as usize;
+    let mut documents = Vec::with_capacity(count.min(1 << 16));
+    let server_terms = term_hashes(server);
+    for _ in 0..count {
+        let name = reader.text()?;
+        let parts = reader.u32()? as usize;
+        let mut name_parts = Vec::with_capacity(parts.min(64));
+        for _ in 0..parts {
+            name_parts.push(reader.u64()?);
+        }
+        let fields_count = reader.u32()? as usize;
+        let mut fields: Vec<(Term, [u8; FIELDS])> = Vec::with_capacity(fields_count.min(4096));
+        for _ in 0..fields_count {
+            let term = reader.u64()?;
+            let counts: [u8; FIELDS] = reader.take(FIELDS)?.try_into().ok()?;
+            fields.push((term, counts));
+        }
+        let mut lengths = [0f32; FIELDS];
+        for length in lengths.iter_mut() {
+            *length = f32::from_le_bytes(reader.take(4)?.try_into().ok()?);
+        }
+        let verb = reader.u32()?;
+        let deprecated = reader.take(1)?[0] != 0;
+        let note = reader.text()?;
+        let Some(kept) = tool(name) else {
+            continue;
+        };
+        // The server's words are this server's, whatever name the file was saved under.
+        fields.retain_mut(|(_, counts)| {
+            counts[SERVER] = 0;
+            counts.iter().any(|n| *n > 0)
+        });
+        lengths[SERVER] = 0.0;
+        for term in &server_terms {
+            match fields.binary_search_by_key(term, |(t, _)| *t) {
+                Ok(i) => fields[i].1[SERVER] = fields[i].1[SERVER].saturating_add(1),
+                Err(i) => {
+                    let mut counts = [0; FIELDS];
+                    counts[SERVER] = 1;
+                    fields.insert(i, (*term, counts));
+                }
+            }
+            lengths[SERVER] += 1.0;
+        }
+        documents.push(Document {
+            server: server.to_string(),
+            tool: kept,
+            name: name.to_string(),
+            name_parts,
+            fields,
+            lengths,
+            verb,
+            deprecated,
+            note: note.to_string(),
+        });
+    }
+    reader.0.is_empty().then_some(documents)
+}
+
+/// Reads a saved search file, every read checked against its end.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn text(&mut self) -> Option<&'a str> {
+        let n = self.u32()? as usize;
+        std::str::from_utf8(self.take(n)?).ok()
+    }
+}
+
+/// A document as ranked: its name parts split into the tool's own and the server's shared.
+struct Prepared {
+    /// Name parts of the tool's own, with counts.
+    own: Vec<(Term, u8)>,
+    /// Name parts all of its server's tools share.
+    shared: Vec<Term>,
+    lengths: [f32; FIELDS],
+    /// The tool this deprecated tool names as its replacement, if any.
+    replacement: Option<usize>,
+}
+
+/// For each stem, the documents that hold it (their places in the index) with their counts.
+type Postings = FxHashMap<Term, Vec<(u32, [u8; FIELDS])>>;
+
+/// Tools ready to be ranked: documents with what is known of the whole catalog.
+pub struct Index<T = Tool> {
+    documents: Vec<Document<T>>,
+    prepared: Vec<Prepared>,
+    average: [f64; FIELDS],
+    /// For each stem, the documents that hold it with their counts of it, when built
+    /// ([`Index::with_postings`]).
+    postings: Option<Postings>,
+}
+
+impl<T> Default for Index<T> {
+    fn default() -> Index<T> {
+        Index::new(Vec::new())
+    }
+}
+
+impl<T> Index<T> {
+    pub fn new(documents: Vec<Document<T>>) -> Index<T> {
+        // Name parts that most of a server's tools share.
+        let mut per_server: FxHashMap<&str, (usize, FxHashMap<Term, usize>)> = FxHashMap::default();
+        for doc in &documents {
+            let (count, parts) = per_server.entry(&doc.server).or_default();
+            *count += 1;
+            let mut seen = FxHashSet::default();
+            for part in &doc.name_parts {
+                if seen.insert(*part) {
+                    *parts.entry(*part).or_default() += 1;
+                }
             }
         }
-        weighted.push((term, weight));
+        let shared_of = |server: &str, part: Term| {
+            per_server.get(server).is_some_and(|(count, parts)| {
+                let n = parts.get(&part).copied().unwrap_or(0);
+                *count >= 3 && n >= 3 && n as f64 >= SHARED_PART * *count as f64
+            })
+        };
+        let names: FxHashMap<(&str, &str), usize> = documents
+            .iter()
+            .enumerate()
+            .map(|(i, d)| ((d.server.as_str(), d.name.as_str()), i))
+            .collect();
+        let mut prepared = Vec::with_capacity(documents.len());
+        let mut sums = [0f64; FIELDS];
+        for doc in &documents {
+            let mut own: Vec<(Term, u8)> = Vec::new();
+            let mut shared = Vec::new();
+            let mut lengths = doc.lengths;
+            for part in &doc.name_parts {
+                if shared_of(&doc.server, *part) {
+                    shared.push(*part);
+                    lengths[SERVER] += 1.0;
+                } else {
+                    match own.iter_mut().find(|(t, _)| t == part) {
+                        Some((_, n)) => *n = n.saturating_add(1),
+                        None => own.push((*part, 1)),
+                    }
+                    lengths[NAME] += 1.0;
+                }
+            }
+            for (sum, length) in sums.iter_mut().zip(lengths) {
+                *sum += length as f64;
+            }
+            let replacement = if doc.deprecated {
+                replacement_in(&doc.note, &doc.name, &doc.server, &names)
+            } else {
+                None
+            };
+            prepared.push(Prepared {
+                own,
+                shared,
+                lengths,
+                replacement,
+            });
+        }
+        let n = documents.len().max(1) as f64;
+        let average = sums.map(|s| (s / n).max(1.0));
+        Index {
+            documents,
+            prepared,
+            average,
+            postings: None,
+        }
     }
-    weighted
+
+    /// The index with each stem's documents listed, for a catalog searched many times (the
+    /// proxy): a search then reads only the documents that hold its words. A one-off search
+    /// (the CLI) is faster without: it reads every document once anyway.
+    pub fn with_postings(mut self) -> Index<T> {
+        let mut postings: Postings = FxHashMap::default();
+        for (i, doc) in self.documents.iter().enumerate() {
+            let prepared = &self.prepared[i];
+            let mut terms: Vec<Term> = doc
+                .fields
+                .iter()
+                .map(|(t, _)| *t)
+                .chain(prepared.own.iter().map(|(t, _)| *t))
+                .chain(prepared.shared.iter().copied())
+                .collect();
+            terms.sort_unstable();
+            terms.dedup();
+            for term in terms {
+                postings
+                    .entry(term)
+                    .or_default()
+                    .push((i as u32, self.counts(i, term)));
+            }
+        }
+        self.postings = Some(postings);
+        self
+    }
+
+    pub fn documents(&self) -> &[Document<T>] {
+        &self.documents
+    }
+
+    pub fn into_documents(self) -> Vec<Document<T>> {
+        self.documents
+    }
+
+    /// A document's per-field counts of `term`, its own name parts included.
+    fn counts(&self, i: usize, term: Term) -> [u8; FIELDS] {
+        let mut counts = self.documents[i].field_counts(term);
+        let prepared = &self.prepared[i];
+        if let Some((_, n)) = prepared.own.iter().find(|(t, _)| *t == term) {
+            counts[NAME] = *n;
+        }
+        if prepared.shared.contains(&term) {
+            counts[SERVER] = counts[SERVER].saturating_add(1);
+        }
+        counts
+    }
+
+    /// BM25F's pseudo term frequency: the counts of every field, weighted and normalised.
+    fn weighted_frequency(&self, i: usize, counts: [u8; FIELDS]) -> f64 {
+        let lengths = &self.prepared[i].lengths;
+        (0..FIELDS)
+            .filter(|f| counts[*f] > 0)
+            .map(|f| {
+                let b = B[f];
+                let norm = 1.0 - b + b * lengths[f] as f64 / self.average[f];
+                WEIGHTS[f] * counts[f] as f64 / norm
+            })
+            .sum()
+    }
+
+    /// The documents ranked for `query`, best first, with their scores: the best
+    /// [`RANKED_MAX`] that match at all.
+    pub fn rank(&self, query: &str) -> Vec<(&Document<T>, f64)> {
+        let query = Query::parse(query);
+        if self.documents.is_empty() || query.words.is_empty() {
+            return Vec::new();
+        }
+        // Every stem the query may match, the words' own and their near-words, with its
+        // document frequency.
+        let mut stems: Vec<Term> = Vec::new();
+        for word in &query.words {
+            for (term, _) in &word.alternatives {
+                if !stems.contains(term) {
+                    stems.push(*term);
+                }
+            }
+        }
+        // Each word's alternatives as positions in `stems`.
+        let slots: Vec<Vec<(usize, f64)>> = query
+            .words
+            .iter()
+            .map(|w| {
+                w.alternatives
+                    .iter()
+                    .map(|(t, weight)| (stems.iter().position(|s| s == t).unwrap_or(0), *weight))
+                    .collect()
+            })
+            .collect();
+        // The counts of every stem in every document that holds one, in one flat table.
+        let width = stems.len();
+        let mut matched: Vec<usize> = Vec::new();
+        let mut table: Vec<[u8; FIELDS]> = Vec::new();
+        let mut df = vec![0usize; width];
+        match &self.postings {
+            // Straight from the lists: only the documents that hold a word are read.
+            Some(postings) => {
+                let mut row_of = vec![u32::MAX; self.documents.len()];
+                for (column, term) in stems.iter().enumerate() {
+                    let Some(list) = postings.get(term) else {
+                        continue;
+                    };
+                    df[column] = list.len();
+                    for (doc, counts) in list {
+                        let row = &mut row_of[*doc as usize];
+                        if *row == u32::MAX {
+                            *row = matched.len() as u32;
+                            matched.push(*doc as usize);
+                            table.extend(std::iter::repeat_n([0u8; FIELDS], width));
+                        }
+                        table[*row as usize * width + column] = *counts;
+                    }
+                }
+            }
+            None => {
+                for i in 0..self.documents.len() {
+                    let start = table.len();
+                    let mut any = false;
+                    for (d, term) in df.iter_mut().zip(&stems) {
+                        let c = self.counts(i, *term);
+                        if c.iter().any(|n| *n > 0) {
+                            *d += 1;
+                            any = true;
+                        }
+                        table.push(c);
+                    }
+                    if any {
+                        matched.push(i);
+                    } else {
+                        table.truncate(start);
+                    }
+                }
+            }
+        }
+        let n = self.documents.len() as f64;
+        let idf: Vec<f64> = df
+            .iter()
+            .map(|df| ((n - *df as f64 + 0.5) / (*df as f64 + 0.5) + 1.0).ln())
+            .collect();
+        let mut scored: Vec<(usize, f64)> = matched
+            .iter()
+            .enumerate()
+            .map(|(row, i)| {
+                let counts = &table[row * width..(row + 1) * width];
+                let mut score = 0.0;
+                let mut covered = 0;
+                for (word, slots) in query.words.iter().zip(&slots) {
+                    let mut best = 0.0f64;
+                    // A near-word is no more telling than the word written: "project" common
+                    // in a catalog does not become rare by way of "repository".
+                    let written = idf[slots[0].0];
+                    for (p, weight) in slots {
+                        let tf = self.weighted_frequency(*i, counts[*p]);
+                        if tf > 0.0 {
+                            let idf = idf[*p].min(written);
+                            best = best.max(weight * idf * tf * (K1 + 1.0) / (tf + K1));
+                        }
+                    }
+                    score += word.weight * best;
+                }
+                let prepared = &self.prepared[*i];
+                // The query names the tool: every word of its name and no other.
+                let exact = !prepared.own.is_empty()
+                    && prepared.own.iter().all(|(t, _)| query.written.contains(t))
+                    && query.written.iter().all(|t| {
+                        prepared.own.iter().any(|(o, _)| o == t) || prepared.shared.contains(t)
+                    });
+                if exact {
+                    score *= EXACT_NAME;
+                }
+                for (part, _) in &prepared.own {
+                    if stems.contains(part) {
+                        covered += 1;
+                    }
+                }
+                let coverage = if prepared.own.is_empty() {
+                    0.0
+                } else {
+                    covered as f64 / prepared.own.len() as f64
+                };
+                score *= 1.0 + NAME_COVERED_BONUS * coverage * coverage;
+                let verb = self.documents[*i].verb;
+                if query.verb != 0 && verb != 0 {
+                    score *= if query.verb & verb != 0 {
+                        VERB_AGREES
+                    } else {
+                        VERB_DISAGREES
+                    };
+                }
+                (*i, score)
+            })
+            .filter(|(_, score)| *score > 0.0)
+            .collect();
+        // A deprecated tool steps below the tool it names instead, which takes its place.
+        let lifts: Vec<(usize, f64)> = scored
+            .iter()
+            .filter(|(i, _)| self.documents[*i].deprecated)
+            .filter_map(|(i, score)| Some((self.prepared[*i].replacement?, score * 1.001)))
+            .collect();
+        for (i, score) in scored.iter_mut() {
+            if self.documents[*i].deprecated {
+                *score *= DEPRECATED;
+            }
+        }
+        for (replacement, lift) in lifts {
+            match scored.iter_mut().find(|(j, _)| *j == replacement) {
+                Some((_, score)) => *score = score.max(lift),
+                None => scored.push((replacement, lift)),
+            }
+        }
+        // Only the best are ever read: those are sorted, not every tool that shares a word.
+        let order = |a: &(usize, f64), b: &(usize, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if scored.len() > RANKED_MAX {
+            scored.select_nth_unstable_by(RANKED_MAX, order);
+            scored.truncate(RANKED_MAX);
+        }
+        // Equal scores keep server and tool order.
+        scored.sort_by(order);
+        scored
+            .into_iter()
+            .map(|(i, score)| (&self.documents[i], score))
+            .collect()
+    }
 }
 
-/// The documents ranked for `query`, best first, with their scores (zero scores left out).
-pub fn rank<'a>(query: &str, documents: &'a [Document]) -> Vec<(&'a Document, f64)> {
-    let weighted = weighted_query(query);
-    if documents.is_empty() || weighted.is_empty() {
+/// The documents ranked for `query`, best first, for a caller with a plain list of documents
+/// (a one-off search): an [`Index`] is built over them for the call.
+pub fn rank<'a, T>(query: &str, documents: &'a [Document<T>]) -> Vec<(&'a Document<T>, f64)> {
+    let index = Index::new(
+        documents
+            .iter()
+            .enumerate()
+            .map(|(i, d)| d.analysis_with(i))
+            .collect(),
+    );
+    index
+        .rank(query)
+        .into_iter()
+        .map(|(d, score)| (&documents[d.tool], score))
+        .collect()
+}
+
+/// Which of the ranked hits `find` shows, at most `limit`, each with whether its whole help
+/// is shown: the first always with its help; the second with its help too when it scores
+/// close to the first; later hits only while they score a fair share of the first's.
+pub fn shown<T>(ranked: &[(&Document<T>, f64)], limit: usize) -> Vec<(usize, bool)> {
+    let Some((_, top)) = ranked.first() else {
         return Vec::new();
+    };
+    ranked
+        .iter()
+        .take(limit.max(1))
+        .enumerate()
+        .take_while(|(i, (_, score))| *i == 0 || *score >= SHOWN_SHARE * top)
+        .map(|(i, (_, score))| (i, i == 0 || (i == 1 && *score >= CLOSE_SHARE * top)))
+        .collect()
+}
+
+/// The tool of the same server that a deprecated tool's note names, if any.
+fn replacement_in(
+    note: &str,
+    own: &str,
+    server: &str,
+    names: &FxHashMap<(&str, &str), usize>,
+) -> Option<usize> {
+    note.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .filter(|w| !w.is_empty() && *w != own)
+        .find_map(|w| names.get(&(server, w)).copied())
+}
+
+/// One word of a query: the stems it matches, with weights (its own at 1, near-words lower).
+struct QueryWord {
+    alternatives: Vec<(Term, f64)>,
+    weight: f64,
+}
+
+/// A parsed query: its words, the stems written (no near-words), and the actions its verb
+/// names.
+struct Query {
+    words: Vec<QueryWord>,
+    written: Vec<Term>,
+    verb: u32,
+}
+
+impl Query {
+    fn parse(text: &str) -> Query {
+        // A task is a few words: a query of thousands (from a hostile caller) is cut, not
+        // ranked word by word against every tool.
+        let text: String = text.chars().take(2000).collect::<String>().to_lowercase();
+        let text = text.replace(['\u{2019}', '`'], "'");
+        let padded = read_idioms(&collapse(&text));
+        let mut seen = FxHashSet::default();
+        let mut words = Vec::new();
+        let mut verb = 0;
+        for_each_word(&padded, |w| {
+            if words.len() >= MAX_QUERY_TERMS {
+                return;
+            }
+            let term = term_of(w);
+            if !seen.insert(term) {
+                return;
+            }
+            let mut weight = 1.0;
+            if words.is_empty() {
+                verb = actions_of(term);
+                if verb != 0 {
+                    weight = QUERY_VERB_LITERAL;
+                }
+            }
+            let mut alternatives = vec![(term, 1.0)];
+            for near in near_words(term) {
+                if !alternatives.iter().any(|(t, _)| t == near) {
+                    alternatives.push((*near, NEAR_WEIGHT));
+                }
+            }
+            words.push(QueryWord {
+                alternatives,
+                weight,
+            });
+        });
+        let written = words.iter().map(|w| w.alternatives[0].0).collect();
+        Query {
+            words,
+            written,
+            verb,
+        }
     }
-    let query_terms: Vec<&String> = weighted.iter().map(|(t, _)| t).collect();
-    let n = documents.len() as f64;
-    let average = documents.iter().map(|d| d.length).sum::<f64>() / n;
-    let idf: Vec<f64> = query_terms
-        .iter()
-        .map(|term| {
-            let df = documents
-                .iter()
-                .filter(|d| d.weights.contains_key(*term))
-                .count() as f64;
-            ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
-        })
-        .collect();
-    let mut scored: Vec<(&Document, f64)> = documents
-        .iter()
-        .map(|doc| {
-            let score = query_terms
-                .iter()
-                .zip(&idf)
-                .zip(&weighted)
-                .map(|((term, idf), (_, weight))| {
-                    let tf = doc.weights.get(*term).copied().unwrap_or(0.0);
-                    weight * idf * tf * (K1 + 1.0)
-                        / (tf + K1 * (1.0 - B + B * doc.length / average.max(1.0)))
-                })
-                .sum::<f64>();
-            let covered = doc
-                .name_terms
-                .iter()
-                .filter(|t| query_terms.contains(t))
-                .count();
-            let coverage = if doc.name_terms.is_empty() {
-                0.0
-            } else {
-                covered as f64 / doc.name_terms.len() as f64
-            };
-            (
-                doc,
-                score * (1.0 + NAME_COVERED_BONUS * coverage * coverage),
-            )
-        })
-        .filter(|(_, score)| *score > 0.0)
-        .collect();
-    // Stable: equal scores keep server and tool order.
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-    scored
+}
+
+/// The words of `text` with every idiom replaced by what it means, in one pass from the left
+/// (a meaning is never read again as an idiom).
+fn read_idioms(text: &str) -> String {
+    let words: Vec<&str> = text.split(' ').collect();
+    let mut out: Vec<&str> = Vec::with_capacity(words.len());
+    let mut i = 0;
+    static SPLIT: std::sync::OnceLock<Vec<(Vec<&str>, &str)>> = std::sync::OnceLock::new();
+    let idioms = SPLIT.get_or_init(|| {
+        IDIOMS
+            .iter()
+            .map(|(idiom, meaning)| (idiom.split(' ').collect(), *meaning))
+            .collect()
+    });
+    'words: while i < words.len() {
+        for (idiom, meaning) in idioms {
+            if words[i..].starts_with(idiom) {
+                out.push(meaning);
+                i += idiom.len();
+                continue 'words;
+            }
+        }
+        out.push(words[i]);
+        i += 1;
+    }
+    out.join(" ")
+}
+
+fn collapse(text: &str) -> String {
+    text.split(|c: char| c.is_whitespace() || matches!(c, ',' | '.' | '?' | '!' | ';' | ':'))
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]
@@ -277,23 +1781,86 @@ mod tests {
     #[test]
     fn a_huge_query_is_cut_to_its_first_distinct_words() {
         let long: String = (0..10_000).map(|i| format!("word{i} ")).collect();
-        let weighted = weighted_query(&long);
-        assert_eq!(weighted.len(), MAX_QUERY_TERMS);
-        assert_eq!(weighted[0].0, "word0");
+        let query = Query::parse(&long);
+        assert_eq!(query.words.len(), MAX_QUERY_TERMS);
+        assert_eq!(query.words[0].alternatives[0].0, term_of("word0"));
         // Repeats count once.
-        assert_eq!(weighted_query("file file file list").len(), 2);
+        assert_eq!(Query::parse("file file file list").words.len(), 2);
     }
 
     #[test]
     fn terms_split_and_stem() {
-        assert_eq!(terms("createMergeRequest"), ["create", "merge", "request"]);
-        assert_eq!(terms("read_multiple_files"), ["read", "multiple", "file"]);
+        assert_eq!(terms("createMergeRequest"), ["creat", "merg", "request"]);
+        assert_eq!(terms("read_multiple_files"), ["read", "multipl", "file"]);
         assert_eq!(
             terms("Take a screenshot of the page"),
             ["take", "screenshot", "page"]
         );
-        assert_eq!(terms("listing issues"), ["list", "issue"]);
-        assert_eq!(terms("creates"), ["create"]);
+        assert_eq!(terms("listing issues"), ["list", "issu"]);
+        assert_eq!(terms("creates"), ["creat"]);
         assert_eq!(terms("access"), ["access"]);
+        assert_eq!(terms("folders directories"), ["folder", "directori"]);
+    }
+
+    #[test]
+    fn saved_documents_rank_as_the_documents_they_were_made_from() {
+        let tools = [
+            ("read_text_file", "Read a file as text.", "path"),
+            (
+                "read_file",
+                "Read a file. DEPRECATED: Use read_text_file instead.",
+                "path",
+            ),
+            ("create_directory", "Create a new directory.", "path"),
+        ];
+        let made = || -> Vec<Document<String>> {
+            tools
+                .iter()
+                .map(|(n, d, p)| Document::from_parts("fs", n, d, [*p].into_iter(), n.to_string()))
+                .collect()
+        };
+        let bytes = save_documents(&made(), "v1");
+        let loaded = load_documents(&bytes, "v1", "fs", |n| Some(n.to_string())).unwrap();
+        let ranking = |docs: Vec<Document<String>>| -> Vec<(String, String)> {
+            Index::new(docs)
+                .rank("make a new folder")
+                .iter()
+                .map(|(d, s)| (d.tool.clone(), format!("{s:.6}")))
+                .collect()
+        };
+        assert_eq!(ranking(loaded), ranking(made()));
+        // Another key, a cut file or a filter.
+        assert!(load_documents(&bytes, "v2", "fs", |n| Some(n.to_string())).is_none());
+        assert!(
+            load_documents(&bytes[..bytes.len() - 1], "v1", "fs", |n| Some(
+                n.to_string()
+            ))
+            .is_none()
+        );
+        let some = load_documents(&bytes, "v1", "fs", |n| {
+            (n != "read_file").then(|| n.to_string())
+        });
+        assert_eq!(some.unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_plain_list_ranks_as_its_index_does() {
+        let docs: Vec<Document<&str>> = [
+            ("make_dir", "Create a new directory."),
+            ("read", "Read a file."),
+        ]
+        .iter()
+        .map(|(n, d)| Document::from_parts("fs", n, d, std::iter::empty(), *n))
+        .collect();
+        let ranked = rank("make a new folder", &docs);
+        assert_eq!(ranked.len(), 1);
+        assert!(std::ptr::eq(ranked[0].0, &docs[0]));
+    }
+
+    #[test]
+    fn idioms_read_as_what_they_mean() {
+        let query = Query::parse("get rid of a mongo collection");
+        assert_eq!(query.words[0].alternatives[0].0, term_of("delete"));
+        assert_ne!(query.verb, 0);
     }
 }

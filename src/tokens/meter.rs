@@ -12,11 +12,14 @@
 //! `tools/list`, a serve manifest) can be measured.
 
 use crate::protocol::tools::Tool;
-use crate::render::tool::indented_help;
+use crate::render::tool::{find_answer, proxy_find_answer, FoundTool};
 use crate::render::{listing_line, tool_help};
 use crate::tokenizer::Tokenizer;
+use crate::tokens::find::{shown, Document, Index};
 use serde_json::{json, Value};
 
+/// How many results `ferry find` shows at most unless asked.
+pub const FIND_LIMIT: usize = 5;
 /// How many tools a host's keyword search returns (Claude Code's ToolSearch default).
 pub const KEYWORD_RESULTS: usize = 5;
 
@@ -89,10 +92,13 @@ pub struct ToolCost {
     pub deferred_use: usize,
     /// Deferred path with a keyword search: the search plus every definition it returns.
     pub deferred_search_use: usize,
-    /// ferry path, per use: a `ferry find` (command, five result lines, the top hit's help).
+    /// ferry path, per use: `ferry find` with the tool's name as the query, ranked among its
+    /// server's tools, and what it prints (the hits shown, the top hit's help, a close
+    /// second's help); the tool's `--help` too when the find did not show it.
     pub ferry_use: usize,
-    /// Through the proxy, per use: a `find` call and its answer (three lines, the top hit's
-    /// JSON help), and the `call` wrapper around the tool's own arguments.
+    /// Through the proxy, per use: a `find` call and its answer, as for ferry (a `describe`
+    /// when the answer lacks the tool's help), and what the `call` wrapper adds to a direct
+    /// call of the tool.
     pub proxy_use: usize,
 }
 
@@ -175,11 +181,6 @@ impl Meter {
         let count = |text: &str| self.tokenizer.count(text);
         let instructions = instructions.map_or(0, count);
         let lines: Vec<usize> = tools.iter().map(|t| count(&listing_line(t)) + 1).collect();
-        let mean_line = if lines.is_empty() {
-            0
-        } else {
-            lines.iter().sum::<usize>() / lines.len()
-        };
         let definitions: Vec<usize> = tools
             .iter()
             .map(|t| count(&host_definition(t, self.host)))
@@ -194,7 +195,16 @@ impl Meter {
         let others = tools.len().saturating_sub(1).min(KEYWORD_RESULTS - 1);
         let mut costs = Vec::with_capacity(tools.len());
         let mut names = 0;
-        for ((tool, line), definition) in tools.iter().zip(&lines).zip(definitions) {
+        let index = Index::new(
+            tools
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Document::new(server, t.clone()).with_tool(i))
+                .collect(),
+        );
+        for (position, ((tool, line), definition)) in
+            tools.iter().zip(&lines).zip(definitions).enumerate()
+        {
             // Claude Code lists deferred tools by their prefixed names, one per line.
             names += count(&format!("mcp__{server}__{}\n", tool.name));
             let search = count(&format!(
@@ -203,25 +213,55 @@ impl Meter {
             ));
             let help =
                 count(&format!("ferry {server} {} --help\n", tool.name)) + count(&tool_help(tool));
-            // A search prints the tool's own line among four others of about average length,
-            // and the top hit's whole help under it: one command from a task to a call.
-            let find = count(&format!(
-                "ferry find {}\n",
-                tool.name.replace(['_', '-'], " ")
-            )) + line
-                + 4 * mean_line
-                + count(&indented_help(tool, "    "));
+            // What `ferry find` prints for the tool's name as the query, ranked among this
+            // server's tools: the lines and helps it shows. When the tool is not a hit shown
+            // with its help, its `--help` is read too.
+            let query = tool.name.replace(['_', '-'], " ");
+            let ranked = index.rank(&query);
+            let picks = shown(&ranked, FIND_LIMIT);
+            let found = |hits: &[(usize, bool)]| -> (Vec<FoundTool>, bool) {
+                let mut helped = false;
+                let found = hits
+                    .iter()
+                    .map(|(i, with_help)| {
+                        let doc = ranked[*i].0;
+                        helped |= *with_help && doc.tool == position;
+                        FoundTool {
+                            server,
+                            tool: &tools[doc.tool],
+                            with_help: *with_help,
+                        }
+                    })
+                    .collect();
+                (found, helped)
+            };
+            let (hits, helped) = found(&picks);
+            let find = count(&format!("ferry find {query}\n"))
+                + count(&find_answer(&hits))
+                + if helped { 0 } else { help };
+            let proxy_picks = shown(&ranked, crate::render::proxy::FIND_DEFAULT);
+            let (hits, helped) = found(&proxy_picks);
             let proxy_find = count(&format!(
-                r#"{{"name":"find","input":{{"query":"{}"}}}}"#,
-                tool.name.replace(['_', '-'], " ")
-            )) + count(&format!("{server}/"))
-                + line
-                + (crate::render::proxy::FIND_DEFAULT - 1) * mean_line
-                + count(&crate::render::json_help(tool));
+                r#"{{"name":"find","input":{{"query":"{query}"}}}}"#
+            )) + count(&proxy_find_answer(&hits))
+                + if helped {
+                    0
+                } else {
+                    count(&format!(
+                        r#"{{"name":"describe","input":{{"tool":"{server}/{}"}}}}"#,
+                        tool.name
+                    )) + count(&crate::render::json_help(tool))
+                };
+            // The call through the proxy costs what it adds to the direct call every path
+            // makes (the arguments are the same on each).
             let proxy_call = count(&format!(
                 r#"{{"name":"call","input":{{"tool":"{server}/{}","arguments":{{}}}}}}"#,
                 tool.name
-            ));
+            ))
+            .saturating_sub(count(&format!(
+                r#"{{"name":"mcp__{server}__{}","input":{{}}}}"#,
+                tool.name
+            )));
             costs.push(ToolCost {
                 name: tool.name.clone(),
                 definition,

@@ -142,13 +142,13 @@ mod tests {
 
     #[test]
     fn skill_has_frontmatter_marker_and_listing() {
-        let tools = vec![Tool::from_value(&json!({"name": "get_time", "description": "Get the time. More.",
+        let tools = vec![Tool::from_value(&json!({"name": "get_time", "description": "Get the time in a timezone. More.",
             "inputSchema": {"type": "object", "properties": {"tz": {"type": "string"}}, "required": ["tz"]}}))
         .unwrap()];
         let skill = render_skill("my_time", &tools, None);
-        assert!(skill.starts_with("---\nname: my-time\ndescription: \"Use the my_time MCP server's tools (get_time) through the ferry CLI. Use when a task needs my_time: Get time\"\n---\n"), "{skill}");
+        assert!(skill.starts_with("---\nname: my-time\ndescription: \"Use the my_time MCP server's tools (get_time) through the ferry CLI. Use when a task needs my_time: Get time in timezone\"\n---\n"), "{skill}");
         assert!(
-            skill.ends_with("## Tools\n\nget_time(tz) - Get time\n"),
+            skill.ends_with("## Tools\n\nget_time(tz) - Get time in timezone\n"),
             "{skill}"
         );
         let (server, print) = read_marker(&skill).unwrap();
