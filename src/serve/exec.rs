@@ -477,10 +477,12 @@ mod tests {
             .unwrap();
         let text = finished.stdout.text();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 2, "the environment is cleared: {text}");
-        assert_eq!(lines[0], "PATH=/usr/bin:/bin");
-        // A temporary directory of the call's own, gone once the call is over.
-        let tmp = lines[1].strip_prefix("TMPDIR=").expect(&text);
+        assert_eq!(lines.len(), 3, "the environment is cleared: {text}");
+        // The call's channel for `ferry ask`, `ferry` first on PATH, and a temporary
+        // directory of the call's own, gone once the call is over.
+        assert!(lines[0].starts_with("FERRY_ASK_FD="), "{text}");
+        let tmp = lines[2].strip_prefix("TMPDIR=").expect(&text);
+        assert_eq!(lines[1], format!("PATH={tmp}/.ferry-bin:/usr/bin:/bin"));
         assert!(tmp.contains("ferry-call-"), "{tmp}");
         assert!(!std::path::Path::new(tmp).exists(), "{tmp} was removed");
         let mut with_input = job(&["/bin/cat"]);

@@ -360,13 +360,11 @@ impl ManifestProvider {
         // runs nothing.
         if let Some(confirm) = &tool.confirm {
             let message = fill_text(confirm, &values);
-            let asked = ctx
-                .asker
-                .ask(super::ask::Ask {
-                    key: Some("confirm".into()),
-                    question: super::ask::Question::Confirm { message },
-                })
-                .await;
+            let question = super::ask::Ask {
+                key: Some("confirm".into()),
+                question: super::ask::Question::Confirm { message },
+            };
+            let asked = super::ask::ask(ctx.asker.as_ref(), question).await;
             match asked.exit {
                 0 => {}
                 1 => {

@@ -6,7 +6,7 @@
 //! may run; the state names one round of one call and the request it belongs to, signed
 //! (HMAC-SHA256) with this server's key, so a client can neither forge, swap nor replay it.
 
-use super::ask::{client_can, Answer, Ask, Asker};
+use super::ask::{refusal, Asker, ClientRequest};
 use super::provider::Notifier;
 use crate::protocol::{self, BoxFuture, RpcError};
 use base64::Engine;
@@ -16,9 +16,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 
-/// How long more questions are awaited after the first, so that questions a command asks
-/// together (`ferry ask ... &`) go in one round.
-const GATHER: Duration = Duration::from_millis(40);
+/// How long the call must ask nothing more before its questions go to the client, so that
+/// questions a command asks together (`ferry ask ... &`) go in one round; and the longest a
+/// round waits for them. (The questions are the person's or the model's to answer: a few
+/// tenths of a second on top are not felt.)
+const QUIET: Duration = Duration::from_millis(150);
+const GATHER_AT_MOST: Duration = Duration::from_millis(1500);
 /// How long a round's state stays good, and its call waits for the retry.
 const STATE_TTL: Duration = Duration::from_secs(15 * 60);
 /// How many calls may wait for answers at once.
@@ -26,17 +29,20 @@ const MAX_WAITING: usize = 1000;
 /// How many answers to questions not asked yet a call keeps.
 const ASKS_KEPT: usize = super::ask::ASKS_PER_CALL;
 
+/// What a client's answer comes back as to whoever asked.
+type Reply = oneshot::Sender<Result<Value, String>>;
+
 /// What a running call reports.
 enum Event {
-    Asked(Ask, oneshot::Sender<Answer>),
+    Asked(ClientRequest, Reply),
     Done(Result<Value, RpcError>),
 }
 
-/// A question waiting for the client.
+/// A request waiting for the client.
 struct Pending {
     key: String,
-    ask: Ask,
-    reply: oneshot::Sender<Answer>,
+    request: ClientRequest,
+    reply: Reply,
 }
 
 /// A call between rounds.
@@ -91,39 +97,35 @@ struct RoundAsker {
 }
 
 impl Asker for RoundAsker {
-    fn ask(&self, ask: Ask) -> BoxFuture<'_, Answer> {
+    fn request(&self, request: ClientRequest) -> BoxFuture<'_, Result<Value, String>> {
         Box::pin(async move {
-            let capability = ask.question.capability();
-            let can = client_can(
-                &self
-                    .shared
-                    .capabilities
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner()),
-                capability,
-            );
-            if !can {
-                return Answer::cannot(format!(
-                    "the client did not declare the {capability} capability, so it cannot answer"
-                ));
-            }
-            let key = ask.key.as_deref().unwrap_or(ask.question.default_key());
-            let given = self
+            let capabilities = self
                 .shared
-                .given
+                .capabilities
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .remove(key);
-            if let Some(result @ Value::Object(_)) = given {
-                return ask.question.answer(&result);
+                .clone();
+            if let Some(why) = refusal(&capabilities, &request.method) {
+                return Err(why);
+            }
+            if let Some(key) = &request.key {
+                let given = self
+                    .shared
+                    .given
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(key);
+                if let Some(result @ Value::Object(_)) = given {
+                    return Ok(result);
+                }
             }
             let (reply, answer) = oneshot::channel();
-            if self.events.send(Event::Asked(ask, reply)).is_err() {
-                return Answer::cannot("the call is over");
+            if self.events.send(Event::Asked(request, reply)).is_err() {
+                return Err("the call is over".to_string());
             }
             answer
                 .await
-                .unwrap_or_else(|_| Answer::cannot("the call ended before the client answered"))
+                .unwrap_or_else(|_| Err("the call ended before the client answered".to_string()))
         })
     }
 }
@@ -250,19 +252,22 @@ impl Rounds {
         if call.pending.is_empty() {
             match call.events.recv().await {
                 Some(Event::Done(outcome)) => return outcome,
-                Some(Event::Asked(ask, reply)) => add(&mut call.pending, ask, reply),
+                Some(Event::Asked(request, reply)) => add(&mut call.pending, request, reply),
                 None => return Err(invalid("the call ended without a result")),
             }
-            let gathering = tokio::time::sleep(GATHER);
-            tokio::pin!(gathering);
+            let until = tokio::time::Instant::now() + GATHER_AT_MOST;
             loop {
+                let quiet = tokio::time::sleep(QUIET.min(until - tokio::time::Instant::now()));
                 tokio::select! {
                     event = call.events.recv() => match event {
-                        Some(Event::Asked(ask, reply)) => add(&mut call.pending, ask, reply),
+                        Some(Event::Asked(request, reply)) => add(&mut call.pending, request, reply),
                         Some(Event::Done(outcome)) => return outcome,
                         None => break,
                     },
-                    _ = &mut gathering => break,
+                    _ = quiet => break,
+                }
+                if tokio::time::Instant::now() >= until {
+                    break;
                 }
             }
         }
@@ -270,10 +275,9 @@ impl Rounds {
         let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut requests = Map::new();
         for pending in &call.pending {
-            let (method, params) = pending.ask.question.request();
             requests.insert(
                 pending.key.clone(),
-                json!({"method": method, "params": params}),
+                json!({"method": pending.request.method, "params": pending.request.params}),
             );
         }
         let state = self.sign(&json!({
@@ -372,7 +376,7 @@ impl Rounds {
         for pending in call.pending.drain(..) {
             match responses.remove(&pending.key) {
                 Some(result @ Value::Object(_)) => {
-                    let _ = pending.reply.send(pending.ask.question.answer(&result));
+                    let _ = pending.reply.send(Ok(result));
                 }
                 _ => unanswered.push(pending),
             }
@@ -410,19 +414,28 @@ impl Rounds {
     }
 }
 
-/// Adds a question, its key unique among those pending.
-fn add(pending: &mut Vec<Pending>, ask: Ask, reply: oneshot::Sender<Answer>) {
-    let base = ask
-        .key
-        .clone()
-        .unwrap_or_else(|| ask.question.default_key().to_string());
+/// Adds a request, its key unique among those pending (a key of its own, or its kind's).
+fn add(pending: &mut Vec<Pending>, request: ClientRequest, reply: Reply) {
+    let base = request.key.clone().unwrap_or_else(|| {
+        match request.method.as_str() {
+            "elicitation/create" => "form",
+            "sampling/createMessage" => "sample",
+            "roots/list" => "roots",
+            _ => "request",
+        }
+        .to_string()
+    });
     let mut key = base.clone();
     let mut n = 1;
     while pending.iter().any(|p| p.key == key) {
         n += 1;
         key = format!("{base}-{n}");
     }
-    pending.push(Pending { key, ask, reply });
+    pending.push(Pending {
+        key,
+        request,
+        reply,
+    });
 }
 
 #[cfg(test)]

@@ -259,7 +259,7 @@ impl Channel {
                         .map_err(|e| e.to_string())
                         .and_then(|m| decode(&m))
                     {
-                        Ok(ask) => asker.ask(ask).await,
+                        Ok(ask) => super::ask(asker.as_ref(), ask).await,
                         Err(why) => Answer::cannot(format!("a question ferry cannot read: {why}")),
                     },
                 };
@@ -340,7 +340,7 @@ pub fn ask_serve(ask: &Ask) -> Answer {
 mod tests {
     use super::*;
     use crate::protocol::BoxFuture;
-    use crate::serve::ask::{Answer, Ask, Asker, Question};
+    use crate::serve::ask::{Answer, Ask, Asker, ClientRequest, Question};
     use std::sync::Arc;
 
     #[test]
@@ -360,8 +360,10 @@ mod tests {
     async fn questions_and_answers_cross_the_channel_without_mixing() {
         struct Echo;
         impl Asker for Echo {
-            fn ask(&self, ask: Ask) -> BoxFuture<'_, Answer> {
-                Box::pin(async move { Answer::yes(ask.key.unwrap_or_default()) })
+            fn request(&self, request: ClientRequest) -> BoxFuture<'_, Result<Value, String>> {
+                // Roots named by the question's key: each ask must get its own back.
+                let key = request.key.unwrap_or_default();
+                Box::pin(async move { Ok(json!({"roots": [{"uri": format!("file:///{key}")}]})) })
             }
         }
         let (channel, theirs) = Channel::open().unwrap();
@@ -380,7 +382,7 @@ mod tests {
             })
             .collect();
         for (i, ask) in asks.into_iter().enumerate() {
-            assert_eq!(ask.await.unwrap(), Answer::yes(format!("k{i}")));
+            assert_eq!(ask.await.unwrap(), Answer::yes(format!("/k{i}\n")));
         }
         drop(theirs);
         served.await.unwrap();

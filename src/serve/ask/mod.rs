@@ -80,17 +80,66 @@ impl Answer {
     }
 }
 
-/// Puts a call's questions to its client.
+/// A request to the client on a call's behalf (`elicitation/create`, `sampling/createMessage`,
+/// `roots/list`): a command's question, or one a proxied server sent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientRequest {
+    /// Its name among the questions of a round (an input request's key), when it has one.
+    pub key: Option<String>,
+    pub method: String,
+    pub params: Value,
+}
+
+/// Puts a call's requests to its client; `Err` says why the client cannot answer.
 pub trait Asker: Send + Sync {
-    fn ask(&self, ask: Ask) -> BoxFuture<'_, Answer>;
+    fn request(&self, request: ClientRequest) -> BoxFuture<'_, Result<Value, String>>;
+}
+
+/// The client capability a request needs, by its method.
+pub fn capability_of(method: &str) -> Option<&'static str> {
+    match method {
+        "elicitation/create" => Some("elicitation"),
+        "sampling/createMessage" => Some("sampling"),
+        "roots/list" => Some("roots"),
+        _ => None,
+    }
+}
+
+/// Why a client that declared `capabilities` cannot take `method`, if it cannot.
+pub fn refusal(capabilities: &Value, method: &str) -> Option<String> {
+    match capability_of(method) {
+        Some(capability) if client_can(capabilities, capability) => None,
+        Some(capability) => Some(format!(
+            "the client did not declare the {capability} capability, so it cannot answer"
+        )),
+        None => Some(format!("{method} is not a request a server may send its client")),
+    }
+}
+
+/// Asks a command's question through `asker`, and reads the answer as the command needs it.
+pub async fn ask(asker: &dyn Asker, ask: Ask) -> Answer {
+    let (method, params) = ask.question.request();
+    let request = ClientRequest {
+        key: Some(
+            ask.key
+                .clone()
+                .unwrap_or_else(|| ask.question.default_key().to_string()),
+        ),
+        method: method.to_string(),
+        params,
+    };
+    match asker.request(request).await {
+        Ok(result) => ask.question.answer(&result),
+        Err(why) => Answer::cannot(why),
+    }
 }
 
 /// The asker of a call nobody can be asked for (internal calls, tests).
 pub struct Nobody;
 
 impl Asker for Nobody {
-    fn ask(&self, _ask: Ask) -> BoxFuture<'_, Answer> {
-        Box::pin(async { Answer::cannot("there is no client to ask") })
+    fn request(&self, _request: ClientRequest) -> BoxFuture<'_, Result<Value, String>> {
+        Box::pin(async { Err("there is no client to ask".to_string()) })
     }
 }
 
@@ -333,21 +382,15 @@ pub struct SessionAsker {
 }
 
 impl Asker for SessionAsker {
-    fn ask(&self, ask: Ask) -> BoxFuture<'_, Answer> {
+    fn request(&self, request: ClientRequest) -> BoxFuture<'_, Result<Value, String>> {
         Box::pin(async move {
-            let capability = ask.question.capability();
-            if !client_can(&self.capabilities, capability) {
-                return Answer::cannot(format!(
-                    "the client did not declare the {capability} capability, so it cannot answer"
-                ));
+            if let Some(why) = refusal(&self.capabilities, &request.method) {
+                return Err(why);
             }
-            let (method, params) = ask.question.request();
-            match self.outgoing.request(&self.send, method, params).await {
-                Ok(result) => ask.question.answer(&result),
-                Err(e) => {
-                    Answer::cannot(format!("the client answered with an error: {}", e.message))
-                }
-            }
+            self.outgoing
+                .request(&self.send, &request.method, request.params)
+                .await
+                .map_err(|e| format!("the client answered with an error: {}", e.message))
         })
     }
 }
