@@ -26,13 +26,26 @@ pub fn load_registry() -> Result<Registry> {
     Ok(registry)
 }
 
-/// The error for a name that is not a configured server.
-pub fn unknown_server(name: &str, registry: &Registry) -> Error {
+/// The error for a name that is not a configured server; `command` is the ferry command it
+/// may be a typo of.
+pub fn unknown_server(name: &str, registry: &Registry, command: Option<&str>) -> Error {
     let shown = crate::render::text::escape_line(name);
-    let error = Error::usage(format!("unknown server {shown:?}"));
-    match closest(name, registry.servers.iter().map(|s| s.name.as_str())) {
-        Some(best) => error.with_hint(format!("did you mean `ferry {best}`? `ferry` lists the configured servers")),
-        None => error.with_hint("`ferry` lists the configured servers; add one with `ferry add NAME -- COMMAND` or `ferry add NAME URL`"),
+    if config::RESERVED_NAMES.contains(&name) {
+        // Reserved for ferry, so never a server, but not a command either.
+        return Error::usage(format!("`ferry {shown}` is not a command")).with_hint(
+            "call a tool with `ferry SERVER TOOL [ARGS]`; `ferry --help` lists the commands",
+        );
+    }
+    let server = closest(name, registry.servers.iter().map(|s| s.name.as_str()));
+    match (server, command) {
+        (Some(best), Some(command)) => Error::usage(format!("unknown server or command {shown:?}"))
+            .with_hint(format!("did you mean `ferry {best}` or `ferry {command}`? `ferry` lists the configured servers, `ferry --help` the commands")),
+        (Some(best), None) => Error::usage(format!("unknown server {shown:?}"))
+            .with_hint(format!("did you mean `ferry {best}`? `ferry` lists the configured servers")),
+        (None, Some(command)) => Error::usage(format!("unknown server or command {shown:?}"))
+            .with_hint(format!("did you mean `ferry {command}`? `ferry --help` lists the commands, `ferry` the configured servers")),
+        (None, None) => Error::usage(format!("unknown server {shown:?}"))
+            .with_hint("`ferry` lists the configured servers; add one with `ferry add NAME -- COMMAND` or `ferry add NAME URL`"),
     }
 }
 
@@ -79,6 +92,32 @@ pub fn list_servers() -> Result<Outcome> {
         out.push('\n');
     }
     emit(&out)?;
+    Ok(Outcome::Success)
+}
+
+/// `ferry config`: the files servers are read from here, one a line: the user's file and
+/// the project files that apply, with their trust.
+pub fn show_config() -> Result<Outcome> {
+    let registry = load_registry()?;
+    let user = config::user_config_path();
+    let mine = registry.servers.iter().filter(|s| s.project.is_none());
+    let names: Vec<&str> = mine.map(|s| s.name.as_str()).collect();
+    let mut out = match std::fs::read(&user) {
+        Ok(_) if names.is_empty() => format!("{}  no servers\n", user.display()),
+        Ok(_) => format!("{}  servers: {}\n", user.display(), names.join(", ")),
+        Err(_) => format!("{}  not written yet\n", user.display()),
+    };
+    for (file, state) in &registry.project_files {
+        let servers = std::fs::read(file)
+            .map(|bytes| describe_servers(file, &bytes))
+            .unwrap_or_else(|e| format!("unreadable: {e}"));
+        out.push_str(&format!(
+            "{}  {} ({servers})\n",
+            file.display(),
+            state.label()
+        ));
+    }
+    emit(&crate::render::text::escape_text(&out))?;
     Ok(Outcome::Success)
 }
 
