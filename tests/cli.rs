@@ -304,3 +304,33 @@ fn ferry_names_missing_arguments_suggests_commands_and_knows_help_and_version() 
         )
     );
 }
+
+/// Issue 16, item 14: `ferry find` with no match exits 1 and says so on stderr, as grep and rg.
+#[test]
+fn find_with_no_match_exits_1() {
+    let env = Env::new();
+    env.write(
+        "config/servers.json",
+        &serde_json::json!({"mcpServers": {"everything": {"command": "sh", "args": ["-c", everything()]}}}).to_string(),
+    );
+    assert_eq!(env.run(&["everything"]).code, 0);
+    let found = env.run(&["find", "echo", "a", "message"]);
+    assert_eq!(found.code, 0, "{}", found.stderr);
+    assert!(
+        found.stdout.starts_with("everything echo("),
+        "{}",
+        found.stdout
+    );
+    let none = env.run(&["find", "xylophone", "quasar"]);
+    assert_eq!(
+        (none.code, none.stdout.as_str(), none.stderr.as_str()),
+        (1, "", "no tool matches \"xylophone quasar\"\n")
+    );
+    let saved = env.path("saved.tools.json");
+    std::fs::write(&saved, r#"{"tools": [{"name": "get_weather", "description": "Weather for a city", "inputSchema": {"type": "object"}}]}"#).unwrap();
+    let none = env.run(&["find", "--from", saved.to_str().unwrap(), "zebra"]);
+    assert_eq!(
+        (none.code, none.stderr.as_str()),
+        (1, "no tool matches \"zebra\"\n")
+    );
+}
