@@ -224,3 +224,80 @@ fn add_writes_an_oauth_block_and_checks_a_key_file() {
     ]);
     assert_eq!(alone.code, 2, "{}", alone.stderr);
 }
+
+/// Issue 16, item 17: servers.json holds bearer tokens and keys, so every command that writes
+/// it (`add --header`, `add --env`, `import`, `remove`) leaves it 0600 in a 0700 directory,
+/// atomically and under the lock, as the token files are.
+#[test]
+fn servers_json_is_private_whichever_command_writes_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let set = |p: &std::path::Path, m: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap()
+    };
+    let dir = env.path("config");
+    let file = env.path("config/servers.json");
+    // The directory exists already, as `mkdir -p ~/.config/ferry` or an older ferry left it.
+    set(&dir, 0o755);
+    let url = env.run(&[
+        "add",
+        "remote",
+        "https://example.invalid/mcp",
+        "--header",
+        "Authorization: Bearer sk-live-1",
+    ]);
+    assert_eq!(url.code, 0, "{}", url.stderr);
+    assert_eq!((mode(&file), mode(&dir)), (0o600, 0o700));
+    // A file an older ferry left readable is narrowed by the next write.
+    set(&file, 0o644);
+    set(&dir, 0o755);
+    let stdio = env.run(&[
+        "add",
+        "everything",
+        "--env",
+        "API_KEY=sk-live-2",
+        "--",
+        "sh",
+        "-c",
+        &everything(),
+    ]);
+    assert_eq!(stdio.code, 0, "{}", stdio.stderr);
+    assert_eq!((mode(&file), mode(&dir)), (0o600, 0o700));
+    set(&file, 0o644);
+    env.write(
+        "home/.claude.json",
+        &serde_json::json!({"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": {"TOKEN": "sk-live-3"}}}}).to_string(),
+    );
+    set(&env.path("home/.claude.json"), 0o600);
+    let import = env.run(&["import", "claude-code"]);
+    assert_eq!(import.code, 0, "{}", import.stderr);
+    assert_eq!(mode(&file), 0o600);
+    set(&file, 0o644);
+    assert_eq!(env.run(&["remove", "memory"]).code, 0);
+    assert_eq!(mode(&file), 0o600);
+    // Concurrent adds all land (read again under the lock, renamed into place), and nothing
+    // readable by others is left beside the file.
+    std::thread::scope(|scope| {
+        for i in 0..6 {
+            let env = &env;
+            scope.spawn(move || {
+                let name = format!("s{i}");
+                let header = format!("Authorization: Bearer k{i}");
+                let run = env.run(&["add", &name, "https://example.invalid/mcp", "-H", &header]);
+                assert_eq!(run.code, 0, "{}", run.stderr);
+            });
+        }
+    });
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let mut names: Vec<&String> = config["mcpServers"].as_object().unwrap().keys().collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["everything", "remote", "s0", "s1", "s2", "s3", "s4", "s5"]
+    );
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        assert_eq!(mode(&entry.path()) & 0o077, 0, "{}", entry.path().display());
+    }
+}

@@ -784,19 +784,21 @@ struct ConfigLock {
 
 impl ConfigLock {
     fn acquire(path: &Path) -> Result<ConfigLock> {
+        use std::os::unix::fs::OpenOptionsExt;
         use std::os::unix::io::AsRawFd;
         let io = |e: std::io::Error| {
             Error::usage(format!("cannot lock {}: {e}", path.display()))
                 .with_hint(format!("check the permissions of {}", path.display()))
         };
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
+            crate::paths::ensure_secret_dir(dir).map_err(io)?;
         }
         let lock_path = path.with_extension("json.lock");
         let file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
+            .mode(0o600)
             .open(&lock_path)
             .map_err(io)?;
         // SAFETY: flock on a descriptor we own; the lock is released when the file closes.
@@ -866,25 +868,19 @@ pub fn remove_user_server(name: &str) -> Result<bool> {
     Ok(removed)
 }
 
-/// Writes JSON through a temporary file so a crash never leaves half a file.
-pub fn save_json(path: &Path, doc: &Value) -> Result<()> {
+/// Writes the user's config: it holds headers and keys, so it is private (0600 in a 0700
+/// directory) and written atomically, as every secret-holding file is
+/// ([`crate::paths::write_private`]). Callers hold the [`ConfigLock`].
+fn save_json(path: &Path, doc: &Value) -> Result<()> {
     let io = |e: std::io::Error| {
         Error::usage(format!("cannot write {}: {e}", path.display())).with_hint(format!(
             "check the permissions and free space of {}",
             path.display()
         ))
     };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
     let mut text = serde_json::to_string_pretty(doc).map_err(|e| Error::usage(e.to_string()))?;
     text.push('\n');
-    let tmp = crate::paths::temp_beside(path);
-    let written = std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written.map_err(io)
+    crate::paths::write_private(path, text.as_bytes()).map_err(io)
 }
 
 #[cfg(test)]
