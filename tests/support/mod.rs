@@ -187,6 +187,12 @@ pub fn growing_server(state: &Path) -> String {
     format!("{} {script} {}", venv_python(), state.display())
 }
 
+/// `media_server.py`: the official Python SDK, tools whose dict results hold binary data.
+pub fn media_server() -> String {
+    let script = require(fixtures().join("media_server.py"));
+    format!("{} {script}", venv_python())
+}
+
 pub fn venv_python() -> String {
     require(fixtures().join(".venv/bin/python"))
 }
