@@ -301,3 +301,136 @@ fn servers_json_is_private_whichever_command_writes_it() {
         assert_eq!(mode(&entry.path()) & 0o077, 0, "{}", entry.path().display());
     }
 }
+
+/// Issue 16, item 15: `ferry import claude-code|cursor|vscode|codex` inside a repository
+/// imports the user's own files only, saying which file each server came from; the
+/// repository's files are named, not copied, so their servers still need `ferry trust` and
+/// never get the user's `${SECRET}`.
+#[test]
+fn import_copies_the_users_configuration_never_the_repositorys() {
+    let env = Env::new();
+    let (planted, counter) = env.counted(&everything());
+    let planted_entry = serde_json::json!({"command": "sh", "args": ["-c", planted.trim_start_matches("sh -c ").trim_matches('\'')], "env": {"LEAK": "${SECRET}"}});
+    let memory = memory();
+    let (program, args) = memory.split_once(' ').unwrap();
+    let user_entry = serde_json::json!({"command": program, "args": [args], "env": {"MEMORY_FILE_PATH": env.path("memory.jsonl").display().to_string()}});
+    std::fs::create_dir_all(env.path("work/.git")).unwrap();
+    let work = env.path("work");
+    // Each host: its user file holds `memory-HOST`, the repository's file `planted-HOST`.
+    let hosts = [
+        (
+            "claude-code",
+            "home/.claude.json",
+            "work/.mcp.json",
+            "mcpServers",
+        ),
+        (
+            "cursor",
+            "home/.cursor/mcp.json",
+            "work/.cursor/mcp.json",
+            "mcpServers",
+        ),
+        (
+            "vscode",
+            "home/.config/Code/User/mcp.json",
+            "work/.vscode/mcp.json",
+            "servers",
+        ),
+    ];
+    for (host, user, project, key) in hosts {
+        env.write(
+            user,
+            &serde_json::json!({key: {format!("memory-{host}"): user_entry}}).to_string(),
+        );
+        env.write(
+            project,
+            &serde_json::json!({key: {format!("planted-{host}"): planted_entry}}).to_string(),
+        );
+    }
+    // Codex's TOML: JSON strings and arrays of strings read the same in TOML.
+    let codex = |name: &str, entry: &serde_json::Value| {
+        let vars: String = entry["env"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}\n"))
+            .collect();
+        format!(
+            "[mcp_servers.{name}]\ncommand = {}\nargs = {}\n[mcp_servers.{name}.env]\n{vars}",
+            entry["command"], entry["args"]
+        )
+    };
+    env.write(
+        "home/.codex/config.toml",
+        &codex("memory-codex", &user_entry),
+    );
+    env.write(
+        "work/.codex/config.toml",
+        &codex("planted-codex", &planted_entry),
+    );
+
+    let servers_json = env.path("config/servers.json");
+    for (host, user) in [
+        ("claude-code", "~/.claude.json"),
+        ("cursor", "~/.cursor/mcp.json"),
+        ("vscode", "~/.config/Code/User/mcp.json"),
+        ("codex", "~/.codex/config.toml"),
+    ] {
+        let run: Run = env
+            .command(&["import", host])
+            .env("SECRET", "hunter2")
+            .env_remove("CODEX_HOME")
+            .output()
+            .unwrap()
+            .into();
+        assert_eq!(run.code, 0, "{host}: {}", run.stderr);
+        assert_eq!(
+            run.stdout,
+            format!(
+                "imported 1 server(s) into {}:\n  memory-{host}  from {user}\n",
+                servers_json.display()
+            ),
+            "{host}"
+        );
+        let project = match host {
+            "claude-code" => ".mcp.json",
+            "cursor" => ".cursor/mcp.json",
+            "vscode" => ".vscode/mcp.json",
+            _ => ".codex/config.toml",
+        };
+        let after = if host == "codex" {
+            "a repository's servers are not copied into your config"
+        } else {
+            "ferry reads it in place, and starts its servers once you run `ferry trust` here"
+        };
+        assert_eq!(
+            run.stderr,
+            format!(
+                "note: not imported: {}/{project} is this repository's (servers: planted-{host}); {after}\n",
+                work.display()
+            ),
+            "{host}"
+        );
+    }
+    let config = std::fs::read_to_string(&servers_json).unwrap();
+    assert!(
+        !config.contains("planted") && !config.contains("hunter2"),
+        "{config}"
+    );
+    // The user's servers work; the repository's are listed as its, and do not start.
+    let call = env.run(&["memory-codex", "read_graph"]);
+    assert_eq!(call.code, 0, "{}", call.stderr);
+    let refused: Run = env
+        .command(&["planted-claude-code", "echo", "--message", "hi"])
+        .env("SECRET", "hunter2")
+        .output()
+        .unwrap()
+        .into();
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("which you have not trusted"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(spawns(&counter), 0);
+}

@@ -244,7 +244,9 @@ pub fn remove(matches: &ArgMatches) -> Result<Outcome> {
     }
 }
 
-/// `ferry import claude|claude-code|cursor|vscode|windsurf|codex|PATH`.
+/// `ferry import claude|claude-code|cursor|vscode|windsurf|codex|PATH`: the user's own
+/// configuration, each server with the file it came from; the repository's files are named,
+/// not imported.
 pub fn import(matches: &ArgMatches) -> Result<Outcome> {
     let source = matches
         .get_one::<String>("source")
@@ -255,13 +257,31 @@ pub fn import(matches: &ArgMatches) -> Result<Outcome> {
             .with_hint("cd into a directory that exists")
     })?;
     let source = ImportSource::parse(&source);
-    let servers = read_servers(&source, &crate::paths::home_dir(), &cwd).map_err(|why| {
+    let found = read_servers(&source, &crate::paths::home_dir(), &cwd).map_err(|why| {
         Error::usage(why).with_hint(
             "name a host (claude, claude-code, cursor, vscode, windsurf, codex) or a config file",
         )
     })?;
+    for (file, names) in &found.left_out {
+        if names.is_empty() {
+            continue;
+        }
+        let read_here = config::PROJECT_FILES
+            .iter()
+            .any(|p| Path::new(file).ends_with(p));
+        let after = if read_here {
+            "ferry reads it in place, and starts its servers once you run `ferry trust` here"
+        } else {
+            "a repository's servers are not copied into your config"
+        };
+        warn(&crate::render::text::escape_line(&format!(
+            "note: not imported: {file} is this repository's (servers: {}); {after}",
+            names.join(", ")
+        )));
+    }
     let mut accepted = Vec::new();
-    for (name, entry) in servers {
+    let mut origins = Vec::new();
+    for (name, entry, file) in found.servers {
         if let Err(e) = check_server_name(&name) {
             warn(&format!("skipped {name}: {}", e.message));
             continue;
@@ -271,24 +291,36 @@ pub fn import(matches: &ArgMatches) -> Result<Outcome> {
                 "warning: {name} uses the {kind} transport; ferry speaks Streamable HTTP to it"
             ));
         }
+        origins.push(file);
         accepted.push((name, entry));
     }
     let skipped = config::write_user_servers(&accepted, false)?;
-    let added: Vec<&str> = accepted
+    let width = accepted
         .iter()
-        .map(|(n, _)| n.as_str())
-        .filter(|n| !skipped.iter().any(|s| s == n))
-        .collect();
-    let mut out = format!(
-        "imported {} server(s) into {}: {}\n",
-        added.len(),
-        config::user_config_path().display(),
-        added.join(", ")
-    );
-    if !skipped.is_empty() {
-        out.push_str(&format!("kept existing: {}\n", skipped.join(", ")));
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    let (mut added, mut kept) = (String::new(), String::new());
+    for ((name, _), file) in accepted.iter().zip(&origins) {
+        let line = format!("  {name:width$}  from {file}\n");
+        if skipped.contains(name) {
+            kept.push_str(&line);
+        } else {
+            added.push_str(&line);
+        }
     }
-    emit(&out)?;
+    let count = accepted.len() - skipped.len();
+    let mut out = format!(
+        "imported {count} server(s) into {}{}\n{added}",
+        config::user_config_path().display(),
+        if count > 0 { ":" } else { "" }
+    );
+    if !kept.is_empty() {
+        out.push_str(&format!(
+            "kept existing (a server of that name is configured):\n{kept}"
+        ));
+    }
+    emit(&crate::render::text::escape_text(&out))?;
     Ok(Outcome::Success)
 }
 

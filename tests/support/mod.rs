@@ -176,6 +176,13 @@ pub fn filesystem(dir: &Path) -> String {
     format!("node {index} {}", dir.display())
 }
 
+/// `node .../server-memory/dist/index.js`
+pub fn memory() -> String {
+    let index =
+        require(fixtures().join("node_modules/@modelcontextprotocol/server-memory/dist/index.js"));
+    format!("node {index}")
+}
+
 /// The `mcp-server-time` console script (2026-07-28, stateless).
 pub fn time_server() -> String {
     require(fixtures().join(".venv/bin/mcp-server-time"))
