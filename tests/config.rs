@@ -121,8 +121,20 @@ fn project_files_are_read_and_the_user_file_wins() {
         "{}",
         refused.stderr
     );
+    // A bare `ferry trust` trusts the nearest file and lists the others; each is trusted on
+    // its own.
     let trusted = env.run(&["trust"]);
     assert_eq!(trusted.code, 0, "{}", trusted.stderr);
+    let work = env.path("work");
+    assert_eq!(
+        trusted.stdout,
+        format!(
+            "trusted {0}/.mcp.json (servers: proj, shared)\nother project files here, each trusted on its own (`ferry trust FILE`):\n  {0}/.vscode/mcp.json  not trusted (servers: vs)\n",
+            work.display()
+        )
+    );
+    assert_eq!(env.run(&["vs", "word_count", "a"]).code, 2);
+    assert_eq!(env.run(&["trust", ".vscode/mcp.json"]).code, 0);
     for server in ["proj", "shared", "vs"] {
         assert_eq!(
             env.run(&[server, "word_count", "a"]).stdout,
@@ -433,4 +445,140 @@ fn import_copies_the_users_configuration_never_the_repositorys() {
         refused.stderr
     );
     assert_eq!(spawns(&counter), 0);
+}
+
+/// Issue 16, item 16: `ferry trust` trusts only files the user owns, in directories no one
+/// else can write, found from here up to the repository's root; a bare `ferry trust` trusts
+/// the nearest and lists the others. A `.mcp.json` another account planted in a shared
+/// directory above the repository is never read, let alone started.
+#[test]
+fn trust_stops_at_the_repository_and_refuses_files_others_can_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let set = |p: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    let servers = |name: &str, command: &str| {
+        serde_json::json!({"mcpServers": {name: {"command": "sh", "args": ["-c", command]}}})
+            .to_string()
+    };
+    // A shared, world-writable directory (as /tmp or /srv/shared) with a planted .mcp.json.
+    let shared = env.path("work");
+    set(&shared, 0o1777);
+    let (planted, counter) = env.counted(&everything());
+    let planted = planted
+        .trim_start_matches("sh -c ")
+        .trim_matches('\'')
+        .to_string();
+    env.write("work/.mcp.json", &servers("planted", &planted));
+    let root = running_as_root();
+    if root {
+        // Another account's file, as it would be.
+        std::os::unix::fs::chown(env.path("work/.mcp.json"), Some(65534), Some(65534)).unwrap();
+    }
+    // The user's repository inside it.
+    std::fs::create_dir_all(env.path("work/repo/.git")).unwrap();
+    std::fs::create_dir_all(env.path("work/repo/sub")).unwrap();
+    let repo = env.path("work/repo");
+    env.write("work/repo/.mcp.json", &servers("mine", &everything()));
+    let in_dir = |dir: &std::path::Path, args: &[&str]| -> Run {
+        env.command(args).current_dir(dir).output().unwrap().into()
+    };
+    let trusted = in_dir(&repo, &["trust"]);
+    assert_eq!(
+        (trusted.code, trusted.stdout, trusted.stderr),
+        (
+            0,
+            format!("trusted {}/.mcp.json (servers: mine)\n", repo.display()),
+            String::new()
+        )
+    );
+    let call = in_dir(&repo, &["mine", "echo", "--message", "hi"]);
+    assert_eq!(
+        (call.code, call.stdout.as_str()),
+        (0, "Echo: hi\n"),
+        "{}",
+        call.stderr
+    );
+    let planted_call = in_dir(&repo.join("sub"), &["planted", "echo", "--message", "hi"]);
+    assert_eq!(planted_call.code, 2, "{}", planted_call.stderr);
+    assert!(
+        planted_call
+            .stderr
+            .starts_with("error: unknown server \"planted\"\n"),
+        "{}",
+        planted_call.stderr
+    );
+    assert_eq!(spawns(&counter), 0, "the planted server never starts");
+    // In the shared directory itself, outside any repository, the planted file is refused.
+    let reason = if root {
+        format!(
+            "{}/.mcp.json is owned by another user (uid 65534)",
+            shared.display()
+        )
+    } else {
+        format!(
+            "other users can write its directory {} (mode 1777)",
+            shared.display()
+        )
+    };
+    let refused = in_dir(&shared, &["trust"]);
+    assert_eq!(
+        (refused.code, refused.stderr),
+        (2, format!("error: cannot trust {}/.mcp.json: {reason}\nhint: trust covers only files you own, in directories only you can write (chmod go-w)\n", shared.display()))
+    );
+
+    // Nested project files: the nearest is trusted, the others are listed with their state.
+    env.write("work/repo/sub/.mcp.json", &servers("sub", &everything()));
+    env.write(
+        "work/repo/.cursor/mcp.json",
+        &servers("cursor", &everything()),
+    );
+    let nested = in_dir(&repo.join("sub"), &["trust"]);
+    assert_eq!(
+        nested.stdout,
+        format!(
+            "trusted {0}/sub/.mcp.json (servers: sub)\nother project files here, each trusted on its own (`ferry trust FILE`):\n  {0}/.mcp.json  trusted (servers: mine)\n  {0}/.cursor/mcp.json  not trusted (servers: cursor)\n",
+            repo.display()
+        )
+    );
+
+    // A file the user owns, in a directory others can write, inside the repository.
+    std::fs::create_dir_all(env.path("work/repo/drop")).unwrap();
+    env.write("work/repo/drop/.mcp.json", &servers("dropped", &planted));
+    let drop = repo.join("drop");
+    set(&drop, 0o777);
+    let refused = in_dir(&drop, &["trust"]);
+    assert_eq!(
+        (refused.code, refused.stdout.as_str(), refused.stderr),
+        (
+            2,
+            "",
+            format!("error: cannot trust {0}/.mcp.json: other users can write its directory {0} (mode 777)\nhint: trust covers only files you own, in directories only you can write (chmod go-w)\n", drop.display())
+        )
+    );
+    assert_eq!(in_dir(&repo, &["trust", "drop/.mcp.json"]).code, 2);
+    // Trusted before the directory was opened up (or by an older ferry): still never started.
+    set(&drop, 0o755);
+    assert_eq!(in_dir(&drop, &["trust"]).code, 0);
+    set(&drop, 0o777);
+    let call = in_dir(&drop, &["dropped", "echo", "--message", "hi"]);
+    assert_eq!(
+        (call.code, call.stderr),
+        (
+            2,
+            format!("error: dropped comes from {0}/.mcp.json, which ferry never trusts: other users can write its directory {0} (mode 777)\nhint: trust covers only files you own, in directories only you can write\n", drop.display())
+        )
+    );
+    assert_eq!(spawns(&counter), 0);
+    set(&shared, 0o755);
+}
+
+/// Whether the tests run as root, which can give a file to another account.
+fn running_as_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .find(|l| l.starts_with("Uid:"))
+            .is_some_and(|l| l.split_whitespace().nth(1) == Some("0"))
+    })
 }

@@ -5,7 +5,7 @@ use super::terminal::{emit, warn};
 use crate::client::catalog;
 use crate::client::config::{self, check_server_name, project_files, Registry, ServerSpec};
 use crate::client::import::{read_servers, ImportSource};
-use crate::client::trust::{TrustState, TrustStore};
+use crate::client::trust::{unsafe_reason, TrustState, TrustStore};
 use crate::client::CacheEntry;
 use crate::words::closest;
 use crate::{Error, Outcome, Result};
@@ -324,7 +324,8 @@ pub fn import(matches: &ArgMatches) -> Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-/// `ferry trust [FILE]`, `ferry trust --list`, `ferry trust --revoke [FILE]`.
+/// `ferry trust [FILE]`, `ferry trust --list`, `ferry trust --revoke [FILE]`. A bare `ferry
+/// trust` trusts the nearest project file only, and lists the others that apply here.
 pub fn trust(matches: &ArgMatches) -> Result<Outcome> {
     let mut store = TrustStore::load();
     if matches.get_flag("list") {
@@ -335,12 +336,13 @@ pub fn trust(matches: &ArgMatches) -> Result<Outcome> {
         let mut out = String::new();
         for file in &store.files {
             let state = match std::fs::read(&file.path) {
+                Ok(_) if unsafe_reason(&file.path).is_some() => TrustState::Unsafe.label(),
                 Ok(bytes) => store.state(&file.path, &bytes).label(),
                 Err(_) => "missing",
             };
             out.push_str(&format!("{}  {state}\n", file.path.display()));
         }
-        emit(&out)?;
+        emit(&crate::render::text::escape_text(&out))?;
         return Ok(Outcome::Success);
     }
     let files: Vec<PathBuf> = match matches.get_one::<String>("file") {
@@ -353,12 +355,12 @@ pub fn trust(matches: &ArgMatches) -> Result<Outcome> {
             project_files(&cwd)
         }
     };
-    if files.is_empty() {
+    let Some((nearest, others)) = files.split_first() else {
         return Err(Error::usage(
-            "no project file (.mcp.json, .cursor/mcp.json, .vscode/mcp.json) here or above",
+            "no project file (.mcp.json, .cursor/mcp.json, .vscode/mcp.json) here or up to the repository's root",
         )
         .with_hint("cd into the repository whose servers you want to allow"));
-    }
+    };
     let mut out = String::new();
     if matches.get_flag("revoke") {
         for file in &files {
@@ -370,23 +372,44 @@ pub fn trust(matches: &ArgMatches) -> Result<Outcome> {
             out.push_str(&format!("{}: {word}\n", file.display()));
         }
         store.save()?;
-        emit(&out)?;
+        emit(&crate::render::text::escape_text(&out))?;
         return Ok(Outcome::Success);
     }
-    for file in &files {
-        let bytes = std::fs::read(file).map_err(|e| {
-            Error::usage(format!("cannot read {}: {e}", file.display()))
-                .with_hint("give the path of a project file")
-        })?;
-        store.trust(file, &bytes);
-        out.push_str(&format!(
-            "trusted {} ({})\n",
-            file.display(),
-            describe_servers(file, &bytes)
-        ));
+    let bytes = std::fs::read(nearest).map_err(|e| {
+        Error::usage(format!("cannot read {}: {e}", nearest.display()))
+            .with_hint("give the path of a project file")
+    })?;
+    if let Some(reason) = unsafe_reason(nearest) {
+        return Err(
+            Error::usage(format!("cannot trust {}: {reason}", nearest.display())).with_hint(
+                "trust covers only files you own, in directories only you can write (chmod go-w)",
+            ),
+        );
     }
+    store.trust(nearest, &bytes);
     store.save()?;
-    emit(&out)?;
+    out.push_str(&format!(
+        "trusted {} ({})\n",
+        nearest.display(),
+        describe_servers(nearest, &bytes)
+    ));
+    if !others.is_empty() {
+        out.push_str("other project files here, each trusted on its own (`ferry trust FILE`):\n");
+        for file in others {
+            let (state, servers) = match std::fs::read(file) {
+                Ok(_) if unsafe_reason(file).is_some() => {
+                    (TrustState::Unsafe.label(), String::new())
+                }
+                Ok(bytes) => (
+                    store.state(file, &bytes).label(),
+                    format!(" ({})", describe_servers(file, &bytes)),
+                ),
+                Err(_) => ("unreadable", String::new()),
+            };
+            out.push_str(&format!("  {}  {state}{servers}\n", file.display()));
+        }
+    }
+    emit(&crate::render::text::escape_text(&out))?;
     Ok(Outcome::Success)
 }
 

@@ -57,7 +57,7 @@ exit codes: 0 ok, 1 the tool reported an error (or output could not be written),
             2 usage error, 3 server failure, 4 timeout, 5 authentication needed or refused,
             130 interrupted, 141 the reader of the output went away
 config: ~/.config/ferry/servers.json (mcpServers), and .mcp.json, .cursor/mcp.json,
-        .vscode/mcp.json in this directory and its parents (after `ferry trust`)
+        .vscode/mcp.json from here up to the repository's root (after `ferry trust`)
 diagnostics: --verbose or FERRY_LOG=debug shows the JSON-RPC traffic on stderr";
 
 /// The one definition of ferry's commands and options: parsing, `--help`, "did you mean" and

@@ -342,6 +342,15 @@ impl ServerSpec {
                 "read {} again, then run `ferry trust` in that directory",
                 file.display()
             ))),
+            Some((file, TrustState::Unsafe)) => Err(Error::usage(format!(
+                "{} comes from {}, which ferry never trusts: {}",
+                self.name,
+                file.display(),
+                super::trust::unsafe_reason(file).unwrap_or_else(|| "it changed hands".into())
+            ))
+            .with_hint(
+                "trust covers only files you own, in directories only you can write",
+            )),
             _ => Ok(()),
         }
     }
@@ -572,11 +581,14 @@ pub fn user_config_path() -> PathBuf {
 /// The project files hosts read, relative to a directory.
 pub const PROJECT_FILES: [&str; 3] = [".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json"];
 
-/// The project files that apply in `cwd`, nearest first (the home directory's own dotfiles
-/// belong to hosts' user scope, not to a project).
+/// The project files that apply in `cwd`, nearest first: from `cwd` up to the root of its
+/// repository (the directory holding `.git`), or in `cwd` alone outside any repository, so a
+/// file in a shared directory above the repository never applies. The home directory's own
+/// dotfiles belong to hosts' user scope, not to a project.
 pub fn project_files(cwd: &Path) -> Vec<PathBuf> {
     let home = crate::paths::home_dir();
     let mut files = Vec::new();
+    let mut in_cwd = None;
     for dir in cwd.ancestors() {
         for relative in PROJECT_FILES {
             if dir == home && relative != ".mcp.json" {
@@ -587,7 +599,12 @@ pub fn project_files(cwd: &Path) -> Vec<PathBuf> {
                 files.push(path);
             }
         }
+        if dir.join(".git").exists() {
+            return files;
+        }
+        in_cwd.get_or_insert(files.len());
     }
+    files.truncate(in_cwd.unwrap_or(0));
     files
 }
 
@@ -616,7 +633,10 @@ impl Registry {
                     continue;
                 }
             };
-            let state = trust.state(&path, &bytes);
+            let state = match super::trust::unsafe_reason(&path) {
+                Some(_) => TrustState::Unsafe,
+                None => trust.state(&path, &bytes),
+            };
             registry.project_files.push((path.clone(), state));
             match parse_document(&bytes, &path) {
                 Ok(doc) => registry.add_from(&doc, &path, cwd, Some(state), &mut seen),
