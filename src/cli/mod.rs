@@ -53,9 +53,9 @@ when it has no property of that name; --no-daemon after the server.
 Calls go through a per-user daemon that keeps servers warm (ferry daemon status); --no-daemon,
 FERRY_NO_DAEMON=1 or keepAlive: false in a server's config call cold instead.
 
-exit codes: 0 ok, 1 the tool reported an error (or output could not be written),
-            2 usage error, 3 server failure, 4 timeout, 5 authentication needed or refused,
-            130 interrupted, 141 the reader of the output went away
+exit codes: 0 ok, 1 the tool reported an error (or find found nothing, or output could not
+            be written), 2 usage error, 3 server failure, 4 timeout, 5 authentication needed
+            or refused, 130 interrupted, 141 the reader of the output went away
 config: ~/.config/ferry/servers.json (mcpServers), and .mcp.json, .cursor/mcp.json,
         .vscode/mcp.json from here up to the repository's root (after `ferry trust`)
 diagnostics: --verbose or FERRY_LOG=debug shows the JSON-RPC traffic on stderr";
