@@ -52,13 +52,15 @@ pub enum Outcome {
     Stale,
     /// The person or the client said no (`ferry ask`): exit 1.
     Declined,
+    /// A search found nothing (`ferry find`), said on stderr: exit 1, as grep and rg do.
+    NoMatch,
 }
 
 /// The process status for a command's result: the one mapping from outcomes and errors.
 pub fn exit_code(result: &Result<Outcome>) -> i32 {
     match result {
         Ok(Outcome::Success) => 0,
-        Ok(Outcome::ToolReportedError | Outcome::Stale | Outcome::Declined) => 1,
+        Ok(Outcome::ToolReportedError | Outcome::Stale | Outcome::Declined | Outcome::NoMatch) => 1,
         Err(error) => error.kind.exit_code(),
     }
 }

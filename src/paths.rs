@@ -62,13 +62,29 @@ pub fn ensure_private_dir(dir: &Path) -> std::io::Result<()> {
         .create(dir)
 }
 
+/// Makes `dir` (created if need be) the user's alone: a directory of ferry's that already
+/// existed with wider permissions (made by an older ferry, or by hand) is narrowed to 0700,
+/// since the files in it hold secrets.
+pub fn ensure_secret_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    ensure_private_dir(dir)?;
+    let meta = std::fs::metadata(dir)?;
+    // SAFETY: geteuid has no preconditions.
+    let mine = meta.uid() == unsafe { libc::geteuid() };
+    if mine && meta.mode() & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
 /// Writes `bytes` to `path` readable by the user only (0600, its directory 0700), atomically:
-/// a reader sees the old file or the new one, never a part.
+/// a reader sees the old file or the new one, never a part. Every file that can hold a secret
+/// (servers.json, the trust store, tokens) is written here.
 pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
     if let Some(dir) = path.parent() {
-        ensure_private_dir(dir)?;
+        ensure_secret_dir(dir)?;
     }
     let temp = temp_beside(path);
     let written = std::fs::OpenOptions::new()

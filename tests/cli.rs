@@ -220,3 +220,117 @@ fn verbose_shows_the_traffic_and_the_era_and_silence_is_the_default() {
         "FERRY_LOG=debug"
     );
 }
+
+/// Issue 16, item 13: ferry's own commands come from clap's one table: a missing argument is
+/// named with the usage line, a mistyped command gets clap's "did you mean", `help` and
+/// `version` are commands, and a configured server still wins over any near command.
+#[test]
+fn ferry_names_missing_arguments_suggests_commands_and_knows_help_and_version() {
+    let env = Env::new();
+    let missing: [(&[&str], &str); 5] = [
+        (&["find"], "error: missing required argument <WORDS>...\nhint: usage: ferry find <WORDS>...; see: ferry find --help\n"),
+        (&["add"], "error: missing required argument <NAME>\nhint: usage: ferry add <NAME> [URL] [-- <COMMAND>...]; see: ferry add --help\n"),
+        (&["remove"], "error: missing required argument <NAME>\nhint: usage: ferry remove <NAME>; see: ferry remove --help\n"),
+        (&["import"], "error: missing required argument <SOURCE>\nhint: usage: ferry import <SOURCE>; see: ferry import --help\n"),
+        (&["serve", "init"], "error: missing required argument <CLI>\nhint: usage: ferry serve init <CLI>; see: ferry serve init --help\n"),
+    ];
+    for (args, expected) in missing {
+        let run = env.run(args);
+        assert_eq!((run.code, run.stderr.as_str()), (2, expected), "{args:?}");
+    }
+    for (typo, command) in [("serv", "serve"), ("impor", "import"), ("tokns", "tokens")] {
+        let run = env.run(&[typo, "x"]);
+        assert_eq!(
+            (run.code, run.stderr),
+            (2, format!("error: unknown server or command \"{typo}\"\nhint: did you mean `ferry {command}`? `ferry --help` lists the commands, `ferry` the configured servers\n")),
+        );
+    }
+    let nothing_near = env.run(&["zzqx"]);
+    assert_eq!(
+        nothing_near.stderr,
+        "error: unknown server \"zzqx\"\nhint: `ferry` lists the configured servers; add one with `ferry add NAME -- COMMAND` or `ferry add NAME URL`\n"
+    );
+    let help = env.run(&["help"]);
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    assert_eq!(help.stdout, env.run(&["--help"]).stdout);
+    assert!(help.stdout.contains("\n  version "), "{}", help.stdout);
+    let help_add = env.run(&["help", "add"]);
+    assert_eq!(
+        (help_add.code, help_add.stdout.as_str()),
+        (0, env.run(&["add", "--help"]).stdout.as_str())
+    );
+    let version = format!("ferry {}\n", env!("CARGO_PKG_VERSION"));
+    for args in [&["version"][..], &["--version"]] {
+        let run = env.run(args);
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (0, version.as_str()),
+            "{args:?}"
+        );
+    }
+    let config = env.run(&["config"]);
+    assert_eq!(
+        (config.code, config.stdout),
+        (
+            0,
+            format!(
+                "{}  not written yet\n",
+                env.path("config/servers.json").display()
+            )
+        ),
+        "{}",
+        config.stderr
+    );
+    let call = env.run(&["call"]);
+    assert_eq!(call.stderr, "error: `ferry call` is not a command\nhint: call a tool with `ferry SERVER TOOL [ARGS]`; `ferry --help` lists the commands\n");
+    // A server may be named like a typo of a command: it is the server that runs.
+    let added = env.run(&["add", "serv", "--", "sh", "-c", &everything()]);
+    assert_eq!(added.code, 0, "{}", added.stderr);
+    let listing = env.run(&["serv"]);
+    assert_eq!(listing.code, 0, "{}", listing.stderr);
+    assert!(
+        listing
+            .stdout
+            .starts_with("echo(message) - Echoes back input string\n"),
+        "{}",
+        listing.stdout
+    );
+    let config = env.run(&["config"]);
+    assert_eq!(
+        config.stdout,
+        format!(
+            "{}  servers: serv\n",
+            env.path("config/servers.json").display()
+        )
+    );
+}
+
+/// Issue 16, item 14: `ferry find` with no match exits 1 and says so on stderr, as grep and rg.
+#[test]
+fn find_with_no_match_exits_1() {
+    let env = Env::new();
+    env.write(
+        "config/servers.json",
+        &serde_json::json!({"mcpServers": {"everything": {"command": "sh", "args": ["-c", everything()]}}}).to_string(),
+    );
+    assert_eq!(env.run(&["everything"]).code, 0);
+    let found = env.run(&["find", "echo", "a", "message"]);
+    assert_eq!(found.code, 0, "{}", found.stderr);
+    assert!(
+        found.stdout.starts_with("everything echo("),
+        "{}",
+        found.stdout
+    );
+    let none = env.run(&["find", "xylophone", "quasar"]);
+    assert_eq!(
+        (none.code, none.stdout.as_str(), none.stderr.as_str()),
+        (1, "", "no tool matches \"xylophone quasar\"\n")
+    );
+    let saved = env.path("saved.tools.json");
+    std::fs::write(&saved, r#"{"tools": [{"name": "get_weather", "description": "Weather for a city", "inputSchema": {"type": "object"}}]}"#).unwrap();
+    let none = env.run(&["find", "--from", saved.to_str().unwrap(), "zebra"]);
+    assert_eq!(
+        (none.code, none.stderr.as_str()),
+        (1, "no tool matches \"zebra\"\n")
+    );
+}

@@ -121,8 +121,20 @@ fn project_files_are_read_and_the_user_file_wins() {
         "{}",
         refused.stderr
     );
+    // A bare `ferry trust` trusts the nearest file and lists the others; each is trusted on
+    // its own.
     let trusted = env.run(&["trust"]);
     assert_eq!(trusted.code, 0, "{}", trusted.stderr);
+    let work = env.path("work");
+    assert_eq!(
+        trusted.stdout,
+        format!(
+            "trusted {0}/.mcp.json (servers: proj, shared)\nother project files here, each trusted on its own (`ferry trust FILE`):\n  {0}/.vscode/mcp.json  not trusted (servers: vs)\n",
+            work.display()
+        )
+    );
+    assert_eq!(env.run(&["vs", "word_count", "a"]).code, 2);
+    assert_eq!(env.run(&["trust", ".vscode/mcp.json"]).code, 0);
     for server in ["proj", "shared", "vs"] {
         assert_eq!(
             env.run(&[server, "word_count", "a"]).stdout,
@@ -223,4 +235,350 @@ fn add_writes_an_oauth_block_and_checks_a_key_file() {
         "${K}",
     ]);
     assert_eq!(alone.code, 2, "{}", alone.stderr);
+}
+
+/// Issue 16, item 17: servers.json holds bearer tokens and keys, so every command that writes
+/// it (`add --header`, `add --env`, `import`, `remove`) leaves it 0600 in a 0700 directory,
+/// atomically and under the lock, as the token files are.
+#[test]
+fn servers_json_is_private_whichever_command_writes_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let set = |p: &std::path::Path, m: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap()
+    };
+    let dir = env.path("config");
+    let file = env.path("config/servers.json");
+    // The directory exists already, as `mkdir -p ~/.config/ferry` or an older ferry left it.
+    set(&dir, 0o755);
+    let url = env.run(&[
+        "add",
+        "remote",
+        "https://example.invalid/mcp",
+        "--header",
+        "Authorization: Bearer sk-live-1",
+    ]);
+    assert_eq!(url.code, 0, "{}", url.stderr);
+    assert_eq!((mode(&file), mode(&dir)), (0o600, 0o700));
+    // A file an older ferry left readable is narrowed by the next write.
+    set(&file, 0o644);
+    set(&dir, 0o755);
+    let stdio = env.run(&[
+        "add",
+        "everything",
+        "--env",
+        "API_KEY=sk-live-2",
+        "--",
+        "sh",
+        "-c",
+        &everything(),
+    ]);
+    assert_eq!(stdio.code, 0, "{}", stdio.stderr);
+    assert_eq!((mode(&file), mode(&dir)), (0o600, 0o700));
+    set(&file, 0o644);
+    env.write(
+        "home/.claude.json",
+        &serde_json::json!({"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": {"TOKEN": "sk-live-3"}}}}).to_string(),
+    );
+    set(&env.path("home/.claude.json"), 0o600);
+    let import = env.run(&["import", "claude-code"]);
+    assert_eq!(import.code, 0, "{}", import.stderr);
+    assert_eq!(mode(&file), 0o600);
+    set(&file, 0o644);
+    assert_eq!(env.run(&["remove", "memory"]).code, 0);
+    assert_eq!(mode(&file), 0o600);
+    // Concurrent adds all land (read again under the lock, renamed into place), and nothing
+    // readable by others is left beside the file.
+    std::thread::scope(|scope| {
+        for i in 0..6 {
+            let env = &env;
+            scope.spawn(move || {
+                let name = format!("s{i}");
+                let header = format!("Authorization: Bearer k{i}");
+                let run = env.run(&["add", &name, "https://example.invalid/mcp", "-H", &header]);
+                assert_eq!(run.code, 0, "{}", run.stderr);
+            });
+        }
+    });
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let mut names: Vec<&String> = config["mcpServers"].as_object().unwrap().keys().collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["everything", "remote", "s0", "s1", "s2", "s3", "s4", "s5"]
+    );
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        assert_eq!(mode(&entry.path()) & 0o077, 0, "{}", entry.path().display());
+    }
+}
+
+/// Issue 16, item 15: `ferry import claude-code|cursor|vscode|codex` inside a repository
+/// imports the user's own files only, saying which file each server came from; the
+/// repository's files are named, not copied, so their servers still need `ferry trust` and
+/// never get the user's `${SECRET}`.
+#[test]
+fn import_copies_the_users_configuration_never_the_repositorys() {
+    let env = Env::new();
+    let (planted, counter) = env.counted(&everything());
+    let planted_entry = serde_json::json!({"command": "sh", "args": ["-c", planted.trim_start_matches("sh -c ").trim_matches('\'')], "env": {"LEAK": "${SECRET}"}});
+    let memory = memory();
+    let (program, args) = memory.split_once(' ').unwrap();
+    let user_entry = serde_json::json!({"command": program, "args": [args], "env": {"MEMORY_FILE_PATH": env.path("memory.jsonl").display().to_string()}});
+    std::fs::create_dir_all(env.path("work/.git")).unwrap();
+    let work = env.path("work");
+    // Each host: its user file holds `memory-HOST`, the repository's file `planted-HOST`.
+    let hosts = [
+        (
+            "claude-code",
+            "home/.claude.json",
+            "work/.mcp.json",
+            "mcpServers",
+        ),
+        (
+            "cursor",
+            "home/.cursor/mcp.json",
+            "work/.cursor/mcp.json",
+            "mcpServers",
+        ),
+        (
+            "vscode",
+            "home/.config/Code/User/mcp.json",
+            "work/.vscode/mcp.json",
+            "servers",
+        ),
+    ];
+    for (host, user, project, key) in hosts {
+        env.write(
+            user,
+            &serde_json::json!({key: {format!("memory-{host}"): user_entry}}).to_string(),
+        );
+        env.write(
+            project,
+            &serde_json::json!({key: {format!("planted-{host}"): planted_entry}}).to_string(),
+        );
+    }
+    // Codex's TOML: JSON strings and arrays of strings read the same in TOML.
+    let codex = |name: &str, entry: &serde_json::Value| {
+        let vars: String = entry["env"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}\n"))
+            .collect();
+        format!(
+            "[mcp_servers.{name}]\ncommand = {}\nargs = {}\n[mcp_servers.{name}.env]\n{vars}",
+            entry["command"], entry["args"]
+        )
+    };
+    env.write(
+        "home/.codex/config.toml",
+        &codex("memory-codex", &user_entry),
+    );
+    env.write(
+        "work/.codex/config.toml",
+        &codex("planted-codex", &planted_entry),
+    );
+
+    let servers_json = env.path("config/servers.json");
+    for (host, user) in [
+        ("claude-code", "~/.claude.json"),
+        ("cursor", "~/.cursor/mcp.json"),
+        ("vscode", "~/.config/Code/User/mcp.json"),
+        ("codex", "~/.codex/config.toml"),
+    ] {
+        let run: Run = env
+            .command(&["import", host])
+            .env("SECRET", "hunter2")
+            .env_remove("CODEX_HOME")
+            .output()
+            .unwrap()
+            .into();
+        assert_eq!(run.code, 0, "{host}: {}", run.stderr);
+        assert_eq!(
+            run.stdout,
+            format!(
+                "imported 1 server(s) into {}:\n  memory-{host}  from {user}\n",
+                servers_json.display()
+            ),
+            "{host}"
+        );
+        let project = match host {
+            "claude-code" => ".mcp.json",
+            "cursor" => ".cursor/mcp.json",
+            "vscode" => ".vscode/mcp.json",
+            _ => ".codex/config.toml",
+        };
+        let after = if host == "codex" {
+            "a repository's servers are not copied into your config"
+        } else {
+            "ferry reads it in place, and starts its servers once you run `ferry trust` here"
+        };
+        assert_eq!(
+            run.stderr,
+            format!(
+                "note: not imported: {}/{project} is this repository's (servers: planted-{host}); {after}\n",
+                work.display()
+            ),
+            "{host}"
+        );
+    }
+    let config = std::fs::read_to_string(&servers_json).unwrap();
+    assert!(
+        !config.contains("planted") && !config.contains("hunter2"),
+        "{config}"
+    );
+    // The user's servers work; the repository's are listed as its, and do not start.
+    let call = env.run(&["memory-codex", "read_graph"]);
+    assert_eq!(call.code, 0, "{}", call.stderr);
+    let refused: Run = env
+        .command(&["planted-claude-code", "echo", "--message", "hi"])
+        .env("SECRET", "hunter2")
+        .output()
+        .unwrap()
+        .into();
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("which you have not trusted"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(spawns(&counter), 0);
+}
+
+/// Issue 16, item 16: `ferry trust` trusts only files the user owns, in directories no one
+/// else can write, found from here up to the repository's root; a bare `ferry trust` trusts
+/// the nearest and lists the others. A `.mcp.json` another account planted in a shared
+/// directory above the repository is never read, let alone started.
+#[test]
+fn trust_stops_at_the_repository_and_refuses_files_others_can_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let set = |p: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    let servers = |name: &str, command: &str| {
+        serde_json::json!({"mcpServers": {name: {"command": "sh", "args": ["-c", command]}}})
+            .to_string()
+    };
+    // A shared, world-writable directory (as /tmp or /srv/shared) with a planted .mcp.json.
+    let shared = env.path("work");
+    set(&shared, 0o1777);
+    let (planted, counter) = env.counted(&everything());
+    let planted = planted
+        .trim_start_matches("sh -c ")
+        .trim_matches('\'')
+        .to_string();
+    env.write("work/.mcp.json", &servers("planted", &planted));
+    let root = running_as_root();
+    if root {
+        // Another account's file, as it would be.
+        std::os::unix::fs::chown(env.path("work/.mcp.json"), Some(65534), Some(65534)).unwrap();
+    }
+    // The user's repository inside it.
+    std::fs::create_dir_all(env.path("work/repo/.git")).unwrap();
+    std::fs::create_dir_all(env.path("work/repo/sub")).unwrap();
+    let repo = env.path("work/repo");
+    env.write("work/repo/.mcp.json", &servers("mine", &everything()));
+    let in_dir = |dir: &std::path::Path, args: &[&str]| -> Run {
+        env.command(args).current_dir(dir).output().unwrap().into()
+    };
+    let trusted = in_dir(&repo, &["trust"]);
+    assert_eq!(
+        (trusted.code, trusted.stdout, trusted.stderr),
+        (
+            0,
+            format!("trusted {}/.mcp.json (servers: mine)\n", repo.display()),
+            String::new()
+        )
+    );
+    let call = in_dir(&repo, &["mine", "echo", "--message", "hi"]);
+    assert_eq!(
+        (call.code, call.stdout.as_str()),
+        (0, "Echo: hi\n"),
+        "{}",
+        call.stderr
+    );
+    let planted_call = in_dir(&repo.join("sub"), &["planted", "echo", "--message", "hi"]);
+    assert_eq!(planted_call.code, 2, "{}", planted_call.stderr);
+    assert!(
+        planted_call
+            .stderr
+            .starts_with("error: unknown server \"planted\"\n"),
+        "{}",
+        planted_call.stderr
+    );
+    assert_eq!(spawns(&counter), 0, "the planted server never starts");
+    // In the shared directory itself, outside any repository, the planted file is refused.
+    let reason = if root {
+        format!(
+            "{}/.mcp.json is owned by another user (uid 65534)",
+            shared.display()
+        )
+    } else {
+        format!(
+            "other users can write its directory {} (mode 1777)",
+            shared.display()
+        )
+    };
+    let refused = in_dir(&shared, &["trust"]);
+    assert_eq!(
+        (refused.code, refused.stderr),
+        (2, format!("error: cannot trust {}/.mcp.json: {reason}\nhint: trust covers only files you own, in directories only you can write (chmod go-w)\n", shared.display()))
+    );
+
+    // Nested project files: the nearest is trusted, the others are listed with their state.
+    env.write("work/repo/sub/.mcp.json", &servers("sub", &everything()));
+    env.write(
+        "work/repo/.cursor/mcp.json",
+        &servers("cursor", &everything()),
+    );
+    let nested = in_dir(&repo.join("sub"), &["trust"]);
+    assert_eq!(
+        nested.stdout,
+        format!(
+            "trusted {0}/sub/.mcp.json (servers: sub)\nother project files here, each trusted on its own (`ferry trust FILE`):\n  {0}/.mcp.json  trusted (servers: mine)\n  {0}/.cursor/mcp.json  not trusted (servers: cursor)\n",
+            repo.display()
+        )
+    );
+
+    // A file the user owns, in a directory others can write, inside the repository.
+    std::fs::create_dir_all(env.path("work/repo/drop")).unwrap();
+    env.write("work/repo/drop/.mcp.json", &servers("dropped", &planted));
+    let drop = repo.join("drop");
+    set(&drop, 0o777);
+    let refused = in_dir(&drop, &["trust"]);
+    assert_eq!(
+        (refused.code, refused.stdout.as_str(), refused.stderr),
+        (
+            2,
+            "",
+            format!("error: cannot trust {0}/.mcp.json: other users can write its directory {0} (mode 777)\nhint: trust covers only files you own, in directories only you can write (chmod go-w)\n", drop.display())
+        )
+    );
+    assert_eq!(in_dir(&repo, &["trust", "drop/.mcp.json"]).code, 2);
+    // Trusted before the directory was opened up (or by an older ferry): still never started.
+    set(&drop, 0o755);
+    assert_eq!(in_dir(&drop, &["trust"]).code, 0);
+    set(&drop, 0o777);
+    let call = in_dir(&drop, &["dropped", "echo", "--message", "hi"]);
+    assert_eq!(
+        (call.code, call.stderr),
+        (
+            2,
+            format!("error: dropped comes from {0}/.mcp.json, which ferry never trusts: other users can write its directory {0} (mode 777)\nhint: trust covers only files you own, in directories only you can write\n", drop.display())
+        )
+    );
+    assert_eq!(spawns(&counter), 0);
+    set(&shared, 0o755);
+}
+
+/// Whether the tests run as root, which can give a file to another account.
+fn running_as_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .find(|l| l.starts_with("Uid:"))
+            .is_some_and(|l| l.split_whitespace().nth(1) == Some("0"))
+    })
 }

@@ -854,7 +854,7 @@ fn find_searches_the_cache_of_every_configured_server_without_starting_any() {
     assert_eq!((damaged.code, damaged.stdout), (0, found.stdout.clone()));
     assert!(std::fs::read(&saved[0]).unwrap().len() > 100);
     let nothing = env.run(&["find", "zebra"]);
-    assert_eq!((nothing.code, nothing.stdout.as_str()), (0, ""));
+    assert_eq!((nothing.code, nothing.stdout.as_str()), (1, ""));
     assert_eq!(nothing.stderr, "no tool matches \"zebra\"\n");
     let usage = env.run(&["find"]);
     assert_eq!(usage.code, 2);

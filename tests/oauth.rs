@@ -231,3 +231,57 @@ fn a_revoked_registration_or_a_tampered_answer_needs_a_new_sign_in() {
         .flatten()
         .all(|e| e.path().extension().is_none_or(|x| x != "json")));
 }
+
+/// Issue 16, item 18: an authorization server, or resource metadata, at plain http on a host
+/// that is not this machine's loopback is refused (exit 5) before anything is read from it,
+/// and nothing is registered or stored. 0.0.0.0 reaches the fixture but is no loopback
+/// address: it stands for any host reached over plain http, whose metadata here names
+/// endpoints on loopback so that nothing else would stop the sign-in.
+#[test]
+fn an_issuer_or_resource_metadata_over_plain_http_is_refused() {
+    let server = AuthServer::start();
+    let env = setup(&server);
+    let port = server.base.rsplit(':').next().unwrap();
+    let elsewhere = format!("http://0.0.0.0:{port}");
+    let hint = "hint: sign-in is read over https only (plain http only on this machine); tell the server's operator\n";
+    let no_token = |env: &Env| {
+        std::fs::read_dir(env.path("config/auth"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .all(|e| e.path().extension().is_none_or(|x| x != "json"))
+    };
+    server.control(Some(
+        &serde_json::json!({ "issuer": elsewhere }).to_string(),
+    ));
+    let refused = run(&env, &["auth", "secure"]);
+    assert_eq!(
+        (refused.code, refused.stdout.as_str(), refused.stderr),
+        (
+            5,
+            "",
+            format!(
+                "error: the authorization server {elsewhere} is not an https URL; refused\n{hint}"
+            )
+        )
+    );
+    assert!(no_token(&env));
+    server.control(Some(
+        &serde_json::json!({ "issuer": null, "metadata": elsewhere }).to_string(),
+    ));
+    let refused = run(&env, &["auth", "secure"]);
+    assert_eq!(
+        (refused.code, refused.stdout.as_str(), refused.stderr),
+        (
+            5,
+            "",
+            format!("error: the protected resource metadata {elsewhere}/.well-known/oauth-protected-resource/mcp is not an https URL; refused\n{hint}")
+        )
+    );
+    assert!(no_token(&env));
+    assert_eq!(server.control(None)["registrations"], 0);
+    // The same server, its metadata and issuer on loopback, signs in.
+    server.control(Some(r#"{"metadata": null}"#));
+    let signed = run(&env, &["auth", "secure"]);
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+}

@@ -570,3 +570,119 @@ fn everything_over_http(mode: &str) -> (std::process::Child, u16) {
     }
     (server, port)
 }
+
+/// The one line ferry prints for a saved file: `[KIND MIME SIZE] PATH`, with the file's bytes.
+fn saved(line: &str, prefix: &str) -> Vec<u8> {
+    assert!(line.starts_with(prefix), "{line}");
+    let path = line[prefix.len()..]
+        .trim_end()
+        .split([' ', '"'])
+        .next()
+        .unwrap();
+    std::fs::read(path).unwrap()
+}
+
+/// Issue 16, item 7: server-filesystem's `read_media_file` sends the file as a content block
+/// and again as structuredContent (`{"content": [<the same block>]}`). The block is written to
+/// a file and shown as one line; the structured copy is not printed (it was 400 KB of base64).
+#[test]
+fn structured_content_that_repeats_the_content_blocks_is_not_printed() {
+    let env = Env::new();
+    let dir = env.path("work");
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend((0..300_000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8));
+    std::fs::write(dir.join("photo.png"), &png).unwrap();
+    let blob: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(dir.join("data.bin"), &blob).unwrap();
+    let server = filesystem(&dir);
+    let image = env.run(&["--cmd", &server, "read_media_file", "--path", "photo.png"]);
+    assert_eq!(image.code, 0, "{}", image.stderr);
+    assert_eq!(
+        image.stdout.lines().count(),
+        1,
+        "{}",
+        &image.stdout[..image.stdout.len().min(300)]
+    );
+    assert_eq!(saved(&image.stdout, "[image image/png 293.0 KB] "), png);
+    let resource = env.run(&["--cmd", &server, "read_media_file", "--path", "data.bin"]);
+    assert_eq!(
+        resource.stdout.lines().count(),
+        1,
+        "{}",
+        &resource.stdout[..resource.stdout.len().min(300)]
+    );
+    assert!(
+        resource.stdout.ends_with(&format!(
+            " file://{}/data.bin\n",
+            std::fs::canonicalize(&dir).unwrap().display()
+        )),
+        "{}",
+        resource.stdout
+    );
+    assert_eq!(
+        saved(
+            &resource.stdout,
+            "[resource application/octet-stream 4.9 KB] "
+        ),
+        blob
+    );
+    // --json still gives the whole envelope.
+    let envelope = env.run(&[
+        "--json",
+        "--cmd",
+        &server,
+        "read_media_file",
+        "--path",
+        "photo.png",
+    ]);
+    let value: serde_json::Value = serde_json::from_str(&envelope.stdout).unwrap();
+    assert_eq!(
+        value["structuredContent"]["content"][0],
+        value["content"][0]
+    );
+}
+
+/// Issue 16, item 7: binary fields of structured data (base64, `data:` URLs) are never printed
+/// raw: they are written to files like any image and shown by their one-line note, also where
+/// the official Python SDK repeats the dict as a JSON text block. Short base64 (a cursor)
+/// stays text.
+#[test]
+fn binary_fields_of_structured_results_are_written_to_files() {
+    let env = Env::new();
+    env.write(
+        "config/servers.json",
+        &serde_json::json!({"mcpServers": {"media": {"command": "sh", "args": ["-c", media_server()]}}}).to_string(),
+    );
+    let thumbnail = env.run(&["media", "thumbnail", "--name", "logo"]);
+    assert_eq!(thumbnail.code, 0, "{}", thumbnail.stderr);
+    let lines: Vec<&str> = thumbnail.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", thumbnail.stdout);
+    assert_eq!(lines[0], "name: logo");
+    let png = saved(lines[1], "png: [image image/png 12.1 KB] ");
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert!(png.ends_with(b"IEND\xaeB`\x82") && png.len() == 12_420);
+
+    let attachment = env.run(&["media", "attachment", "--name", "report.pdf"]);
+    let lines: Vec<&str> = attachment.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", attachment.stdout);
+    let prefix = "file: {\"name\":\"report.pdf\",\"mimeType\":\"application/pdf\",\"data\":\"[data application/pdf 2.0 KB] ";
+    let pdf = saved(lines[0], prefix);
+    assert!(lines[0].ends_with(".pdf\"}"), "{}", lines[0]);
+    assert!(pdf.starts_with(b"%PDF-1.4\n") && pdf.ends_with(b"%%EOF\n"));
+    assert_eq!(lines[1], "pages: 2");
+
+    let badge = env.run(&["media", "badge"]);
+    let lines: Vec<&str> = badge.stdout.lines().collect();
+    assert_eq!(lines[0], "label: ok");
+    assert_eq!(
+        &saved(lines[1], "icon: [image image/gif 43 B] ")[..6],
+        b"GIF89a"
+    );
+    assert_eq!(lines.len(), 2, "{}", badge.stdout);
+
+    let cursor = env.run(&["media", "cursor"]);
+    assert_eq!(
+        cursor.stdout,
+        "{\n  \"next\": \"eyJvZmZzZXQiOiAyfQ==\",\n  \"items\": [\n    \"a\",\n    \"b\"\n  ]\n}\n"
+    );
+}

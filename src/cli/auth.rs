@@ -23,7 +23,7 @@ fn http_server(word: &str) -> Result<(ServerSpec, String)> {
         registry
             .get(word)
             .cloned()
-            .ok_or_else(|| super::config::unknown_server(word, &registry))?
+            .ok_or_else(|| super::config::unknown_server(word, &registry, None))?
     };
     match &spec.target {
         Target::Http { .. } => {

@@ -5,7 +5,7 @@ use super::terminal::{emit, warn};
 use crate::client::catalog;
 use crate::client::config::{self, check_server_name, project_files, Registry, ServerSpec};
 use crate::client::import::{read_servers, ImportSource};
-use crate::client::trust::{TrustState, TrustStore};
+use crate::client::trust::{unsafe_reason, TrustState, TrustStore};
 use crate::client::CacheEntry;
 use crate::words::closest;
 use crate::{Error, Outcome, Result};
@@ -26,13 +26,26 @@ pub fn load_registry() -> Result<Registry> {
     Ok(registry)
 }
 
-/// The error for a name that is not a configured server.
-pub fn unknown_server(name: &str, registry: &Registry) -> Error {
+/// The error for a name that is not a configured server; `command` is the ferry command it
+/// may be a typo of.
+pub fn unknown_server(name: &str, registry: &Registry, command: Option<&str>) -> Error {
     let shown = crate::render::text::escape_line(name);
-    let error = Error::usage(format!("unknown server {shown:?}"));
-    match closest(name, registry.servers.iter().map(|s| s.name.as_str())) {
-        Some(best) => error.with_hint(format!("did you mean `ferry {best}`? `ferry` lists the configured servers")),
-        None => error.with_hint("`ferry` lists the configured servers; add one with `ferry add NAME -- COMMAND` or `ferry add NAME URL`"),
+    if config::RESERVED_NAMES.contains(&name) {
+        // Reserved for ferry, so never a server, but not a command either.
+        return Error::usage(format!("`ferry {shown}` is not a command")).with_hint(
+            "call a tool with `ferry SERVER TOOL [ARGS]`; `ferry --help` lists the commands",
+        );
+    }
+    let server = closest(name, registry.servers.iter().map(|s| s.name.as_str()));
+    match (server, command) {
+        (Some(best), Some(command)) => Error::usage(format!("unknown server or command {shown:?}"))
+            .with_hint(format!("did you mean `ferry {best}` or `ferry {command}`? `ferry` lists the configured servers, `ferry --help` the commands")),
+        (Some(best), None) => Error::usage(format!("unknown server {shown:?}"))
+            .with_hint(format!("did you mean `ferry {best}`? `ferry` lists the configured servers")),
+        (None, Some(command)) => Error::usage(format!("unknown server or command {shown:?}"))
+            .with_hint(format!("did you mean `ferry {command}`? `ferry --help` lists the commands, `ferry` the configured servers")),
+        (None, None) => Error::usage(format!("unknown server {shown:?}"))
+            .with_hint("`ferry` lists the configured servers; add one with `ferry add NAME -- COMMAND` or `ferry add NAME URL`"),
     }
 }
 
@@ -79,6 +92,32 @@ pub fn list_servers() -> Result<Outcome> {
         out.push('\n');
     }
     emit(&out)?;
+    Ok(Outcome::Success)
+}
+
+/// `ferry config`: the files servers are read from here, one a line: the user's file and
+/// the project files that apply, with their trust.
+pub fn show_config() -> Result<Outcome> {
+    let registry = load_registry()?;
+    let user = config::user_config_path();
+    let mine = registry.servers.iter().filter(|s| s.project.is_none());
+    let names: Vec<&str> = mine.map(|s| s.name.as_str()).collect();
+    let mut out = match std::fs::read(&user) {
+        Ok(_) if names.is_empty() => format!("{}  no servers\n", user.display()),
+        Ok(_) => format!("{}  servers: {}\n", user.display(), names.join(", ")),
+        Err(_) => format!("{}  not written yet\n", user.display()),
+    };
+    for (file, state) in &registry.project_files {
+        let servers = std::fs::read(file)
+            .map(|bytes| describe_servers(file, &bytes))
+            .unwrap_or_else(|e| format!("unreadable: {e}"));
+        out.push_str(&format!(
+            "{}  {} ({servers})\n",
+            file.display(),
+            state.label()
+        ));
+    }
+    emit(&crate::render::text::escape_text(&out))?;
     Ok(Outcome::Success)
 }
 
@@ -205,7 +244,9 @@ pub fn remove(matches: &ArgMatches) -> Result<Outcome> {
     }
 }
 
-/// `ferry import claude|claude-code|cursor|vscode|windsurf|codex|PATH`.
+/// `ferry import claude|claude-code|cursor|vscode|windsurf|codex|PATH`: the user's own
+/// configuration, each server with the file it came from; the repository's files are named,
+/// not imported.
 pub fn import(matches: &ArgMatches) -> Result<Outcome> {
     let source = matches
         .get_one::<String>("source")
@@ -216,13 +257,31 @@ pub fn import(matches: &ArgMatches) -> Result<Outcome> {
             .with_hint("cd into a directory that exists")
     })?;
     let source = ImportSource::parse(&source);
-    let servers = read_servers(&source, &crate::paths::home_dir(), &cwd).map_err(|why| {
+    let found = read_servers(&source, &crate::paths::home_dir(), &cwd).map_err(|why| {
         Error::usage(why).with_hint(
             "name a host (claude, claude-code, cursor, vscode, windsurf, codex) or a config file",
         )
     })?;
+    for (file, names) in &found.left_out {
+        if names.is_empty() {
+            continue;
+        }
+        let read_here = config::PROJECT_FILES
+            .iter()
+            .any(|p| Path::new(file).ends_with(p));
+        let after = if read_here {
+            "ferry reads it in place, and starts its servers once you run `ferry trust` here"
+        } else {
+            "a repository's servers are not copied into your config"
+        };
+        warn(&crate::render::text::escape_line(&format!(
+            "note: not imported: {file} is this repository's (servers: {}); {after}",
+            names.join(", ")
+        )));
+    }
     let mut accepted = Vec::new();
-    for (name, entry) in servers {
+    let mut origins = Vec::new();
+    for (name, entry, file) in found.servers {
         if let Err(e) = check_server_name(&name) {
             warn(&format!("skipped {name}: {}", e.message));
             continue;
@@ -232,28 +291,41 @@ pub fn import(matches: &ArgMatches) -> Result<Outcome> {
                 "warning: {name} uses the {kind} transport; ferry speaks Streamable HTTP to it"
             ));
         }
+        origins.push(file);
         accepted.push((name, entry));
     }
     let skipped = config::write_user_servers(&accepted, false)?;
-    let added: Vec<&str> = accepted
+    let width = accepted
         .iter()
-        .map(|(n, _)| n.as_str())
-        .filter(|n| !skipped.iter().any(|s| s == n))
-        .collect();
-    let mut out = format!(
-        "imported {} server(s) into {}: {}\n",
-        added.len(),
-        config::user_config_path().display(),
-        added.join(", ")
-    );
-    if !skipped.is_empty() {
-        out.push_str(&format!("kept existing: {}\n", skipped.join(", ")));
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    let (mut added, mut kept) = (String::new(), String::new());
+    for ((name, _), file) in accepted.iter().zip(&origins) {
+        let line = format!("  {name:width$}  from {file}\n");
+        if skipped.contains(name) {
+            kept.push_str(&line);
+        } else {
+            added.push_str(&line);
+        }
     }
-    emit(&out)?;
+    let count = accepted.len() - skipped.len();
+    let mut out = format!(
+        "imported {count} server(s) into {}{}\n{added}",
+        config::user_config_path().display(),
+        if count > 0 { ":" } else { "" }
+    );
+    if !kept.is_empty() {
+        out.push_str(&format!(
+            "kept existing (a server of that name is configured):\n{kept}"
+        ));
+    }
+    emit(&crate::render::text::escape_text(&out))?;
     Ok(Outcome::Success)
 }
 
-/// `ferry trust [FILE]`, `ferry trust --list`, `ferry trust --revoke [FILE]`.
+/// `ferry trust [FILE]`, `ferry trust --list`, `ferry trust --revoke [FILE]`. A bare `ferry
+/// trust` trusts the nearest project file only, and lists the others that apply here.
 pub fn trust(matches: &ArgMatches) -> Result<Outcome> {
     let mut store = TrustStore::load();
     if matches.get_flag("list") {
@@ -264,12 +336,13 @@ pub fn trust(matches: &ArgMatches) -> Result<Outcome> {
         let mut out = String::new();
         for file in &store.files {
             let state = match std::fs::read(&file.path) {
+                Ok(_) if unsafe_reason(&file.path).is_some() => TrustState::Unsafe.label(),
                 Ok(bytes) => store.state(&file.path, &bytes).label(),
                 Err(_) => "missing",
             };
             out.push_str(&format!("{}  {state}\n", file.path.display()));
         }
-        emit(&out)?;
+        emit(&crate::render::text::escape_text(&out))?;
         return Ok(Outcome::Success);
     }
     let files: Vec<PathBuf> = match matches.get_one::<String>("file") {
@@ -282,12 +355,12 @@ pub fn trust(matches: &ArgMatches) -> Result<Outcome> {
             project_files(&cwd)
         }
     };
-    if files.is_empty() {
+    let Some((nearest, others)) = files.split_first() else {
         return Err(Error::usage(
-            "no project file (.mcp.json, .cursor/mcp.json, .vscode/mcp.json) here or above",
+            "no project file (.mcp.json, .cursor/mcp.json, .vscode/mcp.json) here or up to the repository's root",
         )
         .with_hint("cd into the repository whose servers you want to allow"));
-    }
+    };
     let mut out = String::new();
     if matches.get_flag("revoke") {
         for file in &files {
@@ -299,23 +372,44 @@ pub fn trust(matches: &ArgMatches) -> Result<Outcome> {
             out.push_str(&format!("{}: {word}\n", file.display()));
         }
         store.save()?;
-        emit(&out)?;
+        emit(&crate::render::text::escape_text(&out))?;
         return Ok(Outcome::Success);
     }
-    for file in &files {
-        let bytes = std::fs::read(file).map_err(|e| {
-            Error::usage(format!("cannot read {}: {e}", file.display()))
-                .with_hint("give the path of a project file")
-        })?;
-        store.trust(file, &bytes);
-        out.push_str(&format!(
-            "trusted {} ({})\n",
-            file.display(),
-            describe_servers(file, &bytes)
-        ));
+    let bytes = std::fs::read(nearest).map_err(|e| {
+        Error::usage(format!("cannot read {}: {e}", nearest.display()))
+            .with_hint("give the path of a project file")
+    })?;
+    if let Some(reason) = unsafe_reason(nearest) {
+        return Err(
+            Error::usage(format!("cannot trust {}: {reason}", nearest.display())).with_hint(
+                "trust covers only files you own, in directories only you can write (chmod go-w)",
+            ),
+        );
     }
+    store.trust(nearest, &bytes);
     store.save()?;
-    emit(&out)?;
+    out.push_str(&format!(
+        "trusted {} ({})\n",
+        nearest.display(),
+        describe_servers(nearest, &bytes)
+    ));
+    if !others.is_empty() {
+        out.push_str("other project files here, each trusted on its own (`ferry trust FILE`):\n");
+        for file in others {
+            let (state, servers) = match std::fs::read(file) {
+                Ok(_) if unsafe_reason(file).is_some() => {
+                    (TrustState::Unsafe.label(), String::new())
+                }
+                Ok(bytes) => (
+                    store.state(file, &bytes).label(),
+                    format!(" ({})", describe_servers(file, &bytes)),
+                ),
+                Err(_) => ("unreadable", String::new()),
+            };
+            out.push_str(&format!("  {}  {state}{servers}\n", file.display()));
+        }
+    }
+    emit(&crate::render::text::escape_text(&out))?;
     Ok(Outcome::Success)
 }
 

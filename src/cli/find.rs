@@ -161,7 +161,7 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
     }
     if kept.is_empty() {
         warn(&format!("no tool matches {:?}", query.join(" ")));
-        return Ok(Outcome::Success);
+        return Ok(Outcome::NoMatch);
     }
     let with_help = !matches.get_flag("no-help");
     let picks = shown(&kept, limit);

@@ -53,11 +53,11 @@ when it has no property of that name; --no-daemon after the server.
 Calls go through a per-user daemon that keeps servers warm (ferry daemon status); --no-daemon,
 FERRY_NO_DAEMON=1 or keepAlive: false in a server's config call cold instead.
 
-exit codes: 0 ok, 1 the tool reported an error (or output could not be written),
-            2 usage error, 3 server failure, 4 timeout, 5 authentication needed or refused,
-            130 interrupted, 141 the reader of the output went away
+exit codes: 0 ok, 1 the tool reported an error (or find found nothing, or output could not
+            be written), 2 usage error, 3 server failure, 4 timeout, 5 authentication needed
+            or refused, 130 interrupted, 141 the reader of the output went away
 config: ~/.config/ferry/servers.json (mcpServers), and .mcp.json, .cursor/mcp.json,
-        .vscode/mcp.json in this directory and its parents (after `ferry trust`)
+        .vscode/mcp.json from here up to the repository's root (after `ferry trust`)
 diagnostics: --verbose or FERRY_LOG=debug shows the JSON-RPC traffic on stderr";
 
 /// The one definition of ferry's commands and options: parsing, `--help`, "did you mean" and
@@ -67,7 +67,6 @@ pub fn command() -> Command {
     Command::new("ferry")
         .about(ABOUT)
         .version(env!("CARGO_PKG_VERSION"))
-        .disable_help_subcommand(true)
         .allow_external_subcommands(true)
         .external_subcommand_value_parser(clap::value_parser!(String))
         .override_usage("ferry [OPTIONS] [COMMAND | SERVER [TOOL [ARGS]...]]")
@@ -385,6 +384,11 @@ pub fn command() -> Command {
         )
         .subcommand(Command::new("list").about("The configured servers (as plain `ferry`)"))
         .subcommand(
+            Command::new("config")
+                .about("Where servers are configured: your file, and the project files here with their trust"),
+        )
+        .subcommand(Command::new("version").about("Print ferry's version (as --version)"))
+        .subcommand(
             Command::new("__complete")
                 .hide(true)
                 .arg(Arg::new("what").required(true))
@@ -405,7 +409,7 @@ pub fn main(
     other: Other,
 ) -> i32 {
     let args: Vec<OsString> = args.into_iter().collect();
-    let result = match fast_path(&args) {
+    let result = match fast_path(&args, &table) {
         Some(result) => result,
         None => run(args, table(), other),
     };
@@ -418,7 +422,7 @@ pub fn main(
 /// The two commands an agent runs most, without building the options table: `ferry
 /// --version`, and `ferry <server> ...` (a word that is none of ferry's commands goes to the
 /// server whatever the table says).
-fn fast_path(args: &[OsString]) -> Option<Result<Outcome>> {
+fn fast_path(args: &[OsString], table: &dyn Fn() -> Command) -> Option<Result<Outcome>> {
     let first = args.get(1)?.to_str()?;
     if args.len() == 2 && (first == "--version" || first == "-V") {
         return Some(
@@ -449,7 +453,7 @@ fn fast_path(args: &[OsString]) -> Option<Result<Outcome>> {
         .iter()
         .map(|a| a.to_str().map(str::to_string))
         .collect();
-    Some(run_named_server(first, &rest?, Globals::default()))
+    Some(run_named_server(first, &rest?, Globals::default(), table))
 }
 
 /// Turns a clap error into ferry's one line and hint; help and version are printed.
@@ -480,6 +484,14 @@ fn clap_outcome(error: clap::Error) -> Result<Outcome> {
     };
     let hint = match suggestion {
         Some(s) => format!("did you mean {s}? see: {command} --help"),
+        // What is missing reads best beside the whole usage line.
+        None if error.kind() == ErrorKind::MissingRequiredArgument => {
+            let line = usage.lines().next().unwrap_or("").trim();
+            format!(
+                "usage: {}; see: {command} --help",
+                line.trim_start_matches("Usage: ")
+            )
+        }
         None => format!("see: {command} --help"),
     };
     Err(Error::usage(first).with_hint(hint))
@@ -497,6 +509,16 @@ pub(crate) fn clap_message(error: &clap::Error) -> (String, Option<String>) {
             format!("unknown option {arg}")
         }
         (ErrorKind::UnknownArgument, Some(arg)) => format!("unexpected argument {arg:?}"),
+        // clap's own text lists the names on the lines after its first.
+        (ErrorKind::MissingRequiredArgument, _) => match error.get(ContextKind::InvalidArg) {
+            Some(ContextValue::Strings(names)) if names.len() > 1 => {
+                format!("missing required arguments {}", names.join(", "))
+            }
+            Some(ContextValue::Strings(names)) if names.len() == 1 => {
+                format!("missing required argument {}", names[0])
+            }
+            _ => "missing a required argument".to_string(),
+        },
         _ => error
             .to_string()
             .lines()
@@ -580,6 +602,15 @@ fn run(args: Vec<OsString>, table: Command, other: Other) -> Result<Outcome> {
             refuse_globals("list", &globals, &[])?;
             config::list_servers()
         }
+        "config" => {
+            refuse_globals("config", &globals, &[])?;
+            config::show_config()
+        }
+        "version" => {
+            refuse_globals("version", &globals, &[])?;
+            emit(&format!("ferry {}\n", env!("CARGO_PKG_VERSION")))?;
+            Ok(Outcome::Success)
+        }
         "find" => {
             refuse_globals("find", &globals, &[])?;
             find::find(sub)
@@ -609,20 +640,47 @@ fn run(args: Vec<OsString>, table: Command, other: Other) -> Result<Outcome> {
         }
         server => {
             let words = strings(sub, "");
-            run_named_server(server, &words, globals)
+            run_named_server(server, &words, globals, &|| table.clone())
         }
     }
 }
 
-/// A configured server by name, or a URL.
-fn run_named_server(word: &str, rest: &[String], globals: Globals) -> Result<Outcome> {
+/// A configured server by name, or a URL. `table` is asked only when no server has that
+/// name, for the command it may be a typo of.
+fn run_named_server(
+    word: &str,
+    rest: &[String],
+    globals: Globals,
+    table: &dyn Fn() -> Command,
+) -> Result<Outcome> {
     if word.contains("://") {
         return call::run_server(ServerSpec::ad_hoc(word)?, rest, globals);
     }
     let registry = config::load_registry()?;
     match registry.get(word) {
         Some(spec) => call::run_server(spec.clone(), rest, globals),
-        None => Err(config::unknown_server(word, &registry)),
+        None => Err(config::unknown_server(
+            word,
+            &registry,
+            suggested_command(table(), word).as_deref(),
+        )),
+    }
+}
+
+/// The command of the options table closest to `word`, by clap's own "did you mean" (which
+/// external subcommands, taken as server names, otherwise switch off: both settings that
+/// allow them are undone here).
+fn suggested_command(table: Command, word: &str) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue};
+    let error = table
+        .allow_external_subcommands(false)
+        .external_subcommand_value_parser(clap::builder::Resettable::Reset)
+        .try_get_matches_from(["ferry", word])
+        .err()?;
+    match error.get(ContextKind::SuggestedSubcommand) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        Some(ContextValue::Strings(s)) => s.first().cloned(),
+        _ => None,
     }
 }
 

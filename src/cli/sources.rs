@@ -36,7 +36,7 @@ pub fn specs(registry: &Registry, names: &[String]) -> Result<Vec<ServerSpec>> {
             registry
                 .get(name)
                 .cloned()
-                .ok_or_else(|| super::config::unknown_server(name, registry))
+                .ok_or_else(|| super::config::unknown_server(name, registry, None))
         })
         .collect()
 }

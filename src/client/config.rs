@@ -342,6 +342,15 @@ impl ServerSpec {
                 "read {} again, then run `ferry trust` in that directory",
                 file.display()
             ))),
+            Some((file, TrustState::Unsafe)) => Err(Error::usage(format!(
+                "{} comes from {}, which ferry never trusts: {}",
+                self.name,
+                file.display(),
+                super::trust::unsafe_reason(file).unwrap_or_else(|| "it changed hands".into())
+            ))
+            .with_hint(
+                "trust covers only files you own, in directories only you can write",
+            )),
             _ => Ok(()),
         }
     }
@@ -572,11 +581,14 @@ pub fn user_config_path() -> PathBuf {
 /// The project files hosts read, relative to a directory.
 pub const PROJECT_FILES: [&str; 3] = [".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json"];
 
-/// The project files that apply in `cwd`, nearest first (the home directory's own dotfiles
-/// belong to hosts' user scope, not to a project).
+/// The project files that apply in `cwd`, nearest first: from `cwd` up to the root of its
+/// repository (the directory holding `.git`), or in `cwd` alone outside any repository, so a
+/// file in a shared directory above the repository never applies. The home directory's own
+/// dotfiles belong to hosts' user scope, not to a project.
 pub fn project_files(cwd: &Path) -> Vec<PathBuf> {
     let home = crate::paths::home_dir();
     let mut files = Vec::new();
+    let mut in_cwd = None;
     for dir in cwd.ancestors() {
         for relative in PROJECT_FILES {
             if dir == home && relative != ".mcp.json" {
@@ -587,7 +599,12 @@ pub fn project_files(cwd: &Path) -> Vec<PathBuf> {
                 files.push(path);
             }
         }
+        if dir.join(".git").exists() {
+            return files;
+        }
+        in_cwd.get_or_insert(files.len());
     }
+    files.truncate(in_cwd.unwrap_or(0));
     files
 }
 
@@ -616,7 +633,10 @@ impl Registry {
                     continue;
                 }
             };
-            let state = trust.state(&path, &bytes);
+            let state = match super::trust::unsafe_reason(&path) {
+                Some(_) => TrustState::Unsafe,
+                None => trust.state(&path, &bytes),
+            };
             registry.project_files.push((path.clone(), state));
             match parse_document(&bytes, &path) {
                 Ok(doc) => registry.add_from(&doc, &path, cwd, Some(state), &mut seen),
@@ -784,19 +804,21 @@ struct ConfigLock {
 
 impl ConfigLock {
     fn acquire(path: &Path) -> Result<ConfigLock> {
+        use std::os::unix::fs::OpenOptionsExt;
         use std::os::unix::io::AsRawFd;
         let io = |e: std::io::Error| {
             Error::usage(format!("cannot lock {}: {e}", path.display()))
                 .with_hint(format!("check the permissions of {}", path.display()))
         };
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
+            crate::paths::ensure_secret_dir(dir).map_err(io)?;
         }
         let lock_path = path.with_extension("json.lock");
         let file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
+            .mode(0o600)
             .open(&lock_path)
             .map_err(io)?;
         // SAFETY: flock on a descriptor we own; the lock is released when the file closes.
@@ -866,25 +888,19 @@ pub fn remove_user_server(name: &str) -> Result<bool> {
     Ok(removed)
 }
 
-/// Writes JSON through a temporary file so a crash never leaves half a file.
-pub fn save_json(path: &Path, doc: &Value) -> Result<()> {
+/// Writes the user's config: it holds headers and keys, so it is private (0600 in a 0700
+/// directory) and written atomically, as every secret-holding file is
+/// ([`crate::paths::write_private`]). Callers hold the [`ConfigLock`].
+fn save_json(path: &Path, doc: &Value) -> Result<()> {
     let io = |e: std::io::Error| {
         Error::usage(format!("cannot write {}: {e}", path.display())).with_hint(format!(
             "check the permissions and free space of {}",
             path.display()
         ))
     };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
     let mut text = serde_json::to_string_pretty(doc).map_err(|e| Error::usage(e.to_string()))?;
     text.push('\n');
-    let tmp = crate::paths::temp_beside(path);
-    let written = std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written.map_err(io)
+    crate::paths::write_private(path, text.as_bytes()).map_err(io)
 }
 
 #[cfg(test)]

@@ -5,6 +5,12 @@
 //! server map out of them ([`servers_in_json`]) and rewrites each entry into the
 //! one shape ferry stores ([`normalize_entry`]):
 //!
+//! Only the user's own files are imported. A repository's files (`.mcp.json`,
+//! `.cursor/mcp.json`, `.vscode/`, `.codex/`) are someone else's code: copied into the user's
+//! config, their servers would start without `ferry trust` and with the user's `${VAR}`s
+//! expanded into them. They are named instead ([`Found::left_out`]); ferry reads the ones it
+//! knows in place, gated by trust.
+//!
 //! * stdio: `{"command": str, "args": [str], "env": {str: str}, "cwd": str?}`
 //! * http: `{"url": str, "headers": {str: str}}` (plus `"transport": "sse"` for
 //!   servers the host declared as SSE, so the caller can warn)
@@ -53,6 +59,19 @@ impl Os {
 /// Named server entries, in order.
 type Entries = Vec<(String, Map<String, Value>)>;
 
+/// Named server entries, each with the file it came from (as shown).
+type SourcedEntries = Vec<(String, (Map<String, Value>, String))>;
+
+/// What an import found.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// The servers to import, in order, each with the file it came from (as shown).
+    pub servers: Vec<(String, Map<String, Value>, String)>,
+    /// The repository's files the host also reads here, as shown, with their servers' names:
+    /// not imported.
+    pub left_out: Vec<(String, Vec<String>)>,
+}
+
 /// Looks up an environment variable as a path (`None` when unset or empty).
 type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<PathBuf>;
 
@@ -76,30 +95,45 @@ impl ImportSource {
         }
     }
 
-    /// The candidate files this source is read from, given `home` (the user's home dir) and `cwd`.
+    /// The user's files this source is read from, given `home` (the user's home dir) and `cwd`.
     ///
     /// [`read_servers`] reads *every* candidate that exists and merges them in this
     /// order: a server name seen again replaces the earlier entry (keeping its
-    /// position), so user-level files come first and project files override them.
-    /// It is an error only when none of them exists.
+    /// position). It is an error only when none of them exists.
     ///
     /// * Claude Desktop: `~/Library/Application Support/Claude/claude_desktop_config.json`
     ///   (macOS), `$XDG_CONFIG_HOME/Claude/...` then `~/.config/Claude/...` (Linux),
     ///   `%APPDATA%\Claude\...` (Windows).
-    /// * Claude Code: `~/.claude.json` (user scope, plus the local scope under
-    ///   `projects[cwd]`) and `<cwd>/.mcp.json` (project scope). Precedence follows
-    ///   Claude Code: local > project > user.
-    /// * Cursor: `~/.cursor/mcp.json`, then `<cwd>/.cursor/mcp.json`.
+    /// * Claude Code: `~/.claude.json`: its user scope, and the local scope the user gave
+    ///   this directory (`projects[cwd]`, which wins, as in Claude Code).
+    /// * Cursor: `~/.cursor/mcp.json`.
     /// * VS Code: the user dir's `settings.json` (old `"mcp": {"servers"}`) and
     ///   `mcp.json` (`~/.config/Code/User`, `~/Library/Application Support/Code/User`,
-    ///   `%APPDATA%\Code\User`), then `<cwd>/.vscode/settings.json` and
-    ///   `<cwd>/.vscode/mcp.json`.
+    ///   `%APPDATA%\Code\User`).
     /// * Windsurf: `~/.codeium/windsurf/mcp_config.json`.
-    /// * Codex: `$CODEX_HOME/config.toml` (default `~/.codex/config.toml`), then the
-    ///   project's `<cwd>/.codex/config.toml`.
+    /// * Codex: `$CODEX_HOME/config.toml` (default `~/.codex/config.toml`).
     /// * A path: that file alone (`~/` is expanded, relative paths are taken from `cwd`).
     pub fn paths(&self, home: &Path, cwd: &Path) -> Vec<PathBuf> {
         self.candidates(home, cwd, Os::current(), &process_env)
+    }
+
+    /// The repository's files the host reads in `cwd` (`.mcp.json`, `.cursor/mcp.json`,
+    /// `.vscode/settings.json` and `mcp.json`, `.codex/config.toml`), which are never imported;
+    /// none where `cwd` is the home directory, whose files are the user's.
+    fn project_candidates(&self, home: &Path, cwd: &Path) -> Vec<PathBuf> {
+        if cwd == home {
+            return Vec::new();
+        }
+        match self {
+            ImportSource::ClaudeCode => vec![cwd.join(".mcp.json")],
+            ImportSource::Cursor => vec![cwd.join(".cursor").join("mcp.json")],
+            ImportSource::Vscode => vec![
+                cwd.join(".vscode").join("settings.json"),
+                cwd.join(".vscode").join("mcp.json"),
+            ],
+            ImportSource::Codex => vec![cwd.join(".codex").join("config.toml")],
+            _ => Vec::new(),
+        }
     }
 
     fn candidates(&self, home: &Path, cwd: &Path, os: Os, env: EnvLookup) -> Vec<PathBuf> {
@@ -109,11 +143,8 @@ impl ImportSource {
                 .iter()
                 .map(|d| d.join("Claude").join("claude_desktop_config.json"))
                 .collect(),
-            ImportSource::ClaudeCode => vec![home.join(".claude.json"), cwd.join(".mcp.json")],
-            ImportSource::Cursor => vec![
-                home.join(".cursor").join("mcp.json"),
-                cwd.join(".cursor").join("mcp.json"),
-            ],
+            ImportSource::ClaudeCode => vec![home.join(".claude.json")],
+            ImportSource::Cursor => vec![home.join(".cursor").join("mcp.json")],
             ImportSource::Vscode => {
                 let mut v = Vec::new();
                 for d in &config_dirs {
@@ -121,8 +152,6 @@ impl ImportSource {
                     v.push(user.join("settings.json"));
                     v.push(user.join("mcp.json"));
                 }
-                v.push(cwd.join(".vscode").join("settings.json"));
-                v.push(cwd.join(".vscode").join("mcp.json"));
                 v
             }
             ImportSource::Windsurf => {
@@ -137,10 +166,7 @@ impl ImportSource {
                     Some(p) => cwd.join(p),
                     None => home.join(".codex"),
                 };
-                vec![
-                    codex_home.join("config.toml"),
-                    cwd.join(".codex").join("config.toml"),
-                ]
+                vec![codex_home.join("config.toml")]
             }
             ImportSource::File(p) => vec![resolve_user_path(p, home, cwd)],
         };
@@ -219,21 +245,18 @@ fn show(path: &Path, home: &Path) -> String {
     path.display().to_string()
 }
 
-/// Reads the servers of `source`. Returns (name, entry) pairs in file order; each entry is a JSON object
-/// normalised to ferry's shape: stdio {"command": str, "args": [str], "env": {str:str}, "cwd": str?}
-/// or http {"url": str, "headers": {str:str}}. Unknown extra keys of an entry are kept as they are.
+/// Reads the servers of `source`, in file order, each with the file it came from; each entry
+/// is a JSON object normalised to ferry's shape: stdio {"command": str, "args": [str], "env":
+/// {str:str}, "cwd": str?} or http {"url": str, "headers": {str:str}}. Unknown extra keys of
+/// an entry are kept as they are. The repository's files the host also reads here are listed
+/// in [`Found::left_out`], never imported.
 /// Errors are one-line human messages naming the file and what to do (e.g. "no Cursor config found at ~/.cursor/mcp.json; pass a path").
 ///
 /// All existing candidate files of [`ImportSource::paths`] are merged; a host file
-/// without any server map is simply skipped, and an empty result is `Ok(vec![])`.
+/// without any server map is simply skipped, and an empty result has no servers.
 /// An explicit path must hold a recognised server map. `.toml` files are read as
 /// Codex configs (`[mcp_servers.NAME]`), everything else as JSON/JSONC.
-#[allow(clippy::type_complexity)]
-pub fn read_servers(
-    source: &ImportSource,
-    home: &Path,
-    cwd: &Path,
-) -> Result<Vec<(String, Map<String, Value>)>, String> {
+pub fn read_servers(source: &ImportSource, home: &Path, cwd: &Path) -> Result<Found, String> {
     read_servers_with(source, home, cwd, Os::current(), &process_env)
 }
 
@@ -243,15 +266,37 @@ fn read_servers_with(
     cwd: &Path,
     os: Os,
     env: EnvLookup,
-) -> Result<Entries, String> {
+) -> Result<Found, String> {
     let candidates = source.candidates(home, cwd, os, env);
     let explicit = matches!(source, ImportSource::File(_));
+    let left_out: Vec<(String, Vec<String>)> = source
+        .project_candidates(home, cwd)
+        .iter()
+        .filter(|p| p.is_file())
+        .map(|path| {
+            let names = load_document(path, &show(path, home))
+                .map(|doc| {
+                    servers_in_json(&doc, cwd)
+                        .into_iter()
+                        .map(|(n, _)| n)
+                        .collect()
+                })
+                .unwrap_or_default();
+            (show(path, home), names)
+        })
+        .collect();
     let existing: Vec<&PathBuf> = candidates.iter().filter(|p| p.exists()).collect();
     if existing.is_empty() {
         let shown: Vec<String> = candidates.iter().map(|p| show(p, home)).collect();
         return Err(if explicit {
             format!(
                 "{}: no such file; expected claude, claude-code, cursor, vscode, windsurf, codex or the path of an MCP config file",
+                shown.join(" or ")
+            )
+        } else if let Some((project, _)) = left_out.first() {
+            format!(
+                "no {} user config found at {}; {project} is this repository's, not yours, so it is not imported (ferry reads project files in place once you run `ferry trust`)",
+                source.label(),
                 shown.join(" or ")
             )
         } else {
@@ -263,8 +308,9 @@ fn read_servers_with(
         });
     }
 
-    let mut merged = Vec::new();
-    // Claude Code's local scope (projects[cwd] in ~/.claude.json) beats the project's .mcp.json.
+    // Each entry carries the file it came from.
+    let mut merged: SourcedEntries = Vec::new();
+    // Claude Code's local scope (projects[cwd] in ~/.claude.json) wins over its user scope.
     let mut deferred = Vec::new();
     for path in existing {
         let shown = show(path, home);
@@ -275,13 +321,29 @@ fn read_servers_with(
                 "{shown} has no \"mcpServers\", \"servers\", \"mcp.servers\" or \"mcp_servers\" map; pass the MCP config file of your host"
             ));
         }
-        merge(&mut merged, normalize_all(base, &shown)?);
-        deferred.push(normalize_all(local, &shown)?);
+        let from = |entries: Entries, origin: String| -> SourcedEntries {
+            entries
+                .into_iter()
+                .map(|(name, entry)| (name, (entry, origin.clone())))
+                .collect()
+        };
+        merge(
+            &mut merged,
+            from(normalize_all(base, &shown)?, shown.clone()),
+        );
+        let local_origin = format!("{shown} (local scope of {})", cwd.display());
+        deferred.push(from(normalize_all(local, &shown)?, local_origin));
     }
     for local in deferred {
         merge(&mut merged, local);
     }
-    Ok(merged)
+    Ok(Found {
+        servers: merged
+            .into_iter()
+            .map(|(name, (entry, file))| (name, entry, file))
+            .collect(),
+        left_out,
+    })
 }
 
 fn normalize_all(entries: Entries, shown: &str) -> Result<Entries, String> {
@@ -298,7 +360,7 @@ fn normalize_all(entries: Entries, shown: &str) -> Result<Entries, String> {
 
 /// Appends `items`, replacing (in place) entries whose name is already present. Linear in
 /// the entries: a config with thousands of servers loads as fast as it reads.
-fn merge(into: &mut Entries, items: Entries) {
+fn merge<T>(into: &mut Vec<(String, T)>, items: Vec<(String, T)>) {
     if items.is_empty() {
         return;
     }
@@ -775,6 +837,16 @@ mod tests {
     }
 
     fn read(s: &Scratch, source: &ImportSource, os: Os) -> Result<Entries, String> {
+        read_found(s, source, os).map(|found| {
+            found
+                .servers
+                .into_iter()
+                .map(|(name, entry, _)| (name, entry))
+                .collect()
+        })
+    }
+
+    fn read_found(s: &Scratch, source: &ImportSource, os: Os) -> Result<Found, String> {
         read_servers_with(source, &s.home(), &s.cwd(), os, &no_env)
     }
 
@@ -809,27 +881,20 @@ mod tests {
                 "/h/.config/Claude/claude_desktop_config.json"
             )]
         );
+        // The user's files only: the repository's are never imported.
         assert_eq!(
             c(ImportSource::ClaudeCode),
-            vec![
-                PathBuf::from("/h/.claude.json"),
-                PathBuf::from("/p/.mcp.json")
-            ]
+            vec![PathBuf::from("/h/.claude.json")]
         );
         assert_eq!(
             c(ImportSource::Cursor),
-            vec![
-                PathBuf::from("/h/.cursor/mcp.json"),
-                PathBuf::from("/p/.cursor/mcp.json")
-            ]
+            vec![PathBuf::from("/h/.cursor/mcp.json")]
         );
         assert_eq!(
             c(ImportSource::Vscode),
             vec![
                 PathBuf::from("/h/.config/Code/User/settings.json"),
                 PathBuf::from("/h/.config/Code/User/mcp.json"),
-                PathBuf::from("/p/.vscode/settings.json"),
-                PathBuf::from("/p/.vscode/mcp.json"),
             ]
         );
         assert_eq!(
@@ -838,10 +903,7 @@ mod tests {
         );
         assert_eq!(
             c(ImportSource::Codex),
-            vec![
-                PathBuf::from("/h/.codex/config.toml"),
-                PathBuf::from("/p/.codex/config.toml")
-            ]
+            vec![PathBuf::from("/h/.codex/config.toml")]
         );
     }
 
@@ -881,11 +943,14 @@ mod tests {
     #[test]
     fn candidate_paths_dedupe_and_file_resolution() {
         let home = Path::new("/h");
-        // cwd == home: the project Cursor file is the global one.
+        // cwd == home: the Cursor file there is the user's, not a repository's.
         assert_eq!(
             ImportSource::Cursor.candidates(home, home, Os::Linux, &no_env),
             vec![PathBuf::from("/h/.cursor/mcp.json")]
         );
+        assert!(ImportSource::Cursor
+            .project_candidates(home, home)
+            .is_empty());
         let cwd = Path::new("/p");
         let f = |s: &str| ImportSource::parse(s).candidates(home, cwd, Os::Linux, &no_env);
         assert_eq!(f("cfg.json"), vec![PathBuf::from("/p/cfg.json")]);
@@ -1248,7 +1313,7 @@ mod tests {
     }
 
     #[test]
-    fn read_claude_code_precedence() {
+    fn read_claude_code_user_and_local_scope_never_the_project_file() {
         let s = Scratch::new("claude-code");
         let cwd = s.cwd();
         let claude = json!({
@@ -1262,29 +1327,44 @@ mod tests {
             &cwd.join(".mcp.json"),
             r#"{"mcpServers": {"b": {"type": "stdio", "command": "proj-b"}, "c": {"command": "proj-c"}, "e": {"type": "http", "url": "https://e"}}}"#,
         );
-        let list = read(&s, &ImportSource::ClaudeCode, Os::Linux).expect("ok");
-        assert_eq!(names(&list), vec!["a", "b", "c", "e", "d"]);
-        let cmd = |i: usize| list[i].1.get("command").cloned();
-        assert_eq!(cmd(0), Some(json!("user-a")));
-        assert_eq!(cmd(1), Some(json!("proj-b")));
-        assert_eq!(cmd(2), Some(json!("local-c")));
-        assert_eq!(list[4].1.get("transport"), Some(&json!("sse")));
-        assert_eq!(list[3].1.get("type"), None);
+        let found = read_found(&s, &ImportSource::ClaudeCode, Os::Linux).expect("ok");
+        let names: Vec<&str> = found.servers.iter().map(|(n, _, _)| n.as_str()).collect();
+        assert_eq!(names, vec!["a", "b", "c", "d"]);
+        let command = |i: usize| found.servers[i].1.get("command").cloned();
+        assert_eq!(command(0), Some(json!("user-a")));
+        assert_eq!(command(1), Some(json!("user-b")));
+        assert_eq!(command(2), Some(json!("local-c")));
+        assert_eq!(found.servers[3].1.get("transport"), Some(&json!("sse")));
+        let local = format!("~/.claude.json (local scope of {})", cwd.display());
+        let files: Vec<&str> = found.servers.iter().map(|(_, _, f)| f.as_str()).collect();
+        assert_eq!(
+            files,
+            vec!["~/.claude.json", "~/.claude.json", &local, &local]
+        );
+        assert_eq!(
+            found.left_out,
+            vec![(
+                cwd.join(".mcp.json").display().to_string(),
+                vec!["b".to_string(), "c".to_string(), "e".to_string()]
+            )]
+        );
+        // Without a user file, the repository's file is named and not read.
+        std::fs::remove_file(s.home().join(".claude.json")).unwrap();
+        let err = read(&s, &ImportSource::ClaudeCode, Os::Linux).expect_err("no user file");
+        assert_eq!(
+            err,
+            format!("no Claude Code user config found at ~/.claude.json; {}/.mcp.json is this repository's, not yours, so it is not imported (ferry reads project files in place once you run `ferry trust`)", cwd.display())
+        );
     }
 
     #[test]
-    fn read_cursor_merges_and_reports_missing() {
+    fn read_cursor_user_file_and_report_missing() {
         let s = Scratch::new("cursor");
         let err = read(&s, &ImportSource::Cursor, Os::Linux).expect_err("missing");
-        assert!(
-            err.starts_with("no Cursor config found at ~/.cursor/mcp.json or "),
-            "{err}"
+        assert_eq!(
+            err,
+            "no Cursor config found at ~/.cursor/mcp.json; pass a path to the config file instead"
         );
-        assert!(
-            err.ends_with("pass a path to the config file instead"),
-            "{err}"
-        );
-        assert!(!err.contains('\n'));
 
         s.write(
             &s.home().join(".cursor/mcp.json"),
@@ -1294,16 +1374,23 @@ mod tests {
             &s.cwd().join(".cursor/mcp.json"),
             r#"{"mcpServers": {"x": {"url": "https://proj-x"}}}"#,
         );
-        let list = read(&s, &ImportSource::Cursor, Os::Linux).expect("ok");
-        assert_eq!(names(&list), vec!["g", "x"]);
+        let found = read_found(&s, &ImportSource::Cursor, Os::Linux).expect("ok");
+        let list: Vec<(&str, &str)> = found
+            .servers
+            .iter()
+            .map(|(n, _, f)| (n.as_str(), f.as_str()))
+            .collect();
         assert_eq!(
-            Value::Object(list[1].1.clone()),
-            json!({"url": "https://proj-x", "headers": {}})
+            list,
+            vec![("g", "~/.cursor/mcp.json"), ("x", "~/.cursor/mcp.json")]
         );
+        assert_eq!(found.servers[1].1.get("command"), Some(&json!("global-x")));
+        let project = s.cwd().join(".cursor/mcp.json").display().to_string();
+        assert_eq!(found.left_out, vec![(project, vec!["x".to_string()])]);
     }
 
     #[test]
-    fn read_vscode_all_files() {
+    fn read_vscode_user_files() {
         let s = Scratch::new("vscode");
         let user = s.home().join(".config/Code/User");
         s.write(
@@ -1318,16 +1405,25 @@ mod tests {
             &s.cwd().join(".vscode/mcp.json"),
             r#"{"servers": {"p": {"type": "stdio", "command": "node", "args": ["${workspaceFolder}/s.js"]}}}"#,
         );
-        let list = read(&s, &ImportSource::Vscode, Os::Linux).expect("ok");
-        assert_eq!(names(&list), vec!["old", "u", "p"]);
+        let found = read_found(&s, &ImportSource::Vscode, Os::Linux).expect("ok");
+        let list: Vec<(&str, &str)> = found
+            .servers
+            .iter()
+            .map(|(n, _, f)| (n.as_str(), f.as_str()))
+            .collect();
         assert_eq!(
-            Value::Object(list[1].1.clone()),
+            list,
+            vec![
+                ("old", "~/.config/Code/User/settings.json"),
+                ("u", "~/.config/Code/User/mcp.json")
+            ]
+        );
+        assert_eq!(
+            Value::Object(found.servers[1].1.clone()),
             json!({"url": "https://u", "headers": {"K": "${input:k}"}})
         );
-        assert_eq!(
-            list[2].1.get("args"),
-            Some(&json!(["${workspaceFolder}/s.js"]))
-        );
+        let project = s.cwd().join(".vscode/mcp.json").display().to_string();
+        assert_eq!(found.left_out, vec![(project, vec!["p".to_string()])]);
     }
 
     #[test]
@@ -1397,9 +1493,10 @@ enabled = false
             "[mcp_servers.alt]\ncommand = \"alt\"\n",
         );
         let env = |name: &str| (name == "CODEX_HOME").then(|| alt.clone());
-        let list = read_servers_with(&ImportSource::Codex, &s.home(), &s.cwd(), Os::Linux, &env)
+        let found = read_servers_with(&ImportSource::Codex, &s.home(), &s.cwd(), Os::Linux, &env)
             .expect("ok");
-        assert_eq!(names(&list), vec!["alt"]);
+        assert_eq!(found.servers.len(), 1);
+        assert_eq!(found.servers[0].0, "alt");
     }
 
     #[test]

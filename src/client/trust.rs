@@ -2,7 +2,9 @@
 //! `.vscode/mcp.json`) can name any command and any host, so its servers start, and the
 //! user's `${VAR}`s are expanded into them, only once the user has run `ferry trust` there.
 //! Trust records the file's path and a SHA-256 of its content in the user's config directory;
-//! a changed file needs trust again.
+//! a changed file needs trust again. Only a file the user owns, in directories no one else can
+//! write, can be trusted ([`unsafe_reason`]): a `.mcp.json` another account planted in a
+//! shared directory, or could swap in, would otherwise run as the user.
 
 use crate::{Error, Result};
 use serde_json::{json, Value};
@@ -15,6 +17,8 @@ pub enum TrustState {
     /// Trusted once, but its content changed since.
     Changed,
     Untrusted,
+    /// Another user owns it, or can write it or its directory: never trusted.
+    Unsafe,
 }
 
 impl TrustState {
@@ -24,6 +28,7 @@ impl TrustState {
             TrustState::Trusted => "trusted",
             TrustState::Changed => "changed since trusted",
             TrustState::Untrusted => "not trusted",
+            TrustState::Unsafe => "not trustable: another user owns or can write it",
         }
     }
 }
@@ -51,6 +56,110 @@ pub fn store_path() -> PathBuf {
 pub fn sha256_hex(bytes: &[u8]) -> String {
     let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
     digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Why the project file at `path` can never be trusted, if it cannot: another user owns it,
+/// or others can write it, its directory (and the project directory above `.cursor` or
+/// `.vscode`), or, for a symbolic link, the directory of the file it points to.
+pub fn unsafe_reason(path: &Path) -> Option<String> {
+    // SAFETY: geteuid and getegid have no preconditions.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    unsafe_reason_for(path, uid, gid)
+}
+
+fn unsafe_reason_for(path: &Path, uid: u32, gid: u32) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let path = &absolute(path);
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) => return Some(format!("{} cannot be read ({e})", path.display())),
+    };
+    if meta.uid() != uid {
+        return Some(format!(
+            "{} is owned by another user (uid {})",
+            path.display(),
+            meta.uid()
+        ));
+    }
+    if writable_by_others(&meta, gid) {
+        return Some(format!(
+            "other users can write {} (mode {:o})",
+            path.display(),
+            meta.mode() & 0o7777
+        ));
+    }
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(dir) = path.parent() {
+        dirs.push(dir.to_path_buf());
+        if dir
+            .file_name()
+            .is_some_and(|n| n == ".cursor" || n == ".vscode")
+        {
+            dirs.extend(dir.parent().map(Path::to_path_buf));
+        }
+    }
+    let linked = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if linked {
+        if let Ok(target) = std::fs::canonicalize(path) {
+            dirs.extend(target.parent().map(Path::to_path_buf));
+        }
+    }
+    for dir in dirs {
+        let Ok(meta) = std::fs::metadata(&dir) else {
+            return Some(format!("{} cannot be read", dir.display()));
+        };
+        // root can write anything anyway; any other owner could swap the file.
+        if meta.uid() != uid && meta.uid() != 0 {
+            return Some(format!(
+                "its directory {} belongs to another user (uid {})",
+                dir.display(),
+                meta.uid()
+            ));
+        }
+        if writable_by_others(&meta, gid) {
+            return Some(format!(
+                "other users can write its directory {} (mode {:o})",
+                dir.display(),
+                meta.mode() & 0o7777
+            ));
+        }
+    }
+    None
+}
+
+/// Whether someone besides the owner can write: everyone, or a group that is not the user's
+/// own private group (the group-writable files of a umask of 002 are the user's alone).
+fn writable_by_others(meta: &std::fs::Metadata, my_gid: u32) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let mode = meta.mode();
+    mode & 0o002 != 0 || (mode & 0o020 != 0 && !private_group(meta.gid(), my_gid))
+}
+
+/// Whether `gid` is the user's own group with no other members listed.
+fn private_group(gid: u32, my_gid: u32) -> bool {
+    if gid != my_gid {
+        return false;
+    }
+    // SAFETY: a struct of integers and pointers, for getgrgid_r to fill.
+    let mut group: libc::group = unsafe { std::mem::zeroed() };
+    let mut buffer = vec![0 as libc::c_char; 1 << 16];
+    let mut found: *mut libc::group = std::ptr::null_mut();
+    // SAFETY: every pointer is to memory owned here, the buffer's length is passed with it,
+    // and `group`'s strings point into the buffer, which outlives their reading below.
+    let status = unsafe {
+        libc::getgrgid_r(
+            gid,
+            &mut group,
+            buffer.as_mut_ptr(),
+            buffer.len(),
+            &mut found,
+        )
+    };
+    if status != 0 || found.is_null() {
+        return false;
+    }
+    // SAFETY: gr_mem is a NULL-terminated array of pointers into `buffer`.
+    group.gr_mem.is_null() || unsafe { (*group.gr_mem).is_null() }
 }
 
 /// A path made absolute without following the last component, so the record names the file
@@ -163,6 +272,54 @@ mod tests {
         assert_eq!(store.state(&file, b"{\"x\":1}"), TrustState::Changed);
         assert!(store.revoke(&file));
         assert_eq!(store.state(&file, b"{}"), TrustState::Untrusted);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn only_a_file_of_ones_own_in_a_directory_of_ones_own_is_trustable() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let dir = std::env::temp_dir().join(format!("ferry-trust-owner-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join(".cursor")).unwrap();
+        let file = dir.join(".cursor/mcp.json");
+        std::fs::write(&file, "{}").unwrap();
+        let set = |p: &Path, mode: u32| {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+        };
+        set(&dir, 0o755);
+        set(&dir.join(".cursor"), 0o755);
+        let meta = std::fs::metadata(&file).unwrap();
+        let (uid, gid) = (meta.uid(), meta.gid());
+        assert_eq!(unsafe_reason_for(&file, uid, gid), None);
+        // Someone else's file.
+        assert_eq!(
+            unsafe_reason_for(&file, uid + 1, gid),
+            Some(format!(
+                "{} is owned by another user (uid {uid})",
+                file.display()
+            ))
+        );
+        // Writable by everyone, or by a group that is not the user's.
+        set(&file, 0o646);
+        assert_eq!(
+            unsafe_reason_for(&file, uid, gid),
+            Some(format!(
+                "other users can write {} (mode 646)",
+                file.display()
+            ))
+        );
+        set(&file, 0o664);
+        assert!(unsafe_reason_for(&file, uid, gid + 1).is_some());
+        set(&file, 0o644);
+        // The project directory above .cursor, shared even with the sticky bit.
+        set(&dir, 0o1777);
+        assert_eq!(
+            unsafe_reason_for(&file, uid, gid),
+            Some(format!(
+                "other users can write its directory {} (mode 1777)",
+                dir.display()
+            ))
+        );
+        set(&dir, 0o755);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

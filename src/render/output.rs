@@ -1,12 +1,13 @@
 //! Turning a tool result into compact text that never drops content: text blocks as they are,
-//! structured content once, binary content to files with a one-line note, and a token budget
-//! that keeps head and tail and says where the full output is.
+//! structured content once (and not at all when it only repeats the content blocks), binary
+//! content to files with a one-line note (binary fields of structured data too), and a token
+//! budget that keeps head and tail and says where the full output is.
 
 use super::text::escape_text;
 use crate::paths;
 use crate::tokenizer::{Encoding, Tokenizer};
 use base64::Engine;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -65,20 +66,40 @@ pub fn render_result(result: &Value, ctx: &OutputContext) -> String {
 fn render_unescaped(result: &Value, ctx: &OutputContext) -> String {
     let mut out = String::new();
     let mut texts: Vec<&str> = Vec::new();
-    if let Some(blocks) = result.get("content").and_then(Value::as_array) {
-        for block in blocks {
-            if let Some(text) = block.get("text").and_then(Value::as_str) {
-                if block.get("type").and_then(Value::as_str) == Some("text") {
-                    texts.push(text);
+    let blocks = match result.get("content") {
+        Some(Value::Array(blocks)) => blocks.as_slice(),
+        _ => &[],
+    };
+    let structured = result.get("structuredContent").filter(|s| !s.is_null());
+    // Structured data with binary fields is shown once with those fields in files, also
+    // where a text block carries it as its JSON (the Python SDK's dict results do).
+    let binary = structured.filter(|s| has_binary(s));
+    let mut structured_shown = false;
+    for block in blocks {
+        if let Some(text) = block.get("text").and_then(Value::as_str) {
+            if block.get("type").and_then(Value::as_str) == Some("text") {
+                texts.push(text);
+                if let Some(structured) = binary {
+                    if serde_json::from_str::<Value>(text).is_ok_and(|v| &v == structured) {
+                        if !structured_shown {
+                            separate(&mut out);
+                            out.push_str(&render_structured(structured, ctx));
+                            structured_shown = true;
+                        }
+                        continue;
+                    }
                 }
             }
-            render_block(block, ctx, &mut out);
         }
+        render_block(block, ctx, &mut out);
     }
-    if let Some(structured) = result.get("structuredContent") {
-        if !structured.is_null() && !text_carries(&texts, structured) {
+    if let Some(structured) = structured {
+        let repeated = structured_shown
+            || text_carries(&texts, structured)
+            || repeats_blocks(structured, blocks);
+        if !repeated {
             separate(&mut out);
-            out.push_str(&render_structured(structured));
+            out.push_str(&render_structured(structured, ctx));
         }
     }
     // prompts/get: messages with one content block each.
@@ -127,6 +148,151 @@ fn text_carries(texts: &[&str], structured: &Value) -> bool {
         }
     }
     !texts.is_empty() && leaves_in(structured, texts)
+}
+
+/// True when structured content only repeats the content blocks, as server-filesystem's
+/// `read_media_file` does (`{"content": [<its image block>]}`): every content-block-like
+/// object in it is one of the result's blocks, and it holds nothing else.
+fn repeats_blocks(structured: &Value, blocks: &[Value]) -> bool {
+    // The same block, though one side may leave out annotations or `_meta`.
+    fn same_block(value: &Map<String, Value>, block: &Value) -> bool {
+        let Some(block) = block.as_object() else {
+            return false;
+        };
+        let payload = |map: &Map<String, Value>| {
+            map.iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "annotations" | "_meta"))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect::<std::collections::BTreeMap<_, _>>()
+        };
+        value.get("type").is_some() && payload(value) == payload(block)
+    }
+    fn repeats(value: &Value, blocks: &[Value]) -> bool {
+        match value {
+            Value::Array(items) => !items.is_empty() && items.iter().all(|v| repeats(v, blocks)),
+            Value::Object(map) if map.contains_key("type") => {
+                blocks.iter().any(|b| same_block(map, b))
+            }
+            Value::Object(map) => !map.is_empty() && map.values().all(|v| repeats(v, blocks)),
+            _ => false,
+        }
+    }
+    !blocks.is_empty() && repeats(structured, blocks)
+}
+
+/// The shortest base64 text taken for binary data: shorter strings (ids, cursors, hashes)
+/// read as text, and print in a few tokens anyway.
+const MIN_BASE64_FIELD: usize = 256;
+
+/// The bytes, and the media type if it says one, of a string that is binary data: a base64
+/// `data:` URL, or base64 text of at least [`MIN_BASE64_FIELD`] characters (not all hex
+/// digits, which is how hashes are written) that decodes.
+fn binary_field(text: &str) -> Option<(Vec<u8>, Option<&str>)> {
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE, URL_SAFE_NO_PAD};
+    if let Some(rest) = text.strip_prefix("data:") {
+        let (head, data) = rest.split_once(',')?;
+        let mime = head.strip_suffix(";base64")?;
+        let bytes = STANDARD.decode(data.trim()).ok()?;
+        return Some((bytes, Some(mime).filter(|m| !m.is_empty())));
+    }
+    if text.len() < MIN_BASE64_FIELD {
+        return None;
+    }
+    let compact: String = text.split(['\n', '\r']).collect();
+    let alphabet = |c: char| c.is_ascii_alphanumeric() || "+/-_=".contains(c);
+    if !compact.chars().all(alphabet) || compact.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let bytes = STANDARD
+        .decode(&compact)
+        .or_else(|_| URL_SAFE.decode(&compact))
+        .or_else(|_| URL_SAFE_NO_PAD.decode(&compact))
+        .ok()?;
+    Some((bytes, None))
+}
+
+/// Whether any string in `value` is binary data ([`binary_field`]).
+fn has_binary(value: &Value) -> bool {
+    match value {
+        Value::String(text) => binary_field(text).is_some(),
+        Value::Array(items) => items.iter().any(has_binary),
+        Value::Object(map) => map.values().any(has_binary),
+        _ => false,
+    }
+}
+
+/// The media type an object gives for its binary field, under any of the usual names.
+fn sibling_mime(map: &Map<String, Value>) -> Option<&str> {
+    [
+        "mimeType",
+        "mime_type",
+        "mimetype",
+        "contentType",
+        "content_type",
+        "mediaType",
+        "media_type",
+    ]
+    .iter()
+    .find_map(|key| map.get(*key).and_then(Value::as_str))
+}
+
+/// The media type of bytes from their first bytes, for the few kinds tools return.
+fn sniff_mime(bytes: &[u8]) -> &'static str {
+    let riff = |kind: &[u8]| bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == kind;
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        "image/png"
+    } else if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+        "image/jpeg"
+    } else if bytes.starts_with(b"GIF8") {
+        "image/gif"
+    } else if riff(b"WEBP") {
+        "image/webp"
+    } else if riff(b"WAVE") {
+        "audio/wav"
+    } else if bytes.starts_with(b"%PDF-") {
+        "application/pdf"
+    } else if bytes.starts_with(b"PK\x03\x04") {
+        "application/zip"
+    } else if std::str::from_utf8(bytes).is_ok() {
+        "text/plain"
+    } else {
+        "application/octet-stream"
+    }
+}
+
+/// A binary field written to a file, as its one-line note; `None` for any other text.
+/// `mime` is what the field's object says its media type is.
+fn binary_note(text: &str, mime: Option<&str>, ctx: &OutputContext) -> Option<String> {
+    let (bytes, said) = binary_field(text)?;
+    let mime = said.or(mime).unwrap_or_else(|| sniff_mime(&bytes));
+    let major = mime.split('/').next().unwrap_or_default();
+    let kind = if matches!(major, "image" | "audio" | "video") {
+        major
+    } else {
+        "data"
+    };
+    Some(save_bytes(&bytes, mime, kind, ctx))
+}
+
+/// `value` with every binary field written to a file and replaced by its one-line note.
+fn without_binary(value: &Value, mime: Option<&str>, ctx: &OutputContext) -> Value {
+    match value {
+        Value::String(text) => {
+            binary_note(text, mime, ctx).map_or_else(|| value.clone(), Value::String)
+        }
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| without_binary(v, mime, ctx)).collect())
+        }
+        Value::Object(map) => {
+            let mime = sibling_mime(map);
+            Value::Object(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), without_binary(v, mime, ctx)))
+                    .collect(),
+            )
+        }
+        other => other.clone(),
+    }
 }
 
 fn separate(out: &mut String) {
@@ -208,11 +374,15 @@ fn render_resource(resource: &Value, ctx: &OutputContext, out: &mut String, head
 
 /// Decodes base64 content to a file: `[image image/png 12.3 KB] /path`.
 fn save_base64(data: &str, mime: &str, kind: &str, ctx: &OutputContext) -> String {
-    let bytes = match base64::engine::general_purpose::STANDARD.decode(data.trim()) {
-        Ok(bytes) => bytes,
-        Err(e) => return format!("[{kind} {mime}: invalid base64 data ({e})]"),
-    };
-    match ctx.save(&bytes, extension_for(mime)) {
+    match base64::engine::general_purpose::STANDARD.decode(data.trim()) {
+        Ok(bytes) => save_bytes(&bytes, mime, kind, ctx),
+        Err(e) => format!("[{kind} {mime}: invalid base64 data ({e})]"),
+    }
+}
+
+/// Writes bytes to a file and says so in one line: `[image image/png 12.3 KB] /path`.
+fn save_bytes(bytes: &[u8], mime: &str, kind: &str, ctx: &OutputContext) -> String {
+    match ctx.save(bytes, extension_for(mime)) {
         Ok(path) => format!(
             "[{kind} {mime} {}] {}",
             human_size(bytes.len()),
@@ -256,21 +426,28 @@ pub fn human_size(bytes: usize) -> String {
 
 /// Structured content as compact text: an object's top-level keys one per line (`key: value`),
 /// strings unquoted unless that would be ambiguous, multi-line strings as indented blocks
-/// rather than escaped `\n`, and anything nested as compact JSON. `--json` keeps the exact JSON.
-pub fn render_structured(value: &Value) -> String {
+/// rather than escaped `\n`, anything nested as compact JSON, and binary fields written to
+/// files, shown by their one-line note. `--json` keeps the exact JSON.
+pub fn render_structured(value: &Value, ctx: &OutputContext) -> String {
     let Value::Object(map) = value else {
-        return compact_json(value) + "\n";
+        return compact_json(&without_binary(value, None, ctx)) + "\n";
     };
     if map.is_empty() {
         return "{}\n".to_string();
     }
     let mut out = String::new();
+    let mime = sibling_mime(map);
     for (key, value) in map {
         let key = if is_plain_key(key) {
             key.clone()
         } else {
             compact_json(&Value::String(key.clone()))
         };
+        let note = value.as_str().and_then(|text| binary_note(text, mime, ctx));
+        if let Some(note) = note {
+            let _ = writeln!(out, "{key}: {note}");
+            continue;
+        }
         match value {
             Value::String(text) if text.contains('\n') => {
                 let _ = writeln!(out, "{key}: |");
@@ -282,7 +459,11 @@ pub fn render_structured(value: &Value) -> String {
                 let _ = writeln!(out, "{key}: {text}");
             }
             other => {
-                let _ = writeln!(out, "{key}: {}", compact_json(other));
+                let _ = writeln!(
+                    out,
+                    "{key}: {}",
+                    compact_json(&without_binary(other, mime, ctx))
+                );
             }
         }
     }
@@ -479,10 +660,10 @@ mod tests {
         let value = json!({"city": "Oslo", "temp": 3.5, "ok": true, "note": "line 1\nline 2", "code": "42",
             "empty": "", "tags": ["a", "b"], "two words": null});
         assert_eq!(
-            render_structured(&value),
+            render_structured(&value, &ctx()),
             "city: Oslo\ntemp: 3.5\nok: true\nnote: |\n  line 1\n  line 2\ncode: \"42\"\nempty: \"\"\ntags: [\"a\",\"b\"]\n\"two words\": null\n"
         );
-        assert_eq!(render_structured(&json!([1, 2])), "[1,2]\n");
+        assert_eq!(render_structured(&json!([1, 2]), &ctx()), "[1,2]\n");
     }
 
     #[test]
@@ -502,6 +683,65 @@ mod tests {
         assert_eq!(lines[2], "[resource test://r/1 (text/plain)]");
         assert_eq!(lines[3], "hello");
         assert_eq!(lines[4], "{\"type\":\"future_kind\",\"x\":1}");
+    }
+
+    #[test]
+    fn structured_content_that_only_repeats_the_blocks_is_left_out() {
+        let image = json!({"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="});
+        let annotated = json!({"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo=",
+            "annotations": {"audience": ["user"]}});
+        for structured in [
+            json!({"content": [image]}),
+            json!([image]),
+            json!({"content": [annotated]}),
+        ] {
+            let result = json!({"content": [image], "structuredContent": structured});
+            let text = render_result(&result, &ctx());
+            assert_eq!(text.lines().count(), 1, "{text}");
+        }
+        // More than the blocks, or other blocks: printed.
+        let more =
+            json!({"content": [image], "structuredContent": {"content": [image], "page": 2}});
+        assert!(render_result(&more, &ctx()).ends_with("page: 2\n"));
+        let other = json!({"type": "text", "text": "elsewhere"});
+        let differs = json!({"content": [image], "structuredContent": {"content": [other]}});
+        assert!(render_result(&differs, &ctx())
+            .ends_with("content: [{\"type\":\"text\",\"text\":\"elsewhere\"}]\n"));
+    }
+
+    #[test]
+    fn only_binary_fields_go_to_files() {
+        use base64::Engine;
+        let bytes: Vec<u8> = (0..300u32).map(|i| (i * 37 % 256) as u8).collect();
+        let long = base64::engine::general_purpose::STANDARD.encode(&bytes);
+        let hex = "ab12".repeat(80);
+        let value = json!({"blob": long, "sha": hex, "cursor": "eyJwYWdlIjogMn0=", "name": "x"});
+        let text = render_structured(&value, &ctx());
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[0].starts_with("blob: [data application/octet-stream 300 B] "),
+            "{text}"
+        );
+        assert_eq!(
+            std::fs::read(lines[0].rsplit(' ').next().unwrap()).unwrap(),
+            bytes
+        );
+        assert_eq!(lines[1], format!("sha: {hex}"));
+        assert_eq!(lines[2], "cursor: eyJwYWdlIjogMn0=");
+        assert_eq!(lines[3], "name: x");
+        // Nested, with the media type its object gives; a data: URL of any length.
+        let nested = json!({"items": [{"mime_type": "image/webp", "bytes": long}], "icon": "data:image/png;base64,iVBORw0KGgo="});
+        let text = render_structured(&nested, &ctx());
+        assert!(
+            text.starts_with(
+                "items: [{\"mime_type\":\"image/webp\",\"bytes\":\"[image image/webp 300 B] "
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(".webp\"}]\nicon: [image image/png 8 B] "),
+            "{text}"
+        );
     }
 
     #[test]

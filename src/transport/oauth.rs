@@ -336,6 +336,11 @@ async fn protected_resource(
     }
     candidates.push(format!("{origin}/.well-known/oauth-protected-resource"));
     for url in candidates {
+        // The metadata names the authorization server: read over plain http, anyone on the
+        // path could name theirs.
+        if !web_url(&url) {
+            return Err(not_https("the protected resource metadata", &url));
+        }
         if let Some(doc) = get_json(client, &url).await {
             return Ok(doc);
         }
@@ -362,6 +367,10 @@ fn resource_covers(resource: &str, server_url: &str) -> bool {
 /// Authorization server metadata for `issuer`, by RFC 8414 then OpenID discovery, in the
 /// order the spec gives; a document whose `issuer` differs is never used.
 async fn authorization_server(client: &reqwest::Client, issuer: &str) -> Result<Value> {
+    // Its metadata chooses the endpoints that get the code, the secret and the tokens.
+    if !web_url(issuer) {
+        return Err(not_https("the authorization server", issuer));
+    }
     let (origin, path) = origin_and_path(issuer)
         .ok_or_else(|| Error::auth(format!("the authorization server {issuer:?} is not a URL")))?;
     let path = path.trim_end_matches('/');
@@ -740,7 +749,13 @@ async fn listen(port: Option<u16>) -> Result<(String, tokio::sync::oneshot::Rece
     Ok((format!("http://127.0.0.1:{port}/callback"), receiver))
 }
 
-/// Starts the person's browser on `url` (`$BROWSER`, else the platform's opener).
+/// The refusal of a sign-in URL that is not https (nor http to this machine).
+fn not_https(what: &str, url: &str) -> Error {
+    Error::auth(format!("{what} {url} is not an https URL; refused")).with_hint(
+        "sign-in is read over https only (plain http only on this machine); tell the server's operator",
+    )
+}
+
 /// An https URL, or http to this machine (a local authorization server).
 fn web_url(url: &str) -> bool {
     let Ok(parsed) = reqwest::Url::parse(url) else {
@@ -755,6 +770,7 @@ fn web_url(url: &str) -> bool {
     parsed.scheme() == "https" || (parsed.scheme() == "http" && loopback)
 }
 
+/// Starts the person's browser on `url` (`$BROWSER`, else the platform's opener).
 fn open_browser(url: &str) {
     let command = match std::env::var("BROWSER") {
         Ok(browser) if !browser.trim().is_empty() => shlex::split(&browser).unwrap_or_default(),
@@ -1247,6 +1263,8 @@ mod tests {
         assert!(web_url("http://[::1]:8080/token"));
         assert!(web_url("http://localhost/token"));
         assert!(!web_url("http://auth.example/token"));
+        // Reaches this machine, yet is no loopback address: refused as any other host.
+        assert!(!web_url("http://0.0.0.0:8080/token"));
         assert!(!web_url("file:///etc/passwd"));
         assert!(!web_url("javascript:alert(1)"));
         assert!(!web_url("ms-settings:privacy"));

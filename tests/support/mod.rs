@@ -176,6 +176,13 @@ pub fn filesystem(dir: &Path) -> String {
     format!("node {index} {}", dir.display())
 }
 
+/// `node .../server-memory/dist/index.js`
+pub fn memory() -> String {
+    let index =
+        require(fixtures().join("node_modules/@modelcontextprotocol/server-memory/dist/index.js"));
+    format!("node {index}")
+}
+
 /// The `mcp-server-time` console script (2026-07-28, stateless).
 pub fn time_server() -> String {
     require(fixtures().join(".venv/bin/mcp-server-time"))
@@ -185,6 +192,12 @@ pub fn time_server() -> String {
 pub fn growing_server(state: &Path) -> String {
     let script = require(fixtures().join("growing_server.py"));
     format!("{} {script} {}", venv_python(), state.display())
+}
+
+/// `media_server.py`: the official Python SDK, tools whose dict results hold binary data.
+pub fn media_server() -> String {
+    let script = require(fixtures().join("media_server.py"));
+    format!("{} {script}", venv_python())
 }
 
 pub fn venv_python() -> String {
