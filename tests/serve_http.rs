@@ -254,10 +254,16 @@ fn http_wants_a_token_by_default() {
         .spawn()
         .unwrap();
     let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    // Warnings may come first (serving as root, a kernel without Landlock); then the address,
+    // the token and the host's config entry, in that order.
     let mut lines = Vec::new();
-    for _ in 0..3 {
+    while lines.len() < 3 {
         let mut line = String::new();
         std::io::BufRead::read_line(&mut stderr, &mut line).unwrap();
+        assert!(!line.is_empty(), "serve ended early: {lines:?}");
+        if lines.is_empty() && !line.starts_with("ferry serve: http") {
+            continue;
+        }
         lines.push(line.trim_end().to_string());
     }
     let url = lines[0].strip_prefix("ferry serve: ").unwrap().to_string();

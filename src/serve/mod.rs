@@ -139,6 +139,28 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
         let cli = init.get_one::<String>("cli").cloned().unwrap_or_default();
         return draft(&cli);
     }
+    // What serving over HTTP needs is checked first: a mistake there is a usage error before
+    // anything starts.
+    let http = matches.get_one::<String>("http").cloned();
+    // Only HTTP has a token: a stale FERRY_SERVE_TOKEN in the environment must not stop
+    // stdio serving.
+    let token = match &http {
+        Some(_) => token(matches)?,
+        None => Token::None,
+    };
+    let mut origins = Vec::new();
+    for given in matches
+        .get_many::<String>("allow-origin")
+        .into_iter()
+        .flatten()
+    {
+        origins.push(http::origin_of(given).ok_or_else(|| {
+            Error::usage(format!(
+                "--allow-origin expects an origin such as https://app.example.com, not {given:?}"
+            ))
+            .with_hint("give the scheme, host and port only, as a browser sends it in Origin")
+        })?);
+    }
     let (provider, concurrency): (Arc<dyn provider::Provider>, usize) =
         if matches.contains_id("servers") && matches.value_source("servers").is_some() {
             let names: Vec<String> = matches
@@ -169,26 +191,6 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
         };
     reaper::start();
     let server = Arc::new(server::Server::new(provider, concurrency));
-    let http = matches.get_one::<String>("http").cloned();
-    // Only HTTP has a token: a stale FERRY_SERVE_TOKEN in the environment must not stop
-    // stdio serving.
-    let token = match &http {
-        Some(_) => token(matches)?,
-        None => Token::None,
-    };
-    let mut origins = Vec::new();
-    for given in matches
-        .get_many::<String>("allow-origin")
-        .into_iter()
-        .flatten()
-    {
-        origins.push(http::origin_of(given).ok_or_else(|| {
-            Error::usage(format!(
-                "--allow-origin expects an origin such as https://app.example.com, not {given:?}"
-            ))
-            .with_hint("give the scheme, host and port only, as a browser sends it in Origin")
-        })?);
-    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
