@@ -6,7 +6,7 @@
 
 mod support;
 
-use serde_json::json;
+use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 use support::*;
 
@@ -669,4 +669,142 @@ fn a_bad_manifest_or_a_missing_command_is_refused_at_start() {
         "{}",
         run.stderr
     );
+}
+
+/// A task tool's long call becomes a task the client polls (SEP-2663): its question waits in
+/// `tasks/get` until `tasks/update` answers it, its result arrives there, and `tasks/cancel`
+/// stops the command's whole process group. A client without the extension gets -32021 for a
+/// tool that must be a task and a plain answer from one that may be.
+#[test]
+fn long_calls_become_tasks_that_ask_finish_and_cancel() {
+    let env = Env::new();
+    env.write(
+        "work/tasks.toml",
+        r#"[[tools]]
+name = "build"
+description = "Build for a while, then ask which target."
+command = ["sh", "-c", 'sleep 0.75; target=$(ferry ask --key target --elicit "Which target?" --schema "$1") || exit; echo "built $target"', "sh", '{{"type":"object","properties":{{"t":{{"type":"string"}}}}}}']
+task = true
+exec = ["sleep"]
+
+[[tools]]
+name = "soak"
+description = "Sleep long."
+command = ["sleep", "{seconds}"]
+task = "optional"
+[tools.params.seconds]
+type = "number"
+required = true
+"#,
+    );
+    let mut served = Served::start(&env, &["--manifest", "tasks.toml"]);
+    let with_tasks = |params: Value| {
+        let mut params = params;
+        params["_meta"] = modern_meta();
+        params["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+            json!({"extensions": {"io.modelcontextprotocol/tasks": {}}, "elicitation": {}});
+        params
+    };
+    let mut notes = Vec::new();
+
+    // Without the extension: a must-be-task tool is refused with what is missing.
+    let refused = served.call_tool(1, "build", json!({}));
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+
+    let created = served.call(
+        2,
+        "tools/call",
+        with_tasks(json!({"name": "build", "arguments": {}})),
+        &mut notes,
+    );
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    let poll = |served: &mut Served, n: u64| {
+        served.call(
+            n,
+            "tasks/get",
+            with_tasks(json!({"taskId": id})),
+            &mut Vec::new(),
+        )
+    };
+    let mut n = 10;
+    let asked = loop {
+        n += 1;
+        let got = poll(&mut served, n);
+        if got["result"]["status"] == "input_required" {
+            break got;
+        }
+        assert_eq!(got["result"]["status"], "working", "{got}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let question = &asked["result"]["inputRequests"]["target"];
+    assert_eq!(question["method"], "elicitation/create", "{asked}");
+    assert_eq!(question["params"]["message"], "Which target?", "{asked}");
+    let updated = served.call(
+        100,
+        "tasks/update",
+        with_tasks(json!({"taskId": id, "inputResponses": {"target": {"action": "accept", "content": {"t": "arm64"}}}})),
+        &mut notes,
+    );
+    assert_eq!(updated["result"]["resultType"], "complete", "{updated}");
+    let done = loop {
+        n += 1;
+        let got = poll(&mut served, n);
+        if got["result"]["status"] != "working" {
+            break got;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    assert!(
+        done["result"]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("built {\"t\":\"arm64\"}"),
+        "{done}"
+    );
+
+    // Without the extension an optional task tool just answers (here: quickly).
+    let quick = served.call_tool(200, "soak", json!({"seconds": 0.0625}));
+    assert!(
+        quick["result"]["content"].is_array() && !Served::is_error(&quick),
+        "{quick}"
+    );
+
+    // Cancelled: the command is gone, and the task says so.
+    let created = served.call(
+        201,
+        "tools/call",
+        with_tasks(json!({"name": "soak", "arguments": {"seconds": 43.125}})),
+        &mut notes,
+    );
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    assert_eq!(processes_matching("sleep 43.125").len(), 1);
+    let soak = created["result"]["taskId"].as_str().unwrap().to_string();
+    let cancelled = served.call(
+        202,
+        "tasks/cancel",
+        with_tasks(json!({"taskId": soak})),
+        &mut notes,
+    );
+    assert_eq!(cancelled["result"]["resultType"], "complete", "{cancelled}");
+    let started = std::time::Instant::now();
+    while !processes_matching("sleep 43.125").is_empty() && started.elapsed().as_secs() < 5 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(processes_matching("sleep 43.125"), Vec::<String>::new());
+    let got = served.call(
+        203,
+        "tasks/get",
+        with_tasks(json!({"taskId": soak})),
+        &mut notes,
+    );
+    assert_eq!(got["result"]["status"], "cancelled", "{got}");
+    let unknown = served.call(
+        204,
+        "tasks/get",
+        with_tasks(json!({"taskId": "no-such-task"})),
+        &mut notes,
+    );
+    assert!(unknown["error"]["code"].is_i64(), "{unknown}");
 }

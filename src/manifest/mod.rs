@@ -37,7 +37,7 @@ pub const SERVER_KEYS: [&str; 7] = [
     "concurrency",
 ];
 /// The keys a `[[tools]]` table takes.
-pub const TOOL_KEYS: [&str; 18] = [
+pub const TOOL_KEYS: [&str; 19] = [
     "name",
     "title",
     "description",
@@ -56,6 +56,7 @@ pub const TOOL_KEYS: [&str; 18] = [
     "network",
     "confirm",
     "needs",
+    "task",
 ];
 /// The client capabilities a tool may say it needs (`needs = [...]`).
 pub const CLIENT_CAPABILITIES: [&str; 3] = ["elicitation", "sampling", "roots"];
@@ -161,6 +162,30 @@ pub enum OutputKind {
     Mime(String),
 }
 
+/// Whether a tool's calls run as MCP tasks (the tasks extension): a call that outlives a
+/// request answers with a task the client polls.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum TaskSupport {
+    /// Never: every call answers in its request.
+    #[default]
+    Never,
+    /// As a task for clients that declared the extension, in its request for others.
+    Optional,
+    /// Only as a task: a client without the extension is refused.
+    Required,
+}
+
+impl TaskSupport {
+    /// The tool definition's `execution.taskSupport`, when it has one.
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            TaskSupport::Never => None,
+            TaskSupport::Optional => Some("optional"),
+            TaskSupport::Required => Some("required"),
+        }
+    }
+}
+
 /// What a command may touch beyond what every command gets (DESIGN.md section 4,
 /// "Confinement"): the kernel sandbox of `serve` enforces it. Paths are absolute: `~/` is the
 /// home directory, a relative path is relative to the first root.
@@ -199,6 +224,8 @@ pub struct ToolDef {
     pub confirm: Option<String>,
     /// The client capabilities the tool needs; a client without one is refused.
     pub needs: Vec<String>,
+    /// Whether its calls run as tasks (`task = true | "optional"`).
+    pub task: TaskSupport,
     pub line: usize,
 }
 
@@ -1046,6 +1073,26 @@ impl Reader {
             let line = node.get("confirm").map_or(node.line, |n| n.line);
             self.text_params(confirm, &params, line, &format!("{what}'s confirm"))?;
         }
+        let task = match node.get("task") {
+            None => TaskSupport::Never,
+            Some(Node {
+                value: NodeValue::Bool(true),
+                ..
+            }) => TaskSupport::Required,
+            Some(Node {
+                value: NodeValue::Bool(false),
+                ..
+            }) => TaskSupport::Never,
+            Some(n) if matches!(&n.value, NodeValue::Str(s) if s == "optional") => {
+                TaskSupport::Optional
+            }
+            Some(other) => {
+                return Err(self.fail(
+                    other.line,
+                    format!("{what}: task is true (always a task), \"optional\" or false"),
+                ))
+            }
+        };
         let mut needs = Vec::new();
         if let Some(n) = node.get("needs") {
             let NodeValue::Array(items) = &n.value else {
@@ -1101,6 +1148,7 @@ impl Reader {
             permissions,
             confirm,
             needs,
+            task,
             line: node.line,
         })
     }
@@ -1940,6 +1988,9 @@ impl ToolDef {
         }
         if let Some(schema) = &self.output_schema {
             raw["outputSchema"] = schema.clone();
+        }
+        if let Some(support) = self.task.name() {
+            raw["execution"] = json!({"taskSupport": support});
         }
         Tool::from_owned(raw).expect("a compiled tool is valid")
     }

@@ -432,6 +432,7 @@ pub fn quick_tool(program: &str, summary: &str, allowed: Option<&[String]>) -> T
         },
         confirm: None,
         needs: Vec::new(),
+        task: super::TaskSupport::Never,
         line: 0,
     }
 }

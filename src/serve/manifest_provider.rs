@@ -333,27 +333,27 @@ impl ManifestProvider {
         index: usize,
         arguments: Map<String, Value>,
         ctx: CallContext,
-    ) -> Value {
+    ) -> std::result::Result<Value, RpcError> {
         let tool = &self.manifest.tools[index];
         let values = match self.prepare(&tool.params, &self.schemas[index], arguments) {
             Ok(values) => values,
             Err(why) => {
-                return tool_error(format!(
+                return Ok(tool_error(format!(
                     "Invalid arguments for {}: {why}\n{}",
                     tool.name,
                     self.help_for(tool)
-                ))
+                )))
             }
         };
         let argv = match template::render(&tool.command, &values, &tool.params) {
             Ok(argv) => argv,
-            Err(template::Refusal(why)) => return tool_error(format!("Refused: {why}")),
+            Err(template::Refusal(why)) => return Ok(tool_error(format!("Refused: {why}"))),
         };
         // Quick mode's tools are its CLIs, one each and in order: a tool's own CLI is checked,
         // whatever the names.
         if let Some((program, allowed)) = self.quick.get(index) {
             if let Err(why) = manifest::quick::check_args(program, &argv[1..], allowed.as_deref()) {
-                return tool_error(format!("Refused: {why}"));
+                return Ok(tool_error(format!("Refused: {why}")));
             }
         }
         // `confirm`: the person decides before anything runs; no, or a client that cannot ask,
@@ -368,18 +368,18 @@ impl ManifestProvider {
             match asked.exit {
                 0 => {}
                 1 => {
-                    return tool_error(format!(
+                    return Ok(tool_error(format!(
                         "{} was not confirmed ({}): nothing was run",
                         tool.name,
                         asked.error.as_deref().unwrap_or("declined")
-                    ))
+                    )))
                 }
                 _ => {
-                    return tool_error(format!(
+                    return Ok(tool_error(format!(
                         "{} asks the person to confirm first, and {}: nothing was run",
                         tool.name,
                         asked.error.as_deref().unwrap_or("the client cannot ask")
-                    ))
+                    )))
                 }
             }
         }
@@ -416,13 +416,16 @@ impl ManifestProvider {
                         .then(|| sandbox::explain_denial(policy, &self.manifest.server.roots[0], &said))
                         .flatten()
                 });
-                let result = tool_result(tool, finished, timeout, ctx.modern);
-                match refused {
+                let result = call_result(tool, finished, timeout, ctx.modern)?;
+                Ok(match refused {
                     Some(line) => with_first_line(result, &line),
                     None => result,
-                }
+                })
             }
-            Err(e) => tool_error(format!("{} could not be started: {e}", tool.name)),
+            Err(e) => Ok(tool_error(format!(
+                "{} could not be started: {e}",
+                tool.name
+            ))),
         }
     }
 
@@ -624,6 +627,38 @@ fn base64_ok(value: Option<&Value>) -> bool {
 }
 
 /// A finished command as a `CallToolResult`.
+/// A finished command as the call's answer: a `CallToolResult`, or, for `output = "content"`
+/// whose command printed a JSON-RPC error object (`{"error": {"code": ..., "message": ...}}`),
+/// that protocol error (a script written for MCP says when it failed as a server would).
+fn call_result(
+    tool: &ToolDef,
+    finished: Finished,
+    timeout: Duration,
+    modern: bool,
+) -> std::result::Result<Value, RpcError> {
+    if tool.output == OutputKind::Content && finished.ending == Ending::Exited(0) {
+        let printed = finished
+            .stdout
+            .whole()
+            .and_then(|bytes| serde_json::from_slice::<Map<String, Value>>(&bytes).ok());
+        if let Some(error) = printed
+            .filter(|o| !o.contains_key("content"))
+            .and_then(|o| o.get("error").cloned())
+        {
+            let code = error.get("code").and_then(Value::as_i64);
+            let message = error.get("message").and_then(Value::as_str);
+            if let (Some(code), Some(message)) = (code, message) {
+                return Err(RpcError {
+                    code,
+                    message: message.to_string(),
+                    data: error.get("data").cloned(),
+                });
+            }
+        }
+    }
+    Ok(tool_result(tool, finished, timeout, modern))
+}
+
 fn tool_result(tool: &ToolDef, finished: Finished, timeout: Duration, modern: bool) -> Value {
     let stderr_tail = || {
         let tail = finished.stderr.last_lines(10);
@@ -766,11 +801,27 @@ impl Provider for ManifestProvider {
         if !self.manifest.prompts.is_empty() {
             capabilities["prompts"] = json!({});
         }
+        let tasks = self
+            .manifest
+            .tools
+            .iter()
+            .any(|t| t.task != manifest::TaskSupport::Never);
+        if tasks {
+            capabilities["extensions"] = json!({super::tasks::EXTENSION: {}});
+        }
         ServerDescription {
             server_info: json!({"name": self.manifest.server.name, "version": env!("CARGO_PKG_VERSION")}),
             capabilities,
             instructions: self.manifest.server.instructions.clone(),
         }
+    }
+
+    fn task_support(&self, name: &str) -> manifest::TaskSupport {
+        self.manifest
+            .tools
+            .iter()
+            .find(|t| t.name == name)
+            .map_or(manifest::TaskSupport::Never, |t| t.task)
     }
 
     fn tools(&self) -> Vec<Value> {
@@ -824,7 +875,7 @@ impl Provider for ManifestProvider {
                 }
                 return Ok(tool_error(message));
             }
-            Ok(self.call_tool(index, arguments, ctx).await)
+            self.call_tool(index, arguments, ctx).await
         })
     }
 

@@ -18,6 +18,7 @@ pub mod rounds;
 pub mod sandbox;
 pub mod server;
 pub mod stdio;
+pub mod tasks;
 
 use crate::manifest::{self, quick};
 use crate::{Error, Outcome, Result};

@@ -100,6 +100,12 @@ pub trait Provider: Send + Sync {
         ctx: CallContext,
     ) -> BoxFuture<'a, Result<Value, RpcError>>;
 
+    /// Whether a tool's calls may run as tasks.
+    fn task_support(&self, name: &str) -> crate::manifest::TaskSupport {
+        let _ = name;
+        crate::manifest::TaskSupport::Never
+    }
+
     fn resources(&self) -> Vec<Value> {
         Vec::new()
     }

@@ -55,7 +55,10 @@ struct Waiting {
     expires: Instant,
     shared: Arc<Shared>,
     /// Stops the call's work when the call is dropped unanswered.
-    _task: AbortOnDrop,
+    task: AbortOnDrop,
+    /// Where the call goes when it outlives a request, for a tool that may run as a task and
+    /// a client that declared the extension.
+    tasks: Option<Arc<super::tasks::Tasks>>,
 }
 
 /// What a running call's asker and notifier read, updated each round.
@@ -67,11 +70,13 @@ struct Shared {
     given: Mutex<Map<String, Value>>,
 }
 
-struct AbortOnDrop(tokio::task::AbortHandle);
+struct AbortOnDrop(Option<tokio::task::AbortHandle>);
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
-        self.0.abort();
+        if let Some(handle) = self.0.take() {
+            handle.abort();
+        }
     }
 }
 
@@ -192,6 +197,7 @@ impl Rounds {
         params: &Value,
         capabilities: Value,
         notify: Notifier,
+        tasks: Option<Arc<super::tasks::Tasks>>,
         start: impl FnOnce(Arc<dyn Asker>, Notifier) -> tokio::task::JoinHandle<Result<Value, RpcError>>,
     ) -> Result<Value, RpcError> {
         if let Some(state) = params.get("requestState") {
@@ -223,7 +229,7 @@ impl Rounds {
             current(message)
         });
         let task = start(asker, notifier);
-        let abort = AbortOnDrop(task.abort_handle());
+        let abort = AbortOnDrop(Some(task.abort_handle()));
         tokio::spawn(async move {
             let outcome = task.await.unwrap_or_else(|_| {
                 Err(RpcError {
@@ -241,7 +247,8 @@ impl Rounds {
             bound: binding(method, params),
             expires: Instant::now() + STATE_TTL,
             shared,
-            _task: abort,
+            task: abort,
+            tasks,
         };
         self.next_round(call).await
     }
@@ -250,7 +257,19 @@ impl Rounds {
     /// handed to the client as an input-required round while the call waits here).
     async fn next_round(&self, mut call: Waiting) -> Result<Value, RpcError> {
         if call.pending.is_empty() {
-            match call.events.recv().await {
+            // A call that may become a task does, once it has run a moment without finishing
+            // or asking.
+            let escalate = async {
+                match &call.tasks {
+                    Some(_) => tokio::time::sleep(super::tasks::TASK_AFTER).await,
+                    None => std::future::pending().await,
+                }
+            };
+            let first = tokio::select! {
+                event = call.events.recv() => event,
+                _ = escalate => return into_task(call),
+            };
+            match first {
                 Some(Event::Done(outcome)) => return outcome,
                 Some(Event::Asked(request, reply)) => add(&mut call.pending, request, reply),
                 None => return Err(invalid("the call ended without a result")),
@@ -412,6 +431,69 @@ impl Rounds {
             .ok()?;
         serde_json::from_slice(&claims).ok()
     }
+}
+
+/// Hands a call that outlived its request to the tasks: its questions, progress and end go to
+/// the task from now on.
+fn into_task(mut call: Waiting) -> Result<Value, RpcError> {
+    use super::tasks::{Progress, Question};
+    let Some(tasks) = call.tasks.clone() else {
+        return Err(invalid("this call cannot become a task"));
+    };
+    let (reports, reports_in) = mpsc::unbounded_channel();
+    let messages = reports.clone();
+    *call.shared.notify.lock().unwrap_or_else(|e| e.into_inner()) = Arc::new(move |note: Value| {
+        if note.get("method").and_then(Value::as_str) != Some("notifications/progress") {
+            return;
+        }
+        let params = note.get("params").cloned().unwrap_or_default();
+        let done = params.get("progress").cloned().unwrap_or(Value::Null);
+        let mut text = match params.get("total") {
+            Some(total) => format!("{done} of {total}"),
+            None => format!("{done} done"),
+        };
+        if let Some(message) = params.get("message").and_then(Value::as_str) {
+            text = format!("{text}: {message}");
+        }
+        let _ = messages.send(Progress::Message(text));
+    });
+    let Some(stop) = call.task.0.take() else {
+        return Err(invalid("the call is over"));
+    };
+    let mut events = std::mem::replace(&mut call.events, mpsc::unbounded_channel().1);
+    tokio::spawn(async move {
+        let mut used: Vec<String> = Vec::new();
+        while let Some(event) = events.recv().await {
+            let report = match event {
+                Event::Asked(request, reply) => {
+                    let mut pending = Vec::new();
+                    add(&mut pending, request, reply);
+                    let Pending {
+                        mut key,
+                        request,
+                        reply,
+                    } = pending.remove(0);
+                    let base = key.clone();
+                    let mut n = 1;
+                    while used.contains(&key) {
+                        n += 1;
+                        key = format!("{base}-{n}");
+                    }
+                    used.push(key.clone());
+                    Progress::Asked(Question {
+                        key,
+                        request,
+                        reply,
+                    })
+                }
+                Event::Done(outcome) => Progress::Done(outcome),
+            };
+            if reports.send(report).is_err() {
+                break;
+            }
+        }
+    });
+    tasks.create(reports_in, stop)
 }
 
 /// Adds a request, its key unique among those pending (a key of its own, or its kind's).

@@ -145,6 +145,7 @@ pub struct Server {
     provider: Arc<dyn Provider>,
     permits: Arc<Semaphore>,
     rounds: super::rounds::Rounds,
+    tasks: Arc<super::tasks::Tasks>,
 }
 
 /// A place among the calls allowed to run at once, held until dropped.
@@ -163,6 +164,7 @@ impl Server {
             provider,
             permits: Arc::new(Semaphore::new(concurrency.max(1))),
             rounds: super::rounds::Rounds::default(),
+            tasks: Arc::default(),
         }
     }
 
@@ -250,6 +252,7 @@ impl Server {
             let named = match method {
                 "tools/call" | "prompts/get" => params.get("name"),
                 "resources/read" => params.get("uri"),
+                "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
                 _ => None,
             };
             if let Some(named) = named.and_then(Value::as_str) {
@@ -318,7 +321,31 @@ impl Server {
             }
             // What may ask the client mid-way runs in rounds: it may answer input_required
             // and resume on the client's retry.
+            "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                if !super::tasks::client_has_tasks(&capabilities) {
+                    return Err(super::tasks::missing_extension(method));
+                }
+                match method {
+                    "tasks/get" => self.tasks.get(&params)?,
+                    "tasks/update" => self.tasks.update(&params)?,
+                    _ => self.tasks.cancel(&params)?,
+                }
+            }
             "tools/call" | "prompts/get" | "resources/read" => {
+                // A tool that runs as a task: refused to a client without the extension when
+                // it must be one; handed to the tasks when it outlives its request.
+                let mut tasks = None;
+                if method == "tools/call" {
+                    let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+                    let support = self.provider.task_support(name);
+                    let declared = super::tasks::client_has_tasks(&capabilities);
+                    if support == crate::manifest::TaskSupport::Required && !declared {
+                        return Err(super::tasks::missing_extension(&format!("tool {name}")));
+                    }
+                    if support != crate::manifest::TaskSupport::Never && declared {
+                        tasks = Some(self.tasks.clone());
+                    }
+                }
                 let (provider, permits) = (self.provider.clone(), self.permits.clone());
                 let (owned_method, owned_params) = (method.to_string(), params.clone());
                 let start = move |asker, notify| {
@@ -332,7 +359,7 @@ impl Server {
                     })
                 };
                 self.rounds
-                    .run(method, &params, capabilities, notify, start)
+                    .run(method, &params, capabilities, notify, tasks, start)
                     .await?
             }
             _ => dispatch(&self.provider, &self.permits, method, &params, ctx).await?,

@@ -112,7 +112,9 @@ pub fn refusal(capabilities: &Value, method: &str) -> Option<String> {
         Some(capability) => Some(format!(
             "the client did not declare the {capability} capability, so it cannot answer"
         )),
-        None => Some(format!("{method} is not a request a server may send its client")),
+        None => Some(format!(
+            "{method} is not a request a server may send its client"
+        )),
     }
 }
 
