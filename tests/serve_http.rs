@@ -664,3 +664,135 @@ fn an_admitted_browser_origin_gets_cors_and_others_do_not() {
         bad.stderr
     );
 }
+
+/// Parameters a tool mirrors into headers (`header = "Region"`, x-mcp-header): ferry's own
+/// client sends them (Base64 where plain text cannot go) and the call runs; a header missing,
+/// different, badly encoded, or sent without its value is refused with 400 and -32020.
+#[test]
+fn parameters_mirrored_into_headers_must_agree_with_the_body() {
+    let env = Env::new();
+    env.write(
+        "work/route.toml",
+        r#"[[tools]]
+name = "route"
+description = "Say where a request goes."
+command = ["echo", "{region} {shard}"]
+[tools.params.region]
+type = "string"
+header = "Region"
+[tools.params.shard]
+type = "integer"
+header = "Shard"
+required = false
+"#,
+    );
+    let server = HttpServed::start(&env, &["--manifest", "route.toml"]);
+    let token = server.token.clone().unwrap();
+    let added = env.run(&[
+        "add",
+        "routes",
+        &server.url,
+        "--header",
+        &format!("Authorization: Bearer {token}"),
+    ]);
+    assert_eq!(added.code, 0, "{}", added.stderr);
+    let listed = env.run(&["routes", "route", "--help"]);
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    for region in ["eu-west", " padded ", "Zürich", "=?base64?literal?="] {
+        let run = env.run(&["routes", "route", "--region", region, "--shard", "7"]);
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (0, format!("{region} 7\n").as_str()),
+            "{}",
+            run.stderr
+        );
+    }
+
+    let call = |arguments: Value, extra: &[(&'static str, &str)], id: u64| {
+        let mut request = modern(
+            "tools/call",
+            json!({"name": "route", "arguments": arguments}),
+            id,
+        );
+        for (k, v) in extra {
+            request.0.push((k, v.to_string()));
+        }
+        let (status, _, body) = send(&server.endpoint, &request);
+        (status, json_of(&body)["error"]["code"].clone(), body)
+    };
+    let refused = (400, json!(-32020));
+    let ok = |(status, code, body): (u16, Value, String)| {
+        assert_eq!((status, code), (200, Value::Null), "{body}");
+    };
+    let no = |(status, code, body): (u16, Value, String)| {
+        assert_eq!((status, code), refused, "{body}");
+    };
+    ok(call(
+        json!({"region": "us"}),
+        &[("Mcp-Param-Region", "us")],
+        1,
+    ));
+    ok(call(
+        json!({"region": "Hello"}),
+        &[("mcp-param-region", "=?base64?SGVsbG8=?=")],
+        2,
+    ));
+    ok(call(
+        json!({"region": "us", "shard": 42}),
+        &[("Mcp-Param-Region", "us"), ("Mcp-Param-Shard", "42.0")],
+        3,
+    ));
+    no(call(json!({"region": "us"}), &[], 4));
+    no(call(
+        json!({"region": "us"}),
+        &[("Mcp-Param-Region", "eu")],
+        5,
+    ));
+    no(call(
+        json!({"region": "Hello"}),
+        &[("Mcp-Param-Region", "=?base64?SGVsbG8?=")],
+        6,
+    ));
+    no(call(
+        json!({"region": "Hello"}),
+        &[("Mcp-Param-Region", "=?base64?SGVs!!bG8=?=")],
+        7,
+    ));
+    no(call(
+        json!({"region": "us"}),
+        &[("Mcp-Param-Region", "us"), ("Mcp-Param-Shard", "1")],
+        8,
+    ));
+    no(call(
+        json!({"region": "us", "shard": 2}),
+        &[("Mcp-Param-Region", "us"), ("Mcp-Param-Shard", "3")],
+        9,
+    ));
+    // A header no parameter declares is any unknown header: ignored.
+    ok(call(
+        json!({"region": "us"}),
+        &[("Mcp-Param-Region", "us"), ("Mcp-Param-Other", "x")],
+        10,
+    ));
+
+    // A manifest's header names are checked at start.
+    env.write(
+        "work/twice.toml",
+        "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\", \"{a}\", \"{b}\"]\n[tools.params.a]\ntype = \"string\"\nheader = \"Zone\"\n[tools.params.b]\ntype = \"string\"\nheader = \"zone\"\n",
+    );
+    let run = env.run(&["serve", "--manifest", "twice.toml"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("declared twice"), "{}", run.stderr);
+    env.write(
+        "work/arrayed.toml",
+        "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\", \"{a}\"]\n[tools.params.a]\ntype = \"array\"\nitems = \"string\"\nheader = \"Zone\"\n",
+    );
+    let run = env.run(&["serve", "--manifest", "arrayed.toml"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("header applies to strings, paths, integers and booleans only"),
+        "{}",
+        run.stderr
+    );
+}

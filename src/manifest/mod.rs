@@ -62,7 +62,7 @@ pub const TOOL_KEYS: [&str; 19] = [
 pub const CLIENT_CAPABILITIES: [&str; 3] = ["elicitation", "sampling", "roots"];
 
 /// The keys a parameter table takes.
-pub const PARAM_KEYS: [&str; 16] = [
+pub const PARAM_KEYS: [&str; 17] = [
     "type",
     "description",
     "default",
@@ -79,6 +79,7 @@ pub const PARAM_KEYS: [&str; 16] = [
     "flag",
     "allow_dash",
     "exists",
+    "header",
 ];
 
 /// Environment variables every command gets (besides the manifest's own globs).
@@ -145,6 +146,9 @@ pub struct Param {
     /// The flag a boolean renders as when true.
     pub flag: Option<String>,
     pub allow_dash: bool,
+    /// Mirrored into an `Mcp-Param-NAME` HTTP header (`x-mcp-header`), so a gateway can route
+    /// on it; ferry serve checks the header against the body.
+    pub header: Option<String>,
     /// A path must exist unless this is false.
     pub exists: bool,
 }
@@ -727,10 +731,30 @@ impl Reader {
                 format!("{what}'s params must be a table of parameters"),
             ));
         }
-        node.entries()
+        let params = node
+            .entries()
             .iter()
             .map(|(name, param)| self.param(name, param, what, allow))
-            .collect()
+            .collect::<Result<Vec<Param>, ManifestError>>()?;
+        if let Some(problem) = crate::protocol::tools::header_problem(&input_schema(&params)) {
+            return Err(self.fail(node.line, format!("{what}'s params: header {problem}")));
+        }
+        Ok(params)
+    }
+
+    /// Refuses `header` on the parameters of what is not a tool: only a tool call carries
+    /// `Mcp-Param` headers.
+    fn no_headers(&self, node: &Node, params: &[Param], what: &str) -> Result<(), ManifestError> {
+        match params.iter().find(|p| p.header.is_some()) {
+            Some(p) => Err(self.fail(
+                node.get("params").map_or(node.line, |n| n.line),
+                format!(
+                    "{what}'s parameter {:?}: header applies to tool parameters only",
+                    p.name
+                ),
+            )),
+            None => Ok(()),
+        }
     }
 
     fn param(
@@ -864,6 +888,27 @@ impl Reader {
                 ));
             }
         }
+        let header = self.opt_string(node, "header", &here)?;
+        if let Some(h) = &header {
+            let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+            if h.is_empty() || !h.chars().all(tchar) {
+                return Err(self.fail(
+                    node.get("header").map_or(node.line, |n| n.line),
+                    format!(
+                        "{here}: header {h:?} must be one HTTP header name word such as Region"
+                    ),
+                ));
+            }
+            if !matches!(
+                kind,
+                ParamKind::String | ParamKind::Path | ParamKind::Integer | ParamKind::Boolean
+            ) {
+                return Err(self.fail(
+                    node.get("header").map_or(node.line, |n| n.line),
+                    format!("{here}: header applies to strings, paths, integers and booleans only"),
+                ));
+            }
+        }
         let param = Param {
             name: name.to_string(),
             kind,
@@ -907,6 +952,7 @@ impl Reader {
                 .map(|n| self.boolean(n, "exists"))
                 .transpose()?
                 .unwrap_or(true),
+            header,
         };
         // The default must itself be a valid value.
         if let Some(default) = &param.default {
@@ -1425,6 +1471,7 @@ impl Reader {
             &what,
             &["string", "integer", "number", "path"],
         )?;
+        self.no_headers(node, &params, &what)?;
         // Placeholders of the URI template are parameters too (strings unless declared).
         for name in uri_variables(&uri_template)
             .map_err(|why| self.fail(node.line, format!("{what}: {why}")))?
@@ -1480,6 +1527,7 @@ impl Reader {
         let name = self.required_string(node, "name", "a prompt")?;
         let what = format!("prompt {name:?}");
         let params = self.params(node.get("params"), &what, &["string"])?;
+        self.no_headers(node, &params, &what)?;
         let Some(Node {
             value: NodeValue::Array(items),
             line,
@@ -1660,6 +1708,7 @@ impl Param {
             flag: None,
             allow_dash: false,
             exists: true,
+            header: None,
         }
     }
 }
@@ -1928,6 +1977,7 @@ fn param_schema(param: &Param) -> Value {
     put("minItems", param.min_items.map(|n| json!(n)));
     put("maxItems", param.max_items.map(|n| json!(n)));
     put("default", param.default.clone());
+    put("x-mcp-header", param.header.as_ref().map(|h| json!(h)));
     schema
 }
 

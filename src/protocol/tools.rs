@@ -138,6 +138,17 @@ pub fn header_problem(schema: &Value) -> Option<String> {
     None
 }
 
+/// The names every usable `x-mcp-header` declaration gives (`Region` for `Mcp-Param-Region`).
+pub fn header_names(schema: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    declarations(schema, Some(Vec::new()), &mut found, 0);
+    found
+        .into_iter()
+        .filter(|(path, _, _)| path.is_some())
+        .filter_map(|(_, header, _)| header.as_str().map(str::to_string))
+        .collect()
+}
+
 /// The headers a call must carry for its arguments (`Mcp-Param-NAME`), read at each
 /// declared property's path; absent and null values send none.
 pub fn param_headers(schema: &Value, arguments: &Value) -> Vec<(String, String)> {

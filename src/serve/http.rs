@@ -399,6 +399,14 @@ async fn post(request: Request<IncomingBody>, state: Arc<State>) -> Response<Out
         protocol_version: header(&request, "mcp-protocol-version").map(str::to_string),
         method: header(&request, "mcp-method").map(str::to_string),
         name: header(&request, "mcp-name").map(str::to_string),
+        params: request
+            .headers()
+            .iter()
+            .filter_map(|(name, value)| {
+                let suffix = name.as_str().strip_prefix("mcp-param-")?;
+                Some((suffix.to_string(), value.to_str().ok().map(str::to_string)))
+            })
+            .collect(),
     };
     if let Some(length) = header(&request, "content-length").and_then(|l| l.parse::<usize>().ok()) {
         if length > MAX_BODY {

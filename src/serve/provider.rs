@@ -101,6 +101,15 @@ pub trait Provider: Send + Sync {
     ) -> BoxFuture<'a, Result<Value, RpcError>>;
 
     /// Whether a tool's calls may run as tasks.
+    /// A tool's `inputSchema`, if it has one by that name (for the checks a call's HTTP
+    /// headers get).
+    fn input_schema(&self, name: &str) -> Option<Value> {
+        self.tools()
+            .into_iter()
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+            .and_then(|mut t| t.get_mut("inputSchema").map(Value::take))
+    }
+
     fn task_support(&self, name: &str) -> crate::manifest::TaskSupport {
         let _ = name;
         crate::manifest::TaskSupport::Never

@@ -57,6 +57,59 @@ pub struct Headers {
     pub protocol_version: Option<String>,
     pub method: Option<String>,
     pub name: Option<String>,
+    /// Every `Mcp-Param-NAME` header: NAME lower-cased, and the value (`None` when it is not
+    /// visible ASCII).
+    pub params: Vec<(String, Option<String>)>,
+}
+
+/// Why a `tools/call`'s `Mcp-Param-*` headers do not agree with its body, for a tool whose
+/// schema declares `x-mcp-header` parameters: a value in the body needs its header, a header
+/// needs its value, and a header (after Base64 decoding) must equal its value (numbers
+/// compared as numbers). Headers the tool does not declare are ignored, as any unknown
+/// header is.
+fn param_header_problem(
+    schema: &Value,
+    arguments: &Value,
+    sent: &[(String, Option<String>)],
+) -> Option<String> {
+    let expected = crate::protocol::tools::param_headers(schema, arguments);
+    for declared in crate::protocol::tools::header_names(schema) {
+        let name = format!("Mcp-Param-{declared}");
+        let wanted = expected
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(&name))
+            .map(|(_, v)| v);
+        let got = sent
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(&declared))
+            .map(|(_, v)| v);
+        match (wanted, got) {
+            (None, None) => {}
+            (Some(_), None) => {
+                return Some(format!(
+                    "the body has a value for {declared:?} but there is no {name} header"
+                ))
+            }
+            (None, Some(_)) => {
+                return Some(format!("{name} is sent but the body has no value for it"))
+            }
+            (Some(_), Some(None)) => {
+                return Some(format!(
+                    "{name} holds characters a header may not; send it as =?base64?...?="
+                ))
+            }
+            (Some(body), Some(Some(raw))) => {
+                let Some(header) = decode_header(raw) else {
+                    return Some(format!("{name} is not valid =?base64?...?= text"));
+                };
+                let numeric = || matches!((header.parse::<f64>(), body.parse::<f64>()), (Ok(a), Ok(b)) if a == b);
+                if header != *body && !numeric() {
+                    return Some(format!("{name} does not match the body's value"));
+                }
+            }
+        }
+    }
+    None
 }
 
 /// A response and the HTTP status it goes with.
@@ -265,6 +318,20 @@ impl Server {
                         ),
                         None,
                     ));
+                }
+            }
+            if method == "tools/call" {
+                let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+                if let Some(schema) = self.provider.input_schema(name) {
+                    let arguments = params.get("arguments").unwrap_or(&Value::Null);
+                    if let Some(problem) = param_header_problem(&schema, arguments, &headers.params)
+                    {
+                        return Err(error(
+                            protocol::HEADER_MISMATCH,
+                            format!("Header mismatch: {problem}"),
+                            None,
+                        ));
+                    }
                 }
             }
         }
