@@ -383,6 +383,12 @@ uri_template = "notes://{name}"
 name = "note"
 command = ["sh", "-c", "cat -- \"notes/$1\"", "sh", "{name}"]
 exec = ["cat"]
+
+[[prompts]]
+name = "brief"
+description = "A brief a command writes."
+messages = [{ role = "user", command = ["sh", "-c", "cat -- notes/hello.txt"] }]
+exec = ["cat"]
 "#;
     env.write("tools.toml", text);
     show(&env.path("tools.toml"))
@@ -648,6 +654,9 @@ fn check_sandbox_says_what_each_tool_may_do() {
     assert!(show_tool.contains("declared: "), "{show_tool}");
     assert!(show_tool.contains("/cat"), "{show_tool}");
     assert!(section("resource template notes://{name}").contains("writes  nothing"));
+    let brief = section("prompt brief message 1");
+    assert!(brief.contains("writes  nothing"), "{brief}");
+    assert!(brief.contains("/cat"), "{brief}");
 }
 
 /// A place a tool may write or run, swapped for a link by another call, grants nothing more:

@@ -199,7 +199,23 @@ impl ManifestProvider {
             .iter()
             .zip(&self.template_sandboxes)
             .map(|(t, p)| (format!("resource template {}", t.uri_template), p.clone()));
-        tools.chain(resources).chain(templates).collect()
+        let mut prompts: Vec<_> = self
+            .prompt_sandboxes
+            .iter()
+            .map(|(&(i, j), p)| ((i, j), p.clone()))
+            .collect();
+        prompts.sort_by_key(|(at, _)| *at);
+        let prompts = prompts.into_iter().map(|((i, j), p)| {
+            (
+                format!("prompt {} message {}", self.manifest.prompts[i].name, j + 1),
+                p,
+            )
+        });
+        tools
+            .chain(resources)
+            .chain(templates)
+            .chain(prompts)
+            .collect()
     }
 
     /// Quick mode: one tool per CLI; `--allow` limits a CLI to named subcommands.
