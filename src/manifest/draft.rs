@@ -185,6 +185,49 @@ const WRITES_VERBS: &[&str] = &[
     "append to",
 ];
 
+/// Subcommand words that delete, overwrite or publish: a tool for one is drafted with
+/// `confirm`, so a person, not the model, says yes. Its description's first word counts too
+/// ("Remove files from the working tree").
+const CONFIRMED_WORDS: &[(&str, &str)] = &[
+    ("rm", "deletes"),
+    ("remove", "deletes"),
+    ("delete", "deletes"),
+    ("del", "deletes"),
+    ("prune", "deletes"),
+    ("purge", "deletes"),
+    ("destroy", "deletes"),
+    ("drop", "deletes"),
+    ("erase", "deletes"),
+    ("wipe", "deletes"),
+    ("clean", "deletes"),
+    ("rmi", "deletes"),
+    ("uninstall", "deletes"),
+    ("unpublish", "deletes"),
+    ("kill", "stops"),
+    ("reset", "overwrites"),
+    ("overwrite", "overwrites"),
+    ("replace", "overwrites"),
+    ("restore", "overwrites"),
+    ("publish", "publishes"),
+    ("push", "publishes"),
+    ("deploy", "publishes"),
+    ("upload", "publishes"),
+];
+
+/// What a subcommand does that a person should confirm, from its word or its description.
+fn needs_confirming(word: &str, description: &str) -> Option<&'static str> {
+    let first = description
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .find(|w| !w.is_empty())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let word = word.to_ascii_lowercase();
+    CONFIRMED_WORDS
+        .iter()
+        .find(|(w, _)| *w == word || *w == first || first.strip_suffix('s') == Some(*w))
+        .map(|(_, what)| *what)
+}
+
 /// Subcommands, by program, and programs that only read (their drafted options included),
 /// so a tool for them may say `readOnlyHint`. Keyed by program: the same word elsewhere can
 /// write (`npm version` edits package.json and tags a commit), and hosts may approve a
@@ -1959,6 +2002,15 @@ fn write_tool(
     } else {
         out.push_str("writes = [\".\"]                   # the roots; narrow to what it writes\n");
     }
+    if words.len() > 1 && !read_only {
+        if let Some(what) = needs_confirming(last_word, description) {
+            let _ = writeln!(
+                out,
+                "confirm = {}   # a person says yes first",
+                toml_string(&format!("Run `{shown}`? It {what}."))
+            );
+        }
+    }
     let exit_one = super::policy::ok_exit(last_word).len() > 1
         || (words.len() == 1 && super::policy::ok_exit(base).len() > 1);
     out.push_str(if exit_one {
@@ -2563,6 +2615,37 @@ Commit contents options
                 .map(Vec::len),
             Some(2)
         );
+    }
+
+    #[test]
+    fn subcommands_that_delete_overwrite_or_publish_are_drafted_with_confirm() {
+        let top = "These are common Git commands used in various situations:\n\n   rm        Remove files from the working tree and from the index\n   push      Update remote refs along with associated objects\n   restore   Restore working tree files\n   zap       Deletes every stash\n   branch    List, create, or delete branches\n   log       Show commit logs\n   tag       Create, list, delete or verify a tag object\n";
+        let text = draft("git", &[help(&[], top)]);
+        let tools = check(&text);
+        let confirm = |name: &str| {
+            tool(&tools, name)
+                .table
+                .get("confirm")
+                .and_then(|c| c.as_str())
+                .map(str::to_string)
+        };
+        assert_eq!(confirm("rm").as_deref(), Some("Run `git rm`? It deletes."));
+        assert_eq!(
+            confirm("push").as_deref(),
+            Some("Run `git push`? It publishes.")
+        );
+        assert_eq!(
+            confirm("restore").as_deref(),
+            Some("Run `git restore`? It overwrites.")
+        );
+        assert_eq!(
+            confirm("zap").as_deref(),
+            Some("Run `git zap`? It deletes.")
+        );
+        // Listing comes first: no question for what mostly reads.
+        for quiet in ["branch", "log", "tag"] {
+            assert_eq!(confirm(quiet), None, "{quiet}");
+        }
     }
 
     #[test]
