@@ -387,3 +387,63 @@ fn tokens_meters_the_proxy_beside_eager_and_deferred_loading() {
         session_text.stdout
     );
 }
+
+/// A tool with `confirm` hands the host a question on every call: the meter prices it (the
+/// elicitation request the server sends), and only for the tools that ask.
+#[test]
+fn tokens_prices_the_question_a_confirmed_tool_asks() {
+    let env = Env::new();
+    env.write(
+        "work/ask.toml",
+        r#"[[tools]]
+name = "remove"
+description = "Delete a file."
+command = ["rm", "--", "{path}"]
+confirm = "Delete {path} for good? It cannot be undone, and backups are not kept anywhere."
+params.path = { type = "path", description = "The file" }
+
+[[tools]]
+name = "remove_short"
+description = "Delete a file."
+command = ["rm", "--", "{path}"]
+confirm = "Delete {path}?"
+params.path = { type = "path", description = "The file" }
+
+[[tools]]
+name = "list"
+description = "List files."
+command = ["ls"]
+"#,
+    );
+    let run = env.run(&["tokens", "--manifest", "ask.toml", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let asks: Vec<Option<u64>> = report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["ask_per_call"].as_u64())
+        .collect();
+    let (long, short) = (asks[0].unwrap(), asks[1].unwrap());
+    // The message appears twice in the request (as the message and the field's description).
+    assert!(long >= short + 2 * 12, "{asks:?}");
+    assert_eq!(asks[2], None);
+    let text = env.run(&["tokens", "--manifest", "ask.toml"]);
+    assert!(text.stdout.contains("ask/call"), "{}", text.stdout);
+    // The request priced is the one served: its message, placeholders filled.
+    env.write("work/x", "");
+    let mut served = Served::start(&env, &["--manifest", "ask.toml"]);
+    let mut params = serde_json::json!({"name": "remove_short", "arguments": {"path": "x"}});
+    params["_meta"] = modern_meta();
+    params["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        serde_json::json!({"elicitation": {}});
+    let asked = served.call(1, "tools/call", params, &mut Vec::new());
+    let request = &asked["result"]["inputRequests"]["confirm"];
+    assert_eq!(request["method"], "elicitation/create", "{asked}");
+    // A path is shown resolved: the person confirms the file that would go.
+    let message = request["params"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Delete /") && message.ends_with("/work/x?"),
+        "{asked}"
+    );
+}

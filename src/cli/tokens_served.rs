@@ -21,6 +21,9 @@ struct ServedTool {
     /// The help command an agent in a shell would run, and what running and reading it costs;
     /// `None` when it cannot be read without running something else.
     shell: Option<(String, usize)>,
+    /// A tool with `confirm`: what its question hands the host per call (the elicitation
+    /// request's message and schema), placeholders unfilled.
+    asks: Option<usize>,
 }
 
 /// What to meter: a manifest file, or quick mode's CLIs.
@@ -73,13 +76,22 @@ pub fn served(what: Served, meter: &Meter, as_json: bool) -> Result<Outcome> {
         .tools
         .iter()
         .zip(&helps)
-        .map(|(tool, help)| ServedTool {
+        .zip(&manifest.tools)
+        .map(|((tool, help), def)| ServedTool {
             name: tool.name.clone(),
             definition: tool.definition,
             deferred_use: tool.deferred_use,
             shell: help
                 .as_ref()
                 .map(|h| (h.command.clone(), meter.shell_use(&h.command, &h.text))),
+            asks: def.confirm.as_ref().map(|message| {
+                let question = crate::serve::ask::Question::Confirm {
+                    message: message.clone(),
+                };
+                let (method, params) = question.request();
+                let request = json!({"method": method, "params": params});
+                meter.tokenizer.count(&request.to_string())
+            }),
         })
         .collect();
     let shell_costs: Vec<usize> = served
@@ -198,9 +210,16 @@ impl Report {
             .max()
             .unwrap_or(4)
             .max(4);
+        // The confirm column is shown only when some tool asks.
+        let asking = self.tools.iter().any(|t| t.asks.is_some());
+        let asks_head = if asking {
+            format!("  {:>8}", "ask/call")
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "\n{:width$}  {:>10}  {:>12}  {:>9}  help read in the shell",
+            "\n{:width$}  {:>10}  {:>12}{asks_head}  {:>9}  help read in the shell",
             "tool", "definition", "deferred/use", "shell/use"
         );
         for tool in &self.tools {
@@ -208,11 +227,19 @@ impl Report {
                 Some((command, cost)) => (cost.to_string(), command.as_str()),
                 None => ("-".into(), "(none: a script runner, or no help printed)"),
             };
+            let asks = match (asking, tool.asks) {
+                (false, _) => String::new(),
+                (true, Some(n)) => format!("  {n:>8}"),
+                (true, None) => format!("  {:>8}", "-"),
+            };
             let _ = writeln!(
                 out,
-                "{:width$}  {:>10}  {:>12}  {:>9}  {command}",
+                "{:width$}  {:>10}  {:>12}{asks}  {:>9}  {command}",
                 tool.name, tool.definition, tool.deferred_use, shell
             );
+        }
+        if asking {
+            out.push_str("\nask/call: a tool with confirm hands the host its question on every call (the elicitation's message and schema); a host that shows it to its model pays it as context. A command that runs `ferry ask` adds its own questions the same way, and --sample a model call.\n");
         }
         out.push_str("\nshell up front is 0: an agent with a shell already has it. Per use, it reads the command's help the first time it needs the command; an agent that knows the command already pays nothing.\n");
         if let Some(per_use) = self.shell_per_use {
@@ -239,6 +266,7 @@ impl Report {
                     "tool": t.name, "definition": t.definition, "deferred_per_use": t.deferred_use,
                     "shell_per_use": t.shell.as_ref().map(|s| s.1),
                     "shell_help": t.shell.as_ref().map(|s| &s.0),
+                    "ask_per_call": t.asks,
                 })
             })
             .collect();
