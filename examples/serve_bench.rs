@@ -315,8 +315,11 @@ fn main() {
         .spawn()
         .expect("spawn ferry serve --http");
     let mut stderr = BufReader::new(http.stderr.take().unwrap());
+    // The address line, after any warnings (serving as root warns first).
     let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
+    while stderr.read_line(&mut line).unwrap() > 0 && !line.contains("http://") {
+        line.clear();
+    }
     // The next line holds the token made for this run.
     let mut token_line = String::new();
     stderr.read_line(&mut token_line).unwrap();
