@@ -8,7 +8,10 @@
 //! - the same over Streamable HTTP, on one keep-alive connection;
 //! - 64 concurrent calls of a tool running `sleep 0.2` with `concurrency = 8`: errors, wall
 //!   time (at least 8 rounds of 0.2 s if the limit holds), and the most children seen at once;
-//! - the server's peak RSS (VmHWM) after all of it.
+//! - the server's peak RSS (VmHWM) after all of it;
+//! - an ask round trip: a script that runs `ferry ask --confirm` once and prints, against the
+//!   same script asking nothing, over stdio in both eras (a request to the client on the
+//!   call's stream; input_required and the retry) and over HTTP (input_required).
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -30,6 +33,16 @@ name = "nap"
 description = "Sleep a while."
 command = ["sleep", "{secs}"]
 params.secs = { type = "string", required = true, description = "Seconds", pattern = "^[0-9.]+$" }
+
+[[tools]]
+name = "plain"
+description = "A script that prints, asking nothing (the baseline of ask_once)."
+command = ["sh", "-c", "echo yes"]
+
+[[tools]]
+name = "ask_once"
+description = "A script that asks the person once, then prints."
+command = ["sh", "-c", "ferry ask --confirm Go? && echo yes"]
 "#;
 
 fn meta() -> Value {
@@ -151,9 +164,13 @@ fn post(
     token: &str,
     body: &str,
 ) -> String {
+    let name = serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|b| b["params"]["name"].as_str().map(str::to_string))
+        .unwrap_or_default();
     write!(
         stream,
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: say\r\nContent-Length: {}\r\n\r\n{body}",
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {name}\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     )
     .unwrap();
@@ -357,9 +374,50 @@ fn main() {
             http_errors += 1;
         }
     }
+    // An ask round trip over HTTP (2026-07-28): input_required, then the retry.
+    let rounds = (calls / 3).max(20);
+    let (mut http_plain, mut http_ask) = (Vec::new(), Vec::new());
+    let mut ask_errors = 0;
+    for i in 0..rounds {
+        let id = 50_000 + 2 * i as u64;
+        let started = Instant::now();
+        let body = post(
+            &mut stream,
+            &mut reader,
+            port,
+            &token,
+            &asking_call(id, "plain"),
+        );
+        http_plain.push(ms(started.elapsed()));
+        ask_errors += usize::from(
+            !last_json(&body)["result"]["content"][0]["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("yes")),
+        );
+        let started = Instant::now();
+        let first = last_json(&post(
+            &mut stream,
+            &mut reader,
+            port,
+            &token,
+            &asking_call(id + 1, "ask_once"),
+        ));
+        let retry = retry_of(&first, id + 1);
+        let body = post(&mut stream, &mut reader, port, &token, &retry);
+        http_ask.push(ms(started.elapsed()));
+        ask_errors += usize::from(
+            !last_json(&body)["result"]["content"][0]["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("yes")),
+        );
+    }
     let http_hwm = status_kb(http.id(), "VmHWM:");
     let _ = http.kill();
     let _ = http.wait();
+    let (stdio_plain, stdio_ask, stdio_errors) = stdio_asks(&ferry, &manifest, &dir, rounds, false);
+    let (legacy_plain, legacy_ask, legacy_errors) =
+        stdio_asks(&ferry, &manifest, &dir, rounds, true);
+    ask_errors += stdio_errors + legacy_errors;
     let _ = std::fs::remove_dir_all(&dir);
 
     let (t, b, d, h) = (
@@ -426,7 +484,147 @@ fn main() {
         "    64 concurrent `sleep 0.2` calls, concurrency 8: {concurrent_errors} errors, {:.0} ms (the limit holding means >= 1600), at most {peak_children} commands running at once (limit 8)",
         concurrent_wall
     );
+    println!("    ask round trip ({rounds} calls each): a script asking `ferry ask --confirm` once, then printing, against the same script asking nothing");
+    for (label, plain, asked) in [
+        (
+            "stdio, 2025-11-25 (a request on the call's stream)",
+            legacy_plain,
+            legacy_ask,
+        ),
+        (
+            "stdio, 2026-07-28 (input_required, then the retry)",
+            stdio_plain,
+            stdio_ask,
+        ),
+        (
+            "HTTP, 2026-07-28 (input_required, then the retry)",
+            http_plain,
+            http_ask,
+        ),
+    ] {
+        let (p, a) = (median(plain), median(asked.clone()));
+        println!(
+            "    {:52} asking nothing {:>6.2} ms, asking once {:>6.2} ms (p90 {:.2}): the ask adds {:.2} ms",
+            label,
+            p,
+            a,
+            percentile(asked, 0.9),
+            a - p
+        );
+    }
+    println!("    ask errors: {ask_errors}");
     println!("    server RSS: {:.1} MB now, {:.1} MB peak over stdio; {:.1} MB peak over HTTP (target < 20 MB)", rss as f64 / 1024.0, hwm as f64 / 1024.0, http_hwm as f64 / 1024.0);
+}
+
+/// A stateless `tools/call` from a client that can answer elicitation.
+fn asking_call(id: u64, tool: &str) -> String {
+    let mut params = json!({"name": tool, "arguments": {}});
+    params["_meta"] = meta();
+    params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
+}
+
+/// The retry of an input_required answer, saying yes to every question it asked.
+fn retry_of(answer: &Value, id: u64) -> String {
+    let mut responses = serde_json::Map::new();
+    if let Some(asked) = answer["result"]["inputRequests"].as_object() {
+        for key in asked.keys() {
+            responses.insert(
+                key.clone(),
+                json!({"action": "accept", "content": {"confirm": true}}),
+            );
+        }
+    }
+    let mut params = json!({
+        "name": "ask_once",
+        "arguments": {},
+        "inputResponses": responses,
+        "requestState": answer["result"]["requestState"],
+    });
+    params["_meta"] = meta();
+    params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
+}
+
+/// A body as JSON: the body itself, or an event stream's last data line.
+fn last_json(body: &str) -> Value {
+    serde_json::from_str(body).unwrap_or_else(|_| {
+        body.lines()
+            .rev()
+            .find_map(|l| l.strip_prefix("data: "))
+            .and_then(|d| serde_json::from_str(d).ok())
+            .unwrap_or(Value::Null)
+    })
+}
+
+/// The ask round trip over stdio, in the 2025-11-25 era (`legacy`: after `initialize`, the
+/// question is a request on the call's stream) or the 2026-07-28 era (input_required and the
+/// retry). Returns the times asking nothing, asking once, and the errors.
+fn stdio_asks(
+    ferry: &str,
+    manifest: &str,
+    dir: &std::path::Path,
+    rounds: usize,
+    legacy: bool,
+) -> (Vec<f64>, Vec<f64>, usize) {
+    let mut served = Stdio_::start(ferry, manifest, dir, &[]);
+    if legacy {
+        served.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "serve_bench", "version": "1"}}}).to_string());
+        served.response();
+        served.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    }
+    let call = |id: u64, tool: &str| {
+        if legacy {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": {}}}).to_string()
+        } else {
+            asking_call(id, tool)
+        }
+    };
+    // Reads until the response to `id`, answering yes to any request of the server's.
+    let finish = |served: &mut Stdio_, id: u64| -> Value {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if served.stdout.read_line(&mut line).unwrap() == 0 {
+                panic!("ferry serve closed its stdout");
+            }
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message.get("method").is_some() && message.get("id").is_some() {
+                served.send(&json!({"jsonrpc": "2.0", "id": message["id"], "result": {"action": "accept", "content": {"confirm": true}}}).to_string());
+            } else if message.get("id") == Some(&json!(id)) {
+                return message;
+            }
+        }
+    };
+    let ok = |answer: &Value| {
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("yes"))
+    };
+    let (mut plain, mut asked, mut errors) = (Vec::new(), Vec::new(), 0);
+    for i in 0..rounds + 5 {
+        let id = 2 * i as u64 + 1;
+        let started = Instant::now();
+        served.send(&call(id, "plain"));
+        let answer = finish(&mut served, id);
+        let plain_ms = ms(started.elapsed());
+        errors += usize::from(!ok(&answer));
+        let started = Instant::now();
+        served.send(&call(id + 1, "ask_once"));
+        let mut answer = finish(&mut served, id + 1);
+        if !legacy {
+            served.send(&retry_of(&answer, id + 1));
+            answer = finish(&mut served, id + 1);
+        }
+        let asked_ms = ms(started.elapsed());
+        errors += usize::from(!ok(&answer));
+        // The first few warm the caches.
+        if i >= 5 {
+            plain.push(plain_ms);
+            asked.push(asked_ms);
+        }
+    }
+    (plain, asked, errors)
 }
 
 fn which_echo() -> String {

@@ -306,6 +306,9 @@ pub async fn run(
     let asking = tokio::spawn(channel.serve(job.asker.clone()));
     let _stop_asking = AbortOnDrop(asking.abort_handle());
     let mut guard = GroupGuard::new(child.id().map_or(0, |id| id as i32));
+    if let Some(id) = child.id() {
+        job.asker.watch(super::ask::Asking::Group(id as i32));
+    }
     if let (Some(mut stdin), Some(bytes)) = (child.stdin.take(), job.stdin) {
         tokio::spawn(async move {
             let _ = stdin.write_all(&bytes).await;

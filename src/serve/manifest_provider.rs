@@ -380,6 +380,7 @@ impl ManifestProvider {
                 key: Some("confirm".into()),
                 question: super::ask::Question::Confirm { message },
             };
+            ctx.asker.watch(super::ask::Asking::Ferry);
             let asked = super::ask::ask(ctx.asker.as_ref(), question).await;
             match asked.exit {
                 0 => {}

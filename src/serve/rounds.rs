@@ -18,10 +18,11 @@ use tokio::sync::{mpsc, oneshot};
 
 /// How long the call must ask nothing more before its questions go to the client, so that
 /// questions a command asks together (`ferry ask ... &`) go in one round; and the longest a
-/// round waits for them. (The questions are the person's or the model's to answer: a few
-/// tenths of a second on top are not felt.)
+/// round waits for them. A round goes sooner when no more can come at once: the questions are
+/// ferry's own (`confirm`), or every process of the command sleeps, each look [`LOOK`] apart.
 const QUIET: Duration = Duration::from_millis(150);
 const GATHER_AT_MOST: Duration = Duration::from_millis(1500);
+const LOOK: Duration = Duration::from_millis(4);
 /// How long a round's state stays good, and its call waits for the retry.
 const STATE_TTL: Duration = Duration::from_secs(15 * 60);
 /// How many calls may wait for answers at once.
@@ -68,6 +69,54 @@ struct Shared {
     /// Answers the client gave before their questions were asked (a request may carry
     /// `inputResponses` from the start): a question with one of these keys is answered at once.
     given: Mutex<Map<String, Value>>,
+    /// Who may ask next.
+    asking: Mutex<Option<super::ask::Asking>>,
+}
+
+impl Shared {
+    fn asking_is_ferry(&self) -> bool {
+        *self.asking.lock().unwrap_or_else(|e| e.into_inner()) == Some(super::ask::Asking::Ferry)
+    }
+
+    /// Whether no more questions can come at once: ferry's own question is alone, and a
+    /// command whose every process sleeps is waiting (for its answers, or for time).
+    fn settled(&self) -> bool {
+        match *self.asking.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some(super::ask::Asking::Ferry) => true,
+            Some(super::ask::Asking::Group(group)) => group_sleeps(group),
+            None => false,
+        }
+    }
+}
+
+/// Whether every process of a process group sleeps (none running, none in uninterruptible
+/// I/O such as loading a program), read from /proc.
+fn group_sleeps(group: i32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp ...: comm may hold anything, so read after the last ')'.
+        let mut fields = stat
+            .rsplit_once(')')
+            .map(|(_, r)| r)
+            .unwrap_or("")
+            .split_whitespace();
+        let (state, pgrp) = (fields.next(), fields.nth(1));
+        if pgrp.and_then(|g| g.parse::<i32>().ok()) == Some(group)
+            && !matches!(state, Some("S" | "Z" | "X" | "T" | "t" | "I"))
+        {
+            return false;
+        }
+    }
+    true
 }
 
 struct AbortOnDrop(Option<tokio::task::AbortHandle>);
@@ -132,6 +181,10 @@ impl Asker for RoundAsker {
                 .await
                 .unwrap_or_else(|_| Err("the call ended before the client answered".to_string()))
         })
+    }
+
+    fn watch(&self, asking: super::ask::Asking) {
+        *self.shared.asking.lock().unwrap_or_else(|e| e.into_inner()) = Some(asking);
     }
 }
 
@@ -213,6 +266,7 @@ impl Rounds {
             capabilities: Mutex::new(capabilities),
             notify: Mutex::new(notify),
             given: Mutex::new(given),
+            asking: Mutex::new(None),
         });
         let (events, events_in) = mpsc::unbounded_channel();
         let asker = Arc::new(RoundAsker {
@@ -275,18 +329,30 @@ impl Rounds {
                 None => return Err(invalid("the call ended without a result")),
             }
             let until = tokio::time::Instant::now() + GATHER_AT_MOST;
-            loop {
-                let quiet = tokio::time::sleep(QUIET.min(until - tokio::time::Instant::now()));
+            let mut last = tokio::time::Instant::now();
+            // Two looks in a row that find the command settled close the round early.
+            let mut settled = 0;
+            while settled < 2 {
+                let now = tokio::time::Instant::now();
+                if now >= until || now.duration_since(last) >= QUIET {
+                    break;
+                }
+                let settled_now = call.shared.settled();
+                if settled_now && call.shared.asking_is_ferry() {
+                    break;
+                }
+                settled = if settled_now { settled + 1 } else { 0 };
                 tokio::select! {
                     event = call.events.recv() => match event {
-                        Some(Event::Asked(request, reply)) => add(&mut call.pending, request, reply),
+                        Some(Event::Asked(request, reply)) => {
+                            add(&mut call.pending, request, reply);
+                            last = tokio::time::Instant::now();
+                            settled = 0;
+                        }
                         Some(Event::Done(outcome)) => return outcome,
                         None => break,
                     },
-                    _ = quiet => break,
-                }
-                if tokio::time::Instant::now() >= until {
-                    break;
+                    _ = tokio::time::sleep(LOOK) => {}
                 }
             }
         }

@@ -90,9 +90,21 @@ pub struct ClientRequest {
     pub params: Value,
 }
 
+/// Who may ask a call's next question: ferry itself (a tool's `confirm`, before anything
+/// runs), or the command's process group (`ferry ask`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Asking {
+    Ferry,
+    Group(i32),
+}
+
 /// Puts a call's requests to its client; `Err` says why the client cannot answer.
 pub trait Asker: Send + Sync {
     fn request(&self, request: ClientRequest) -> BoxFuture<'_, Result<Value, String>>;
+
+    /// Says who may ask next, so an asker that gathers questions knows when no more can
+    /// come at once.
+    fn watch(&self, _asking: Asking) {}
 }
 
 /// The client capability a request needs, by its method.
