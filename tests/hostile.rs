@@ -435,7 +435,23 @@ fn sigterm_is_heard_while_opening_a_fifo_and_during_an_endless_read() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
+    // ferry blocks opening the fifo (no writer ever comes): one of its threads sits in
+    // openat(2), as /proc says.
+    let pid = child.id();
+    let openat = if cfg!(target_arch = "aarch64") {
+        "56 "
+    } else {
+        "257 "
+    };
+    let blocked = wait_until(20, || {
+        std::fs::read_dir(format!("/proc/{pid}/task")).is_ok_and(|tasks| {
+            tasks.flatten().any(|t| {
+                std::fs::read_to_string(t.path().join("syscall"))
+                    .is_ok_and(|s| s.starts_with(openat))
+            })
+        })
+    });
+    assert!(blocked, "ferry never reached the fifo");
     unsafe {
         libc::kill(child.id() as i32, libc::SIGTERM);
     }
@@ -456,7 +472,12 @@ fn sigterm_is_heard_while_opening_a_fifo_and_during_an_endless_read() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(700));
+    // The endless body is being read.
+    assert!(
+        wait_until(20, || std::fs::read_to_string(&http.log)
+            .is_ok_and(|l| l.contains("POST"))),
+        "ferry never sent its request"
+    );
     unsafe {
         libc::kill(child.id() as i32, libc::SIGTERM);
     }

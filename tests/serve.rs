@@ -282,14 +282,23 @@ fn nothing_outlives_its_call_not_even_a_setsid_or_a_killed_ferry() {
     drop(served);
     let m2 = serve_root().join(format!("survived-{}", std::process::id()));
     let mut served = Served::start(&env, &["--manifest", &serve_manifest()]);
+    let marker2 = m2.display().to_string();
     served.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": "outlive", "arguments": {"marker": m2.display().to_string()}, "_meta": modern_meta()}}));
-    std::thread::sleep(Duration::from_millis(500));
+        "params": {"name": "outlive", "arguments": {"marker": marker2}, "_meta": modern_meta()}}));
+    // The grandchild (a subshell, the marker on its command line) runs...
+    assert!(wait_until(10, || processes_matching(&marker2).len() >= 2));
     // SAFETY (test): the ferry serve this test started.
     unsafe {
         libc::kill(served.child.id() as i32, libc::SIGKILL);
     }
-    std::thread::sleep(Duration::from_secs(4));
+    // ...and is gone (so the file can never be made) long before its 3 s are up.
+    let marker1 = m.display().to_string();
+    assert!(
+        wait_until(10, || processes_matching(&marker2).is_empty()
+            && processes_matching(&marker1).is_empty()),
+        "a process outlived its call: {:?}",
+        processes_matching(&marker2)
+    );
     let (escaped, survived) = (m.exists(), m2.exists());
     let _ = std::fs::remove_file(&m);
     let _ = std::fs::remove_file(&m2);
@@ -306,7 +315,7 @@ fn duplicate_ids_are_refused_and_a_client_that_leaves_stops_its_calls() {
     let slow = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
         "params": {"name": "slow", "arguments": {"seconds": 46.75}, "_meta": modern_meta()}});
     served.send(&slow);
-    std::thread::sleep(Duration::from_millis(300));
+    assert!(wait_until(10, || processes_matching("sleep 46.75").len() == 1));
     served.send(&slow);
     let refused = served.wait(7, &mut Vec::new());
     assert_eq!(refused["error"]["code"], -32600, "{refused}");
@@ -341,7 +350,14 @@ fn a_timeout_kills_grandchildren_and_a_cancellation_stops_the_command() {
         Served::text(&result).starts_with("outlive timed out after 1s and was stopped"),
         "{result}"
     );
-    std::thread::sleep(Duration::from_secs(4));
+    // The grandchild (a subshell, the marker on its command line) died with its group, so
+    // the file can never be made.
+    let marker = m.display().to_string();
+    assert!(
+        wait_until(10, || processes_matching(&marker).is_empty()),
+        "the grandchild outlived its group: {:?}",
+        processes_matching(&marker)
+    );
     let made = m.exists();
     let _ = std::fs::remove_file(&m);
     assert!(!made, "the grandchild died with its group");
@@ -349,11 +365,12 @@ fn a_timeout_kills_grandchildren_and_a_cancellation_stops_the_command() {
     // notifications/cancelled stops the command, and no response follows.
     served.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "slow", "arguments": {"seconds": 47.25}, "_meta": modern_meta()}}));
-    std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(processes_matching("sleep 47.25").len(), 1);
+    assert!(wait_until(10, || processes_matching("sleep 47.25").len() == 1));
     served.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "test"}}));
-    std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(processes_matching("sleep 47.25"), Vec::<String>::new());
+    assert!(
+        wait_until(10, || processes_matching("sleep 47.25").is_empty()),
+        "the cancelled command runs on"
+    );
     let next = served.call_tool(3, "no_match", json!({}));
     assert_eq!(
         Served::text(&next),

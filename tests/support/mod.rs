@@ -215,6 +215,21 @@ pub fn fault(mode: &str) -> String {
 }
 
 /// The processes whose command line contains `needle` (to check nothing was left running).
+/// Waits until `done` holds, looking every 10 ms, for at most `seconds`; returns whether it
+/// held. Tests wait on what they mean to see, never for a fixed time.
+pub fn wait_until(seconds: u64, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    loop {
+        if done() {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
 pub fn processes_matching(needle: &str) -> Vec<String> {
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir("/proc") else {
