@@ -28,19 +28,28 @@ pub fn timeout_for(spec: &ServerSpec, requested: Option<f64>) -> Duration {
 /// `FERRY_PROTOCOL_VERSION` fixes it instead (a revision: `2026-07-28` is stateless, older
 /// ones shake hands), for servers whose answers to the probe cannot be trusted.
 pub fn remembered_era(spec: &ServerSpec, refresh: bool) -> Option<Era> {
-    if let Some(version) = std::env::var("FERRY_PROTOCOL_VERSION")
-        .ok()
-        .filter(|v| !v.is_empty())
-    {
-        return Some(if version == crate::protocol::STATELESS_VERSION {
-            Era::Stateless(version)
-        } else {
-            Era::Handshake(version)
-        });
+    if let Some(era) = pinned_era(|name| std::env::var(name).ok()) {
+        return Some(era);
     }
     if refresh {
         return None;
     }
+    cached_era(spec)
+}
+
+/// The era `FERRY_PROTOCOL_VERSION` pins, looked up with `var` (this process's environment,
+/// or a caller's in the daemon).
+pub fn pinned_era(var: impl Fn(&str) -> Option<String>) -> Option<Era> {
+    let version = var("FERRY_PROTOCOL_VERSION").filter(|v| !v.is_empty())?;
+    Some(if version == crate::protocol::STATELESS_VERSION {
+        Era::Stateless(version)
+    } else {
+        Era::Handshake(version)
+    })
+}
+
+/// The era the tools cache remembers for a server.
+pub fn cached_era(spec: &ServerSpec) -> Option<Era> {
     CacheEntry::load(spec).and_then(|c| c.era)
 }
 
