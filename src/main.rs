@@ -9,12 +9,21 @@ fn table() -> clap::Command {
         .subcommand(ferry::daemon::command())
 }
 
+/// A command handed to the daemon, run with the CLI's code and this binary's whole table.
+fn run_handed_over(
+    run: ferry::daemon::wire::Run,
+    link: std::sync::Arc<ferry::daemon::server::CallerLink>,
+    pool: std::sync::Arc<ferry::daemon::pool::Pool>,
+) -> ferry::protocol::BoxFuture<'static, ferry::daemon::server::Handled> {
+    ferry::cli::warm::run(run, link, pool, table)
+}
+
 fn main() {
     // The daemon, its servers' guards and serve's reaper are ferry's own processes, started
     // by ferry alone.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     match args.get(1).and_then(|a| a.to_str()) {
-        Some("__daemon") => std::process::exit(ferry::daemon::server::run()),
+        Some("__daemon") => std::process::exit(ferry::daemon::server::run(run_handed_over)),
         Some("__reaper") => std::process::exit(ferry::serve::reaper::run()),
         Some("__guard") => {
             let rest: Vec<String> = args[2..]
