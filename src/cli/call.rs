@@ -5,7 +5,7 @@
 use super::flags::{self, CallOptions, DeferredInput, ParsedCall, ToolRef};
 use super::terminal::{Console, Local};
 use super::{options, Globals};
-use crate::client::catalog;
+use crate::client::catalog::{self, Listing};
 use crate::client::config::ServerSpec;
 use crate::client::{CacheEntry, CallContext, Session};
 use crate::daemon;
@@ -245,6 +245,23 @@ impl Ctx {
         }
     }
 
+    /// The server's cached tools list, parsed (the daemon keeps it parsed between calls).
+    fn listing(&self, spec: &ServerSpec) -> Option<Arc<Listing>> {
+        match &self.pool {
+            Some(pool) => pool.listing(spec),
+            None => Listing::load(spec).map(Arc::new),
+        }
+    }
+
+    /// The cached listing if it is fresh enough to show without asking the server.
+    fn fresh_listing(&self, spec: &ServerSpec) -> Option<Arc<Listing>> {
+        let listing = self
+            .listing(spec)
+            .filter(|l| l.entry.has_tools() && !l.entry.is_expired());
+        tracing::debug!(server = %spec.name, hit = listing.is_some(), "cache");
+        listing
+    }
+
     /// Prints a warning per line.
     fn warn_all(&self, warnings: &[String]) {
         for w in warnings {
@@ -267,8 +284,8 @@ pub fn run_server(
     if let Action::ListTools = action {
         // The common path: served from disk with no runtime and no server.
         if !globals.refresh {
-            if let Some(entry) = catalog::cached(&spec) {
-                print_listing(&spec, entry, globals.json, &ctx)?;
+            if let Some(listing) = ctx.fresh_listing(&spec) {
+                print_listing(&spec, &listing, globals.json, &ctx)?;
                 return Ok(Outcome::Success);
             }
         }
@@ -296,8 +313,8 @@ pub async fn run_server_in(
 ) -> Result<Outcome> {
     if let Action::ListTools = action {
         if !globals.refresh {
-            if let Some(entry) = catalog::cached(&spec) {
-                print_listing(&spec, entry, globals.json, ctx)?;
+            if let Some(listing) = ctx.fresh_listing(&spec) {
+                print_listing(&spec, &listing, globals.json, ctx)?;
                 return Ok(Outcome::Success);
             }
         }
@@ -316,8 +333,10 @@ fn answer_from_cache(
     let Action::Tool(name, words) = action else {
         return None;
     };
-    let entry = CacheEntry::load(spec).filter(|e| e.has_tools() && !globals.refresh)?;
-    let (tools, warnings) = catalog::usable_tools(spec, entry);
+    let listing = ctx
+        .listing(spec)
+        .filter(|l| l.entry.has_tools() && !globals.refresh)?;
+    let (tools, warnings) = listing.usable(spec);
     let tool = tools.into_iter().find(|t| t.name == *name)?;
     let schema = ToolSchema::from_input_schema(&tool.input_schema);
     let tool_ref = ToolRef {
@@ -329,7 +348,7 @@ fn answer_from_cache(
         Ok(parsed) if parsed.options.help => {
             ctx.warn_all(&warnings);
             ctx.console
-                .emit(&tool_help(&tool))
+                .emit(&tool_help(tool))
                 .map(|_| Outcome::Success)
         }
         Err(e) if !input.wants_more() => {
@@ -376,7 +395,7 @@ async fn run_action(
             let held = ctx.open(&spec, globals.timeout, globals.refresh).await?;
             let entry = catalog::refresh_tools(&spec, held.session()).await;
             held.end(&spec, false).await;
-            print_listing(&spec, entry?, globals.json, ctx)?;
+            print_listing(&spec, &Listing::new(entry?), globals.json, ctx)?;
             Ok(Outcome::Success)
         }
         Action::Tool(name, words) => call_tool(spec, &name, &words, globals, ctx).await,
@@ -463,14 +482,15 @@ async fn call_tool(
     globals: Globals,
     ctx: &Ctx,
 ) -> Result<Outcome> {
-    let cached = CacheEntry::load(&spec);
     // The call path trusts the cached schema whatever its age: the server validates again,
     // and a stale list costs no extra request.
-    let fresh = cached.filter(|e| e.has_tools() && !globals.refresh);
-    let cached_tool = fresh.and_then(|entry| {
-        let (tools, warnings) = catalog::usable_tools(&spec, entry);
+    let fresh = ctx
+        .listing(&spec)
+        .filter(|l| l.entry.has_tools() && !globals.refresh);
+    let cached_tool = fresh.and_then(|listing| {
+        let (tools, warnings) = listing.usable(&spec);
         ctx.warn_all(&warnings);
-        tools.into_iter().find(|t| t.name == name)
+        tools.into_iter().find(|t| t.name == name).cloned()
     });
     tracing::debug!(server = %spec.name, tool = name, hit = cached_tool.is_some(), "cache lookup for the call");
     let mut held: Option<Held> = None;
@@ -621,8 +641,8 @@ fn malformed_result(result: &Value, tool_call: bool) -> Option<String> {
 
 /// The listing: a line per tool, or with `--json` the tools' definitions exactly as the server
 /// sent them (a `tools/list` result, filtered as configured).
-fn print_listing(spec: &ServerSpec, entry: CacheEntry, json: bool, ctx: &Ctx) -> Result<()> {
-    let (tools, warnings) = catalog::usable_tools(spec, entry);
+fn print_listing(spec: &ServerSpec, listing: &Listing, json: bool, ctx: &Ctx) -> Result<()> {
+    let (tools, warnings) = listing.usable(spec);
     ctx.warn_all(&warnings);
     if json {
         // Each listed tool's own entry, as the server sent it: what was skipped stays out.

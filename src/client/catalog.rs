@@ -170,6 +170,49 @@ pub fn cached(spec: &ServerSpec) -> Option<CacheEntry> {
     entry
 }
 
+/// A server's cached tools list, read and parsed once (the daemon keeps it between calls),
+/// before the server's tool filters apply.
+#[derive(Debug, Default)]
+pub struct Listing {
+    /// The cache entry, its tools taken out.
+    pub entry: CacheEntry,
+    pub tools: Vec<Tool>,
+    /// One per malformed entry.
+    pub warnings: Vec<String>,
+}
+
+impl Listing {
+    /// Parses a cache entry's tools.
+    pub fn new(mut entry: CacheEntry) -> Listing {
+        let (tools, warnings) = parse_tools_owned(std::mem::take(&mut entry.tools));
+        Listing {
+            entry,
+            tools,
+            warnings,
+        }
+    }
+
+    /// The server's cached listing, if there is one.
+    pub fn load(spec: &ServerSpec) -> Option<Listing> {
+        CacheEntry::load(spec).map(Listing::new)
+    }
+
+    /// The tools the server's config lets through, and the warnings (named by server).
+    pub fn usable(&self, spec: &ServerSpec) -> (Vec<&Tool>, Vec<String>) {
+        let warnings = self
+            .warnings
+            .iter()
+            .map(|w| format!("{}: {w}", spec.name))
+            .collect();
+        let tools = self
+            .tools
+            .iter()
+            .filter(|t| spec.allows_tool(&t.name))
+            .collect();
+        (tools, warnings)
+    }
+}
+
 /// The server's tools, filtered by its config, with one warning per malformed entry.
 pub fn usable_tools(spec: &ServerSpec, entry: CacheEntry) -> (Vec<Tool>, Vec<String>) {
     let (tools, warnings) = parse_tools_owned(entry.tools);

@@ -7,7 +7,7 @@
 //! later call from a shell with another `AWS_PROFILE` or token gets a server of its own, as a
 //! cold call would.
 
-use crate::client::catalog;
+use crate::client::catalog::{self, Listing};
 use crate::client::config::{Environment, ServerSpec, Target};
 use crate::client::handler::{ClientHandler, Unattended};
 use crate::client::session::{CallContext, Era, Session, SessionOptions};
@@ -18,6 +18,7 @@ use crate::Result;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -96,7 +97,14 @@ impl ServerRef {
     /// environment it starts with (less [`SHELL_ONLY`]), a pinned era and the capabilities
     /// it declares.
     pub fn session_key(&self) -> String {
-        let resolved = match &self.resolved {
+        let mut digest = ring::digest::Context::new(&ring::digest::SHA256);
+        // Each part with its length before it, so that no two different servers read alike.
+        let mut part = |text: &str| {
+            digest.update(&(text.len() as u64).to_le_bytes());
+            digest.update(text.as_bytes());
+        };
+        part(&self.spec.identity());
+        match &self.resolved {
             Resolved::Stdio(child) => {
                 let inherited: Vec<&(String, String)> = child
                     .base_env
@@ -104,26 +112,35 @@ impl ServerRef {
                     .flatten()
                     .filter(|(name, _)| !SHELL_ONLY.contains(&name.as_str()))
                     .collect();
-                format!(
-                    "{}\0{:?}\0{:?}\0{:?}\0{inherited:?}",
-                    child.command, child.args, child.env, child.cwd
-                )
+                part("stdio");
+                part(&child.command);
+                part(&format!("{:?}", child.cwd));
+                part(&format!("{} {} {}", child.args.len(), child.env.len(), inherited.len()));
+                child.args.iter().for_each(|a| part(a));
+                for (name, value) in child.env.iter().chain(inherited.into_iter().map(|(k, v)| (k, v))) {
+                    part(name);
+                    part(value);
+                }
             }
             Resolved::Http {
                 url,
                 headers,
                 oauth,
                 ..
-            } => format!("{url}\0{headers:?}\0{oauth:?}"),
-        };
-        let text = format!(
-            "{}\0{resolved}\0{:?}\0{}",
-            self.spec.identity(),
-            self.pinned_era,
-            self.elicitation
-        );
-        let digest = ring::digest::digest(&ring::digest::SHA256, text.as_bytes());
-        digest.as_ref()[..12]
+            } => {
+                part("http");
+                part(url);
+                part(&headers.len().to_string());
+                for (name, value) in headers {
+                    part(name);
+                    part(value);
+                }
+                part(&format!("{oauth:?}"));
+            }
+        }
+        part(&format!("{:?}", self.pinned_era));
+        part(if self.elicitation { "elicits" } else { "" });
+        digest.finish().as_ref()[..12]
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect()
@@ -225,7 +242,20 @@ pub struct ServerStatus {
 pub struct Pool {
     warm: Mutex<HashMap<String, Warm>>,
     opening: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// Cached tools lists as parsed, by cache file, with the file's stamp when read.
+    listings: Mutex<HashMap<PathBuf, (FileStamp, Arc<Listing>)>>,
 }
+
+/// What tells one version of a file from another: the cache is replaced by renames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    inode: u64,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+/// How many servers' listings the pool keeps parsed.
+const LISTINGS_KEPT: usize = 64;
 
 /// A call under way on a warm session; its end is marked when this is dropped, however the
 /// call ends (an answer, an error, or a caller that hung up and dropped it).
@@ -249,9 +279,40 @@ impl Pool {
         self.warm.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// A server's cached tools list, parsed once per version of its cache file: a call
+    /// costs a stat, not a read and a parse.
+    pub fn listing(&self, spec: &ServerSpec) -> Option<Arc<Listing>> {
+        use std::os::unix::fs::MetadataExt;
+        let path = crate::client::cache::path_for(spec);
+        let mut listings = self.listings.lock().unwrap_or_else(|e| e.into_inner());
+        let Ok(meta) = std::fs::metadata(&path) else {
+            listings.remove(&path);
+            return None;
+        };
+        let stamp = FileStamp {
+            inode: meta.ino(),
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        };
+        if let Some((known, listing)) = listings.get(&path) {
+            if *known == stamp {
+                return Some(listing.clone());
+            }
+        }
+        let listing = Arc::new(Listing::load(spec)?);
+        if listings.len() >= LISTINGS_KEPT {
+            listings.clear();
+        }
+        listings.insert(path, (stamp, listing.clone()));
+        Some(listing)
+    }
+
     /// The live session for a server, opened if there is none (or its server died).
     pub async fn session(&self, server: &ServerRef) -> Result<Arc<Session>> {
-        let key = server.session_key();
+        self.session_keyed(server, server.session_key()).await
+    }
+
+    async fn session_keyed(&self, server: &ServerRef, key: String) -> Result<Arc<Session>> {
         if let Some(session) = self.live(&key) {
             return Ok(session);
         }
@@ -335,8 +396,8 @@ impl Pool {
     /// mark of the call under way. Once the server has asked its client anything, calls take
     /// turns, so that each question is answered for the one caller it can belong to.
     pub async fn begin(&self, server: &ServerRef) -> Result<(Arc<Session>, Busy<'_>)> {
-        let session = self.session(server).await?;
         let key = server.session_key();
+        let session = self.session_keyed(server, key.clone()).await?;
         let turns = self
             .lock()
             .get(&key)
