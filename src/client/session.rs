@@ -1123,7 +1123,7 @@ fn route(message: Value, shared: &Arc<Shared>, connection: &Arc<Connection>) {
                 let refusal = protocol::error_response(
                     id,
                     protocol::INTERNAL_ERROR,
-                    &format!("ferry cannot tell which of several calls in flight {method} is for; ask again"),
+                    &format!("ferry cannot tell which of its calls in flight this {method} is for, so it answers for none"),
                 );
                 tokio::spawn(async move {
                     let _ = connection.send(&refusal).await;
