@@ -96,6 +96,14 @@ pub fn parse_server_words(
     words: &[String],
     globals: &mut Globals,
 ) -> Result<Action> {
+    // The common shapes need no options table: nothing (the listing), or a tool first.
+    match words.split_first() {
+        None => return Ok(Action::ListTools),
+        Some((tool, rest)) if !tool.starts_with('-') => {
+            return Ok(Action::Tool(tool.clone(), rest.to_vec()))
+        }
+        Some(_) => {}
+    }
     let matches = server_options()
         .try_get_matches_from(words)
         .map_err(|e| {
