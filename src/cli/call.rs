@@ -279,13 +279,13 @@ impl Ctx {
 }
 
 /// Runs whatever the words after a server ask for, in this process. A command that needs a
-/// server is handed to the daemon when it may be (`handover`: the words after `ferry`, as
-/// typed), and runs cold when it may not or the daemon cannot be had.
+/// server is handed to the daemon when it may be (`handover` makes what it is handed, from
+/// the words as typed), and runs cold when it may not or the daemon cannot be had.
 pub fn run_server(
     spec: ServerSpec,
     words: &[String],
     mut globals: Globals,
-    handover: Option<Run>,
+    handover: Option<&dyn Fn() -> Option<Run>>,
 ) -> Result<Outcome> {
     let action = parse_server_words(&spec, words, &mut globals)?;
     let ctx = Ctx::local();
@@ -298,11 +298,15 @@ pub fn run_server(
             }
         }
     }
-    if let Some(run) = handover.filter(|_| warm_allowed(&spec, &globals, &ctx)) {
+    if let Some(handover) = handover.filter(|_| warm_allowed(&spec, &globals, &ctx)) {
         if let Some(answered) = answer_from_cache(&spec, &action, &globals, &ctx) {
             return answered;
         }
-        match daemon::client::hand_over(run, true, super::warm::answer_question) {
+        let handed = match handover() {
+            Some(run) => daemon::client::hand_over(run, true, super::warm::answer_question),
+            None => Handed::Cold,
+        };
+        match handed {
             Handed::Done(result) => return result,
             Handed::Cold | Handed::Absent => {}
             Handed::Unavailable(why) => warn_cold(&why, &ctx),
@@ -355,9 +359,7 @@ fn answer_from_cache(
     let answered = match flags::parse_call(tool_ref, &schema, words, &mut input) {
         Ok(parsed) if parsed.options.help => {
             ctx.warn_all(&warnings);
-            ctx.console
-                .emit(&tool_help(tool))
-                .map(|_| Outcome::Success)
+            ctx.console.emit(&tool_help(tool)).map(|_| Outcome::Success)
         }
         Err(e) if !input.wants_more() => {
             ctx.warn_all(&warnings);
@@ -379,7 +381,8 @@ fn call_options(globals: &Globals) -> CallOptions {
 
 /// Whether this command may go through the daemon.
 pub fn warm_allowed(spec: &ServerSpec, globals: &Globals, ctx: &Ctx) -> bool {
-    !globals.no_daemon && !daemon::client::disabled_for(spec, ctx.console.environment())
+    !globals.no_daemon
+        && !daemon::client::disabled_for(spec, ctx.console.var("FERRY_NO_DAEMON").as_deref())
 }
 
 /// Says, in one line, that the warm path was not available and the call runs cold.

@@ -528,7 +528,8 @@ fn run_server_command(
             }
         }
     };
-    call::run_server(spec, &command.words, command.globals, warm::handover(args))
+    let handover = || warm::handover(args);
+    call::run_server(spec, &command.words, command.globals, Some(&handover))
 }
 
 /// The server command clap found: `--cmd`, or a word that is not one of the table's

@@ -37,6 +37,8 @@ pub trait Console: Send + Sync {
     fn read_input(&self, path: Option<String>) -> BoxFuture<'_, Result<String>>;
     /// The caller's environment and working directory.
     fn environment(&self) -> &Environment;
+    /// One variable of the caller's environment.
+    fn var(&self, name: &str) -> Option<String>;
     /// Whether the caller can answer elicitation (a person at its terminal, or
     /// `FERRY_ELICIT=defaults`).
     fn elicits(&self) -> bool;
@@ -101,6 +103,10 @@ impl Console for Local {
 
     fn environment(&self) -> &Environment {
         self.environment.get_or_init(Environment::current)
+    }
+
+    fn var(&self, name: &str) -> Option<String> {
+        std::env::var(name).ok()
     }
 
     fn elicits(&self) -> bool {

@@ -245,6 +245,10 @@ impl Console for Remote {
         &self.environment
     }
 
+    fn var(&self, name: &str) -> Option<String> {
+        self.environment.var(name).map(str::to_string)
+    }
+
     fn elicits(&self) -> bool {
         (self.terminal.stdin && self.terminal.stderr)
             || self.environment.var("FERRY_ELICIT") == Some("defaults")

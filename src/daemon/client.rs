@@ -48,13 +48,11 @@ pub fn disabled_by_env() -> bool {
     std::env::var_os("FERRY_NO_DAEMON").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
-/// Whether the warm path is switched off for a server: `FERRY_NO_DAEMON=1` in `env`, or the
-/// server says `keepAlive: false` (the CLI adds `--no-daemon`).
-pub fn disabled_for(spec: &ServerSpec, env: &crate::client::config::Environment) -> bool {
-    !spec.keep_alive
-        || env
-            .var("FERRY_NO_DAEMON")
-            .is_some_and(|v| !v.is_empty() && v != "0")
+/// Whether the warm path is switched off for a server: `no_daemon` (the caller's
+/// `FERRY_NO_DAEMON`) says so, or the server says `keepAlive: false` (the CLI adds
+/// `--no-daemon`).
+pub fn disabled_for(spec: &ServerSpec, no_daemon: Option<&str>) -> bool {
+    !spec.keep_alive || no_daemon.is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 /// A connection to the daemon, past the hellos.

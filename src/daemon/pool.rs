@@ -115,9 +115,18 @@ impl ServerRef {
                 part("stdio");
                 part(&child.command);
                 part(&format!("{:?}", child.cwd));
-                part(&format!("{} {} {}", child.args.len(), child.env.len(), inherited.len()));
+                part(&format!(
+                    "{} {} {}",
+                    child.args.len(),
+                    child.env.len(),
+                    inherited.len()
+                ));
                 child.args.iter().for_each(|a| part(a));
-                for (name, value) in child.env.iter().chain(inherited.into_iter().map(|(k, v)| (k, v))) {
+                for (name, value) in child
+                    .env
+                    .iter()
+                    .chain(inherited.into_iter().map(|(k, v)| (k, v)))
+                {
                     part(name);
                     part(value);
                 }
