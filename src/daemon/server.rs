@@ -296,10 +296,21 @@ async fn run_command(
             }
         }
     };
+    // What is queued goes in one write (the output and the end of a call, most often), so
+    // the caller wakes once.
     let writes = async {
-        while let Some(message) = queue.recv().await {
-            let last = matches!(message, ToCaller::Done(_) | ToCaller::Cold(_));
-            if write.write_all(&line(&message)).await.is_err() || last {
+        while let Some(first) = queue.recv().await {
+            let mut bytes = Vec::new();
+            let mut next = Some(first);
+            let mut last = false;
+            while let Some(message) = next.take() {
+                last = matches!(message, ToCaller::Done(_) | ToCaller::Cold(_));
+                bytes.extend(line(&message));
+                if !last {
+                    next = queue.try_recv().ok();
+                }
+            }
+            if write.write_all(&bytes).await.is_err() || last {
                 return;
             }
         }

@@ -32,9 +32,11 @@ pub struct Hello {
     pub pid: Option<u32>,
 }
 
-/// A message from a caller to the daemon, after its hello.
+/// A message from a caller to the daemon, after its hello. The operation's name comes first
+/// and its fields under `with`, so the daemon reads a command in one pass (an internal tag
+/// would have serde buffer the whole message first).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
+#[serde(tag = "op", content = "with", rename_all = "snake_case")]
 pub enum ToDaemon {
     Run(Box<Run>),
     Status,
