@@ -539,6 +539,14 @@ impl Session {
             }
             Reply::Outcome(Err(error)) => {
                 if error.code == protocol::UNSUPPORTED_PROTOCOL_VERSION {
+                    // A refusal that names a stateless version ferry speaks: that era it is
+                    // (the requests that follow carry the version, and retry once if refused).
+                    if let Some(version) = supported_stateless(&error) {
+                        tracing::debug!(server = %self.spec.name, "server/discover refused; the server names {version}, which ferry speaks");
+                        self.adopt_stateless(version);
+                        self.agreed().era_assumed = true;
+                        return Ok(());
+                    }
                     let supported = error
                         .data
                         .as_ref()
