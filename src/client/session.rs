@@ -28,6 +28,9 @@ use tokio::time::Instant;
 
 /// How long the probe waits before also trying the handshake.
 const PROBE_WAIT: Duration = Duration::from_secs(2);
+/// The same over HTTP, where every request gets an answer (an error at least), so only a slow
+/// server is waited for: a busy 2026-07-28 server is not sent an `initialize` it refuses.
+const PROBE_WAIT_HTTP: Duration = Duration::from_secs(10);
 /// Multi-round-trip requests give up after this many rounds.
 const MAX_INPUT_ROUNDS: usize = 10;
 /// JSON-RPC errors after which a request was surely not processed and the remembered era may be
@@ -492,7 +495,12 @@ impl Session {
         let id = self.take_id();
         let params = with_stateless_meta(None, STATELESS_VERSION, &self.client_capabilities);
         self.connection.set_protocol_version(STATELESS_VERSION);
-        let deadline = Instant::now() + PROBE_WAIT.min(self.timeout());
+        let wait = if self.is_stdio() {
+            PROBE_WAIT
+        } else {
+            PROBE_WAIT_HTTP
+        };
+        let deadline = Instant::now() + wait.min(self.timeout());
         let handler = self.shared.default_handler.clone();
         let (receiver, mut guard) = match self
             .send_request(id, "server/discover", params, &handler, deadline, &[])
@@ -508,13 +516,26 @@ impl Session {
                 }
                 // An HTTP server of the handshake era may reject the request outright, or sit on it.
                 tracing::debug!(server = %self.spec.name, "server/discover refused ({}); trying initialize", e.message);
-                return self.handshake(None).await.map_err(ProbeFailure::Error);
+                let refused = match self.handshake(None).await {
+                    Ok(()) => return Ok(()),
+                    Err(refused) => refused,
+                };
+                // A server that only took long (a busy machine) and refuses the handshake is
+                // asked once more, with the whole time a request has.
+                if e.kind == ErrorKind::Timeout {
+                    match self.probe_patiently().await {
+                        Ok(true) => return Ok(()),
+                        Err(e) if e.kind == ErrorKind::Auth => return Err(ProbeFailure::Error(e)),
+                        _ => {}
+                    }
+                }
+                return Err(ProbeFailure::Error(refused));
             }
         };
         let reply = match Session::wait(receiver, deadline).await {
             Ok(reply) => reply,
             Err(WaitFailure::TimedOut) => {
-                tracing::debug!(server = %self.spec.name, "no answer to server/discover within {:?}; trying initialize", PROBE_WAIT);
+                tracing::debug!(server = %self.spec.name, "no answer to server/discover within {wait:?}; trying initialize");
                 // The probe may still win the race: keep waiting for it beside the handshake.
                 let (reply, receiver) = oneshot::channel();
                 if let Ok(mut pending) = self.shared.pending.lock() {
@@ -576,6 +597,26 @@ impl Session {
         }
     }
 
+    /// `server/discover` once more, waiting as long as any request may: whether it was
+    /// answered with our stateless version (now adopted), or why it could not be sent.
+    async fn probe_patiently(&self) -> Result<bool> {
+        let id = self.take_id();
+        let params = with_stateless_meta(None, STATELESS_VERSION, &self.client_capabilities);
+        self.connection.set_protocol_version(STATELESS_VERSION);
+        let deadline = Instant::now() + self.timeout();
+        let handler = self.shared.default_handler.clone();
+        let (receiver, mut guard) = self
+            .send_request(id, "server/discover", params, &handler, deadline, &[])
+            .await?;
+        let reply = Session::wait(receiver, deadline).await;
+        guard.done = true;
+        drop(guard);
+        Ok(match reply {
+            Ok(Reply::Outcome(Ok(result))) => self.discovered(&result),
+            _ => false,
+        })
+    }
+
     /// Adopts a `server/discover` result that offers our stateless version.
     fn discovered(&self, result: &Value) -> bool {
         let offers = result
@@ -624,7 +665,21 @@ impl Session {
                 Some(mut probe) => {
                     let mut receiver = receiver;
                     tokio::select! {
-                        reply = &mut receiver => reply.unwrap_or(Reply::Closed("the session ended".into(), String::new())),
+                        reply = &mut receiver => {
+                            let reply = reply.unwrap_or(Reply::Closed("the session ended".into(), String::new()));
+                            // Refused while the probe is still out: a slow server of the
+                            // stateless era answers the probe yet.
+                            if let Reply::Outcome(Err(_)) = &reply {
+                                if let Ok(Ok(Reply::Outcome(Ok(result)))) =
+                                    tokio::time::timeout_at(deadline, &mut probe).await
+                                {
+                                    if self.discovered(&result) {
+                                        return Ok(Ok(()));
+                                    }
+                                }
+                            }
+                            reply
+                        }
                         probe_reply = &mut probe => {
                             if let Ok(Reply::Outcome(Ok(result))) = probe_reply {
                                 if self.discovered(&result) {
