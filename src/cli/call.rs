@@ -1,6 +1,10 @@
 //! `ferry <server> [options] [<tool> [args]]`: the listing (from the cache), a tool's help,
 //! a call, and the server's resources and prompts. The server's own options are a small clap
 //! table; the tool's arguments are parsed by the tool's schema (`flags`).
+//!
+//! The same code runs in this process and, for a command handed to the daemon, in the daemon
+//! ([`Ctx`]): its output goes to a [`Console`] (this process's streams, or the caller's), and
+//! its session is one of its own or the warm pool's.
 
 use super::flags::{self, CallOptions, DeferredInput, ParsedCall, ToolRef};
 use super::terminal::{Console, Local};

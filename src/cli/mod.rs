@@ -3,8 +3,10 @@
 //! arguments the tool's schema parses (`flags`).
 //!
 //! Listing and help come from the tools cache; only calls, refreshes and cache misses start a
-//! server. Every command ends in an `Outcome` or an `Error`, and `error::exit_code` is the one
-//! mapping to the process status. Each command lives in its own file.
+//! server. A server command goes to the warm daemon whole when one runs (`warm`, which is also
+//! how the daemon runs it), and needs no options table in its common shapes. Every command
+//! ends in an `Outcome` or an `Error`, and `error::exit_code` is the one mapping to the process
+//! status. Each command lives in its own file.
 
 mod auth;
 mod call;
@@ -476,7 +478,16 @@ pub fn parse_server_command(args: &[String]) -> Option<ServerCommand> {
         .try_get_matches_from(std::iter::once("ferry").chain(args.iter().map(String::as_str)))
         .ok()?;
     let globals = globals_of(&matches).ok()?;
-    server_command_of(&matches, globals, &table).ok()?
+    // The daemon's table lacks the binary's other commands (serve, daemon): no reserved word
+    // is taken for a server here.
+    server_command_of(&matches, globals, &table)
+        .ok()?
+        .filter(|command| match &command.server {
+            ServerWord::Named(name) => {
+                !crate::client::config::RESERVED_NAMES.contains(&name.as_str())
+            }
+            ServerWord::AdHoc(_) => true,
+        })
 }
 
 /// The two commands an agent runs most, without building the options table: `ferry
@@ -559,17 +570,12 @@ fn server_command_of(
         }));
     }
     match matches.subcommand() {
-        Some((name, sub))
-            if table.find_subcommand(name).is_none()
-                && !crate::client::config::RESERVED_NAMES.contains(&name) =>
-        {
-            Ok(Some(ServerCommand {
-                server: ServerWord::Named(name.to_string()),
-                words: strings(sub, ""),
-                globals,
-                verbose,
-            }))
-        }
+        Some((name, sub)) if table.find_subcommand(name).is_none() => Ok(Some(ServerCommand {
+            server: ServerWord::Named(name.to_string()),
+            words: strings(sub, ""),
+            globals,
+            verbose,
+        })),
         _ => Ok(None),
     }
 }

@@ -100,7 +100,8 @@ async fn run_command(
     let console = ctx.console.clone();
     // The registry's warnings wait until the command is known to run here: a cold run in
     // the caller would print them again.
-    let (spec, warnings) = match resolve_server(&command.server, console.environment(), table) {
+    let Found { spec, warnings } = match find_server(&command.server, console.environment(), table)
+    {
         Ok(found) => found,
         Err(error) => return Handled::Ran(Err(error)),
     };
@@ -131,19 +132,28 @@ async fn run_command(
     Handled::Ran(call::run_server_in(spec, action, globals, &ctx).await)
 }
 
+/// A server as a command names it, and the registry's warnings.
+struct Found {
+    /// The server, or why the name names none.
+    spec: Result<ServerSpec>,
+    warnings: Vec<String>,
+}
+
 /// The server a command names, found as the caller would find it (its directory's project
-/// files, its variables), with the registry's warnings; an unknown name is the inner error.
-#[allow(clippy::type_complexity)]
-fn resolve_server(
+/// files, its variables); `Err` when the registry cannot be read at all. `table` names the
+/// command an unknown name may be a typo of.
+fn find_server(
     word: &super::ServerWord,
     env: &Environment,
     table: fn() -> clap::Command,
-) -> Result<(Result<ServerSpec>, Vec<String>)> {
+) -> Result<Found> {
+    let ad_hoc = |word: &str| Found {
+        spec: ServerSpec::ad_hoc(word),
+        warnings: Vec::new(),
+    };
     let name = match word {
-        super::ServerWord::AdHoc(command) => return Ok((ServerSpec::ad_hoc(command), Vec::new())),
-        super::ServerWord::Named(url) if url.contains("://") => {
-            return Ok((ServerSpec::ad_hoc(url), Vec::new()))
-        }
+        super::ServerWord::AdHoc(command) => return Ok(ad_hoc(command)),
+        super::ServerWord::Named(url) if url.contains("://") => return Ok(ad_hoc(url)),
         super::ServerWord::Named(name) => name,
     };
     let cwd = env.cwd.clone().ok_or_else(|| {
@@ -155,7 +165,10 @@ fn resolve_server(
         Some(spec) => Ok(spec.clone()),
         None => Err(super::unknown_server(name, &registry, &table)),
     };
-    Ok((spec, registry.warnings))
+    Ok(Found {
+        spec,
+        warnings: registry.warnings,
+    })
 }
 
 /// Diagnostics written to the caller's stderr.

@@ -213,11 +213,12 @@ extern "C" fn on_signal(_: libc::c_int) {
 
 const CAUGHT: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
-/// The signals that stop ferry, caught into a pipe while a command is relayed; their
-/// default actions come back when this is dropped.
+/// The signals that stop ferry, caught into a pipe while a command is relayed; their former
+/// actions come back when this is dropped.
 struct Interrupts {
     read: OwnedFd,
     _write: OwnedFd,
+    former: Vec<(libc::c_int, libc::sigaction)>,
 }
 
 impl Interrupts {
@@ -230,19 +231,24 @@ impl Interrupts {
         // SAFETY: the descriptors were just created and nothing else owns them.
         let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
         SIGNAL_PIPE.store(write.as_raw_fd(), Ordering::SeqCst);
+        let mut former = Vec::with_capacity(CAUGHT.len());
         for signal in CAUGHT {
-            // SAFETY: a plain handler that only calls write(2).
+            // SAFETY: a plain handler that only calls write(2); the former action is kept.
             unsafe {
                 let mut action: libc::sigaction = std::mem::zeroed();
                 action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
                 action.sa_flags = libc::SA_RESTART;
                 libc::sigemptyset(&mut action.sa_mask);
-                libc::sigaction(signal, &action, std::ptr::null_mut());
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(signal, &action, &mut old) == 0 {
+                    former.push((signal, old));
+                }
             }
         }
         Some(Interrupts {
             read,
             _write: write,
+            former,
         })
     }
 
@@ -260,13 +266,13 @@ impl Interrupts {
 
 impl Drop for Interrupts {
     fn drop(&mut self) {
-        SIGNAL_PIPE.store(-1, Ordering::SeqCst);
-        for signal in CAUGHT {
-            // SAFETY: restores the default action.
+        for (signal, action) in &self.former {
+            // SAFETY: puts back the action sigaction gave when the handler was installed.
             unsafe {
-                libc::signal(signal, libc::SIG_DFL);
+                libc::sigaction(*signal, action, std::ptr::null_mut());
             }
         }
+        SIGNAL_PIPE.store(-1, Ordering::SeqCst);
     }
 }
 
