@@ -51,6 +51,7 @@ pub struct Local {
 }
 
 impl Local {
+    /// This process's console.
     pub fn new() -> Local {
         Local {
             handler: Arc::new(TerminalHandler::new()),
