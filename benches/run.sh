@@ -320,10 +320,10 @@ if command -v perf >/dev/null && perf stat -e page-faults true >/dev/null 2>&1; 
         perf_row "ferry --version" "$FERRY" --version
         perf_row "ferry listing, no daemon" "$FERRY" --cmd "$NODE_CMD"
         perf_row "ferry echo --help, no daemon" "$FERRY" --cmd "$NODE_CMD" echo --help
-        perf_row "ferry listing, daemon running" env -u FERRY_NO_DAEMON "$FERRY" --cmd "$NODE_CMD"
-        perf_row "ferry echo --help, daemon running" env -u FERRY_NO_DAEMON "$FERRY" --cmd "$NODE_CMD" echo --help
-        perf_row "ferry echo, warm" env -u FERRY_NO_DAEMON "$FERRY" --cmd "$NODE_CMD" echo --message hi
-        echo "    (the env(1) in the warm rows adds its own start, about a /bin/true)"
+        unset FERRY_NO_DAEMON
+        perf_row "ferry listing, daemon running" "$FERRY" --cmd "$NODE_CMD"
+        perf_row "ferry echo --help, daemon running" "$FERRY" --cmd "$NODE_CMD" echo --help
+        perf_row "ferry echo, warm" "$FERRY" --cmd "$NODE_CMD" echo --message hi
     )
     env -u FERRY_NO_DAEMON "$FERRY" daemon stop >/dev/null
 fi
