@@ -257,7 +257,7 @@ fn warm_and_cold_output_are_byte_identical() {
     add(&env, "ev", &everything(), "");
     add(&env, "time", &time_server(), "");
     // Once the daemon runs, it answers every command, listings, help and usage errors too.
-    let calls: [&[&str]; 18] = [
+    let calls: [&[&str]; 20] = [
         &["ev", "echo", "--message", "same"],
         &["ev", "get-structured-content", "--location", "New York"],
         &["ev", "get-tiny-image"],
@@ -283,6 +283,9 @@ fn warm_and_cold_output_are_byte_identical() {
         &["ev", "--bogus"],
         &["ev", "echo", "--message", "x", "--max-tokens", "many"],
         &["nosuch", "echo"],
+        // A typo of one of the binary's commands (serve's, the daemon's) is named as such.
+        &["serv", "x"],
+        &["daemn", "status"],
         &["--json", "ev", "get-sum", "--a", "2", "--b", "3"],
         &["--cmd", "/no/such/server", "x"],
     ];
