@@ -3,7 +3,8 @@
 //! `warm_bench FERRY NODE_SERVER_SCRIPT [RUNS]`, with ferry's state in a scratch directory
 //! (the caller sets FERRY_CACHE_DIR and FERRY_CONFIG_DIR):
 //! - a warm `ferry --cmd 'node everything' echo` as a whole process, interleaved with a bare
-//!   `/bin/true` and a cold call (`--no-daemon`), medians;
+//!   `/bin/true`, `ferry --version`, the listing and `echo --help` answered by the daemon, and
+//!   a cold call (`--no-daemon`), medians and ratios to `/bin/true`;
 //! - the same `echo` sent by a client that already holds an open session (the floor);
 //! - 20 warm calls started at once: total wall time;
 //! - the daemon's RSS with no server and with five.
@@ -140,10 +141,16 @@ fn main() {
     // Warm the cache and the daemon.
     run(&ferry, &call);
     run(&ferry, &call);
+    let listing = ["--cmd", server.as_str()];
+    let help = ["--cmd", server.as_str(), "echo", "--help"];
     let (mut warm, mut cold, mut floor) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut version, mut listed, mut helped) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..runs {
         floor.push(ms(run("/bin/true", &[])));
         warm.push(ms(run(&ferry, &call)));
+        version.push(ms(run(&ferry, &["--version"])));
+        listed.push(ms(run(&ferry, &listing)));
+        helped.push(ms(run(&ferry, &help)));
         if i % 5 == 0 {
             cold.push(ms(run(&ferry, &cold_call)));
         }
@@ -213,21 +220,26 @@ fn main() {
     let _ = output(&ferry, &["daemon", "stop"]);
 
     let (warm, cold, floor) = (median(warm), median(cold), median(floor));
+    let (version, listed, helped) = (median(version), median(listed), median(helped));
     println!(
-        "  g. the warm path: server-everything echo, {runs} runs (cold: {} runs)",
+        "  g. the warm path: server-everything echo, {runs} runs interleaved (cold: {} runs)",
         runs.div_ceil(5)
     );
     println!("    {:52} {:>10}  target", "measurement", "median ms");
     println!("    {:52} {:>10.2}", "bare spawn of /bin/true", floor);
+    let against_floor = |label: &str, value: f64, most: f64| {
+        println!(
+            "    {label:52} {value:>10.2}  <= {most:.1}x /bin/true ({:.2}x)",
+            value / floor
+        );
+    };
+    against_floor("ferry --version", version, 1.3);
+    against_floor("ferry echo, warm (whole process)", warm, 2.0);
+    against_floor("listing, daemon running (whole process)", listed, 2.0);
+    against_floor("echo --help, daemon running (whole process)", helped, 2.0);
     println!(
         "    {:52} {:>10.2}",
         "echo through a session the client holds open", held
-    );
-    println!(
-        "    {:52} {:>10.2}  < 3x /bin/true ({:.2}x)",
-        "ferry echo, warm (whole process)",
-        warm,
-        warm / floor
     );
     println!(
         "    {:52} {:>10.2}  < 5 ms ({:.2} ms)",

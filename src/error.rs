@@ -2,10 +2,12 @@
 //! command ends in an [`Outcome`] or an [`Error`], and [`exit_code`] is the one place that
 //! turns either into the process status.
 
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// What went wrong, which decides the exit code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     /// The tool ran and reported an error (`isError`): exit 1.
     ToolError,
@@ -42,7 +44,8 @@ impl ErrorKind {
 }
 
 /// How a command that ran to its end went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Exit 0.
     Success,
@@ -67,7 +70,7 @@ pub fn exit_code(result: &Result<Outcome>) -> i32 {
 
 /// A failure with a one-line message, an optional hint of what to do, and optional detail
 /// (such as the last lines a server wrote to stderr).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Error {
     pub kind: ErrorKind,
     pub message: String,

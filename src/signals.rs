@@ -4,6 +4,31 @@
 
 use crate::{Error, Result};
 
+/// What a process needs before anything else, done by Rust's start-up for a `main` and by
+/// hand for ferry's C entry point: SIGPIPE ignored (a closed pipe is an error ferry reports,
+/// exit 141, never a silent death), and standard streams that are closed opened on
+/// /dev/null (a file opened later must never become stdout).
+pub fn prepare() {
+    let mut fds = [0, 1, 2].map(|fd| libc::pollfd {
+        fd,
+        events: 0,
+        revents: 0,
+    });
+    // SAFETY: poll on a live array; open and signal have no memory preconditions.
+    unsafe {
+        if libc::poll(fds.as_mut_ptr(), 3, 0) >= 0 {
+            for fd in fds {
+                if fd.revents & libc::POLLNVAL != 0
+                    && libc::open(c"/dev/null".as_ptr(), libc::O_RDWR) != fd.fd
+                {
+                    libc::abort();
+                }
+            }
+        }
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
+}
+
 /// A single-threaded runtime: a CLI call needs no more.
 pub fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()

@@ -125,14 +125,23 @@ fn the_proxy_passes_the_protocol_scenarios() {
 
 /// The suite's client scenarios, ferry as the client: tests/fixtures/conformance_client.sh
 /// maps each scenario to the ferry commands a person would type (`ferry auth` when a server
-/// asks for sign-in, through a "browser" that follows the redirect to ferry's listener).
-/// Every scored scenario of both revisions passes, the sign-in ones included.
+/// asks for sign-in, through a "browser" that follows the redirect to ferry's listener), run
+/// as a person runs them: through the daemon, the protocol version found out, not pinned;
+/// then once more with the daemon off. Every scored scenario of both revisions passes, both
+/// ways, the sign-in ones included.
 #[test]
 fn the_official_suite_drives_ferry_as_a_client() {
     let env = Env::new();
-    for version in ["2025-11-25", "2026-07-28"] {
-        let out = env.path(&format!("client-{version}"));
-        let output = Command::new(node22())
+    let runs = [
+        ("2025-11-25", "warm"),
+        ("2026-07-28", "warm"),
+        ("2025-11-25", "cold"),
+        ("2026-07-28", "cold"),
+    ];
+    for (version, path) in runs {
+        let out = env.path(&format!("client-{version}-{path}"));
+        let mut command = Command::new(node22());
+        command
             .arg(suite())
             .arg("client")
             .arg("--command")
@@ -140,14 +149,20 @@ fn the_official_suite_drives_ferry_as_a_client() {
             .args(["--requirements", version, "-o"])
             .arg(&out)
             .env("FERRY", FERRY)
+            .env_remove("FERRY_PROTOCOL_VERSION")
+            .env_remove("FERRY_RUNTIME_DIR")
             .current_dir(env.path("work"))
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+            .stdin(Stdio::null());
+        if path == "cold" {
+            command.env("FERRY_NO_DAEMON", "1");
+        } else {
+            command.env_remove("FERRY_NO_DAEMON");
+        }
+        let output = command.output().unwrap();
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert!(
             output.status.success(),
-            "client scenarios at {version} failed:\n{stdout}\n{}",
+            "client scenarios at {version} ({path}) failed:\n{stdout}\n{}",
             String::from_utf8_lossy(&output.stderr)
         );
         // Every failing scenario is one the revision does not score (the extensions).
@@ -162,14 +177,14 @@ fn the_official_suite_drives_ferry_as_a_client() {
         ] {
             assert!(
                 !stdout.contains(&format!("✗ {extension}")),
-                "{extension} failed at {version}:\n{stdout}"
+                "{extension} failed at {version} ({path}):\n{stdout}"
             );
         }
         for line in summary.lines().filter(|l| l.starts_with('✗')) {
             let name = line[3..].split(':').next().unwrap_or("").trim();
             assert!(
                 unscored.contains(&format!("✗ {name} (")),
-                "{name} failed at {version}:\n{stdout}"
+                "{name} failed at {version} ({path}):\n{stdout}"
             );
         }
     }

@@ -5,6 +5,7 @@ mod support;
 
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 use std::time::{Duration, Instant};
 use support::*;
 
@@ -255,7 +256,8 @@ fn warm_and_cold_output_are_byte_identical() {
     let env = Env::warm();
     add(&env, "ev", &everything(), "");
     add(&env, "time", &time_server(), "");
-    let calls: [&[&str]; 6] = [
+    // Once the daemon runs, it answers every command, listings, help and usage errors too.
+    let calls: [&[&str]; 20] = [
         &["ev", "echo", "--message", "same"],
         &["ev", "get-structured-content", "--location", "New York"],
         &["ev", "get-tiny-image"],
@@ -271,6 +273,21 @@ fn warm_and_cold_output_are_byte_identical() {
             "--target_timezone",
             "Asia/Tokyo",
         ],
+        &["ev"],
+        &["ev", "--json"],
+        &["ev", "echo", "--help"],
+        &["ev", "echo"],
+        &["ev", "echo", "--mesage", "x"],
+        &["ev", "get-sum", "--a", "1"],
+        &["ev", "get-annotated-message", "--messageType", "loud"],
+        &["ev", "--bogus"],
+        &["ev", "echo", "--message", "x", "--max-tokens", "many"],
+        &["nosuch", "echo"],
+        // A typo of one of the binary's commands (serve's, the daemon's) is named as such.
+        &["serv", "x"],
+        &["daemn", "status"],
+        &["--json", "ev", "get-sum", "--a", "2", "--b", "3"],
+        &["--cmd", "/no/such/server", "x"],
     ];
     for call in calls {
         let warm = env.run(call);
@@ -384,6 +401,11 @@ fn interrupting_a_warm_call_keeps_the_server_and_a_crash_mid_call_is_exit_3() {
     }
     let interrupted = child.wait_with_output().unwrap();
     assert_eq!(interrupted.status.code(), Some(130));
+    // It says what happened: the request was cancelled, and the server was not stopped.
+    assert_eq!(
+        String::from_utf8_lossy(&interrupted.stderr),
+        "error: interrupted; the request was cancelled and the warm server keeps running\n"
+    );
     let after = env.run(&["ev", "echo", "--message", "still warm"]);
     assert_eq!(after.stdout, "Echo: still warm\n", "{}", after.stderr);
     assert_eq!(warm_pids(&env), before, "the same server answered");
@@ -455,4 +477,370 @@ fn a_non_utf8_environment_variable_is_passed_over() {
             .into();
         assert_eq!(run.stdout, "Echo: bytes\n", "{args:?}: {}", run.stderr);
     }
+}
+
+/// The same command warm and cold (`--no-daemon`), with `input` on stdin: the same bytes out
+/// and the same status.
+fn assert_same_warm_and_cold(env: &Env, call: &[&str], input: &str) {
+    let warm = env.run_with_stdin(call, input);
+    let mut cold_args = vec!["--no-daemon"];
+    cold_args.extend_from_slice(call);
+    let cold = env.run_with_stdin(&cold_args, input);
+    assert_eq!(warm.stdout, cold.stdout, "{call:?}");
+    assert_eq!(warm.stderr, cold.stderr, "{call:?}");
+    assert_eq!(warm.code, cold.code, "{call:?}");
+}
+
+/// Standard input and `@file`s are read by the calling ferry, which the daemon asks for
+/// them: `-` and `@file` work warm as cold.
+#[test]
+fn standard_input_and_files_are_read_by_the_caller() {
+    let env = Env::warm();
+    add(&env, "ev", &everything(), "");
+    env.write("work/args.json", r#"{"message": "from a file"}"#);
+    assert_eq!(env.run(&["ev", "echo", "--message", "x"]).code, 0);
+    let piped = env.run_with_stdin(&["ev", "echo", "--json", "-"], r#"{"message": "piped"}"#);
+    assert_eq!(piped.stdout, "Echo: piped\n", "{}", piped.stderr);
+    let file = env.run(&["ev", "echo", "--json", "@args.json"]);
+    assert_eq!(file.stdout, "Echo: from a file\n", "{}", file.stderr);
+    for call in [
+        &["ev", "echo", "--json", "-"][..],
+        &["ev", "echo", "--json", "@args.json"],
+        &["ev", "echo", "--json", "@missing.json"],
+        &["ev", "echo", "--json", "-"],
+    ] {
+        assert_same_warm_and_cold(&env, call, r#"{"message": "same"}"#);
+    }
+    assert_same_warm_and_cold(&env, &["ev", "echo", "--json", "-"], "not json");
+}
+
+/// A server whose handshake fails (it answers `initialize` with an error, or echoes every
+/// request back as `/bin/cat` does) leaves no process behind in the daemon (issue 16, item 8).
+#[test]
+fn a_server_whose_handshake_fails_leaves_no_process() {
+    let env = Env::warm();
+    env.write(
+        "badinit.py",
+        r#"import json, sys
+for line in sys.stdin:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        continue
+    if isinstance(message, dict) and "id" in message and "method" in message:
+        error = {"code": -32603, "message": "this server never starts"}
+        print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}), flush=True)
+"#,
+    );
+    let cat = env.path("cat-copy");
+    std::fs::copy("/bin/cat", &cat).unwrap();
+    let badinit = format!("python3 {}", env.path("badinit.py").display());
+    let cat = cat.display().to_string();
+    for server in [badinit.as_str(), cat.as_str()] {
+        for _ in 0..3 {
+            let run = env.run(&["--cmd", server, "foo"]);
+            assert_eq!(run.code, 3, "{server}: {}", run.stderr);
+            assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+        }
+        let needle = server.rsplit(' ').next().unwrap();
+        assert!(
+            wait_until(Duration::from_secs(5), || processes_matching(needle)
+                .is_empty()),
+            "a server that failed to start still runs: {:?}",
+            processes_matching(needle)
+        );
+    }
+    let status = env.run(&["daemon", "status"]);
+    assert!(
+        status.stdout.ends_with("no warm servers\n"),
+        "{}",
+        status.stdout
+    );
+}
+
+/// A server's question (roots/list here) is answered only for the caller it can belong to:
+/// with two callers in flight it is refused, never answered with the other one's directory,
+/// and once a server has asked, its calls take turns so each question has one caller
+/// (issue 16, item 9).
+#[test]
+fn a_servers_question_is_answered_for_its_own_caller_only() {
+    let env = Env::warm();
+    for dir in ["work/a", "work/b"] {
+        std::fs::create_dir_all(env.path(dir)).unwrap();
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/roots_server.py");
+    // A configured directory: callers from any directory share the one server.
+    add(
+        &env,
+        "roots",
+        &format!("{} {}", venv_python(), script.display()),
+        &format!(r#", "cwd": {:?}"#, env.path("work").display().to_string()),
+    );
+    // Roots are a handshake-era question (2026-07-28 servers cannot ask it).
+    let call = |dir: &str, delay: &str| {
+        env.command(&["roots", "where", "--delay", delay])
+            .current_dir(env.path(dir))
+            .env("FERRY_PROTOCOL_VERSION", "2025-11-25")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let uri = |dir: &str| format!("file://{}", env.path(dir).display());
+    let listed = env
+        .command(&["roots"])
+        .env("FERRY_PROTOCOL_VERSION", "2025-11-25")
+        .output()
+        .unwrap();
+    assert!(
+        listed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    // A asks while B waits too.
+    let a = call("work/a", "1.5");
+    std::thread::sleep(Duration::from_millis(500));
+    let b = call("work/b", "3");
+    let (a, b): (Run, Run) = (
+        a.wait_with_output().unwrap().into(),
+        b.wait_with_output().unwrap().into(),
+    );
+    assert!(
+        !a.stdout.contains(&uri("work/b")),
+        "A was answered with B's directory"
+    );
+    assert!(
+        a.stdout == format!("{}\n", uri("work/a"))
+            || a.stderr
+                .contains("ferry cannot tell which of its calls in flight this roots/list is for"),
+        "{a:?}"
+    );
+    assert_eq!(b.stdout, format!("{}\n", uri("work/b")), "{}", b.stderr);
+    // The server has asked: calls now take turns, and each is answered for itself.
+    let c = call("work/a", "1");
+    std::thread::sleep(Duration::from_millis(300));
+    let d = call("work/b", "0.1");
+    let (c, d): (Run, Run) = (
+        c.wait_with_output().unwrap().into(),
+        d.wait_with_output().unwrap().into(),
+    );
+    assert_eq!(c.stdout, format!("{}\n", uri("work/a")), "{}", c.stderr);
+    assert_eq!(d.stdout, format!("{}\n", uri("work/b")), "{}", d.stderr);
+    assert_eq!(warm_pids(&env).len(), 1);
+}
+
+/// A warm server is started with the environment of the call that needs it, and a call from
+/// a shell with another environment gets a server of its own, as `--no-daemon` would;
+/// variables that only describe the shell do not count (issue 16, item 10).
+#[test]
+fn a_warm_server_gets_the_environment_of_its_callers_shell() {
+    let env = Env::warm();
+    add(&env, "ev", &everything(), "");
+    let get_env = |profile: &str, extra: &[(&str, &str)], args: &[&str]| -> Run {
+        let mut words = args.to_vec();
+        words.extend(["ev", "get-env", "--max-tokens", "100000"]);
+        env.command(&words)
+            .env("FERRY_TEST_PROFILE", profile)
+            .envs(extra.iter().copied())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+            .into()
+    };
+    let shows = |run: &Run, profile: &str| {
+        run.stdout
+            .contains(&format!("\"FERRY_TEST_PROFILE\": \"{profile}\""))
+    };
+    let one = get_env("one", &[], &[]);
+    assert!(shows(&one, "one"), "{}", one.stderr);
+    let two = get_env("two", &[], &[]);
+    assert!(
+        shows(&two, "two"),
+        "the warm server kept the first shell's variables"
+    );
+    let cold = get_env("two", &[], &["--no-daemon"]);
+    assert!(shows(&cold, "two"));
+    assert_eq!(warm_pids(&env).len(), 2);
+    let moved = get_env(
+        "two",
+        &[
+            ("PWD", "/elsewhere"),
+            ("OLDPWD", "/x"),
+            ("SHLVL", "7"),
+            ("_", "/bin/env"),
+        ],
+        &[],
+    );
+    assert!(shows(&moved, "two"), "{}", moved.stderr);
+    assert_eq!(
+        warm_pids(&env).len(),
+        2,
+        "the shell's own variables made a new server"
+    );
+}
+
+/// `FERRY_LOG=debug` shows the JSON-RPC traffic of `ferry <server> ...` warm and cold, as
+/// `--verbose` does (issue 16, item 12); without either, stderr stays quiet.
+#[test]
+fn ferry_log_shows_a_server_commands_traffic_warm_and_cold() {
+    let env = Env::warm();
+    add(&env, "ev", &everything(), "");
+    assert_eq!(env.run(&["ev", "echo", "--message", "a"]).code, 0);
+    let traced = |command: &mut std::process::Command| {
+        let run: Run = command
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+            .into();
+        assert_eq!(run.stdout, "Echo: x\n", "{}", run.stderr);
+        for line in [
+            "-> {\"jsonrpc\":\"2.0\",\"id\":",
+            "\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"message\":\"x\"}}",
+            "<- {",
+            "\"text\":\"Echo: x\"",
+        ] {
+            assert!(run.stderr.contains(line), "{line}\n{}", run.stderr);
+        }
+    };
+    traced(
+        env.command(&["ev", "echo", "--message", "x"])
+            .env("FERRY_LOG", "debug"),
+    );
+    traced(
+        env.command(&["ev", "echo", "--message", "x"])
+            .env("FERRY_LOG", "debug")
+            .env("FERRY_NO_DAEMON", "1"),
+    );
+    traced(&mut env.command(&["--verbose", "ev", "echo", "--message", "x"]));
+    let quiet = env.run(&["ev", "echo", "--message", "x"]);
+    assert_eq!(
+        (quiet.stdout.as_str(), quiet.stderr.as_str()),
+        ("Echo: x\n", "")
+    );
+}
+
+/// The daemon reads the config as a cold call does: every field a cold call sees (variables,
+/// directory, limits, tool filters, output budget, a project file's trust) shapes a warm call
+/// the same way (issue 17).
+#[test]
+fn a_warm_call_sees_every_field_of_the_config_a_cold_call_sees() {
+    let env = Env::warm();
+    std::fs::create_dir_all(env.path("work/srv")).unwrap();
+    add(
+        &env,
+        "full",
+        &everything(),
+        &format!(
+            r#", "env": {{"FERRY_FIELD": "${{FERRY_TEST_FIELD}}"}}, "cwd": {:?}, "timeout": 30,
+            "maxTokens": 64, "maxMessageMB": 1, "idleTimeout": 120, "keepAlive": true,
+            "includeTools": ["echo", "get-sum", "get-env", "get-structured-content"],
+            "excludeTools": ["get-sum"]"#,
+            env.path("work/srv").display().to_string()
+        ),
+    );
+    let (command, _) = env.counted(&everything());
+    env.write(
+        "work/.mcp.json",
+        &serde_json::json!({"mcpServers": {"proj": {"command": "sh", "args": ["-c", command.trim_start_matches("sh -c ").trim_matches('\'')]}}})
+            .to_string(),
+    );
+    let long = "word ".repeat(300);
+    let calls: [&[&str]; 9] = [
+        &["full"],
+        &["full", "--json"],
+        &["full", "echo", "--message", &long],
+        &["full", "echo", "--message", "short"],
+        &["full", "get-sum", "--a", "1", "--b", "2"],
+        &["full", "get-structured-content", "--location", "New York"],
+        &["full", "get-env", "--max-tokens", "100000"],
+        &["full", "echo", "--help"],
+        &["proj", "echo", "--message", "x"],
+    ];
+    let run = |args: &[&str]| -> Run {
+        env.command(args)
+            .env("FERRY_TEST_FIELD", "field-value")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+            .into()
+    };
+    assert_eq!(run(&["full", "--refresh"]).code, 0);
+    for call in calls {
+        let warm = run(call);
+        let mut cold_args = vec!["--no-daemon"];
+        cold_args.extend_from_slice(call);
+        let cold = run(&cold_args);
+        assert_eq!(warm.stdout, cold.stdout, "{call:?}");
+        assert_eq!(warm.stderr, cold.stderr, "{call:?}");
+        assert_eq!(warm.code, cold.code, "{call:?}");
+    }
+    // Each field was in force, warm: the budget, the filters, the variable, the trust gate.
+    assert!(run(calls[2]).stdout.contains("full output: "));
+    assert_eq!(run(calls[4]).code, 2);
+    assert!(run(calls[6])
+        .stdout
+        .contains("\"FERRY_FIELD\": \"field-value\""));
+    let untrusted = run(calls[8]);
+    assert_eq!(untrusted.code, 2, "{}", untrusted.stderr);
+    assert!(
+        untrusted.stderr.contains("which you have not trusted"),
+        "{}",
+        untrusted.stderr
+    );
+}
+
+/// Progress reaches a terminal warm as cold, and an elicitation is answered by the caller
+/// (here with `FERRY_ELICIT=defaults`) warm as cold.
+#[test]
+fn progress_and_elicitation_reach_the_caller() {
+    let env = Env::warm();
+    add(&env, "ev", &everything(), "");
+    // Under a pseudo-terminal (script(1)) progress is shown on stderr.
+    let on_terminal = |extra: &str| -> String {
+        let line = format!(
+            "{} {extra} ev trigger-long-running-operation --duration 1 --steps 2",
+            FERRY
+        );
+        let out = env
+            .command(&[])
+            .get_envs()
+            .fold(std::process::Command::new("script"), |mut c, (k, v)| {
+                match v {
+                    Some(v) => c.env(k, v),
+                    None => c.env_remove(k),
+                };
+                c
+            })
+            .args(["-qec", &line, "/dev/null"])
+            .current_dir(env.path("work"))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        // A start slower than a second says so on the terminal first; a cold start may.
+        String::from_utf8_lossy(&out.stdout)
+            .replace("starting ev (a first start may download it)...\r\x1b[K", "")
+    };
+    assert_eq!(env.run(&["ev", "echo", "--message", "a"]).code, 0);
+    let warm = on_terminal("");
+    assert!(warm.contains("\r\x1b[Kprogress 1/2"), "{warm:?}");
+    assert!(warm.contains("\r\x1b[Kprogress 2/2"), "{warm:?}");
+    assert_eq!(warm, on_terminal("--no-daemon"));
+    // An elicitation: the tool is listed to clients that can answer one.
+    let elicit = |args: &[&str]| -> Run {
+        env.command(args)
+            .env("FERRY_ELICIT", "defaults")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+            .into()
+    };
+    assert_eq!(elicit(&["ev", "--refresh"]).code, 0);
+    let warm = elicit(&["ev", "trigger-elicitation-request"]);
+    assert!(warm.stdout.contains("\"action\": \"decline\""), "{warm:?}");
+    let cold = elicit(&["--no-daemon", "ev", "trigger-elicitation-request"]);
+    assert_eq!(
+        (warm.stdout, warm.stderr, warm.code),
+        (cold.stdout, cold.stderr, cold.code)
+    );
 }

@@ -285,3 +285,33 @@ fn an_issuer_or_resource_metadata_over_plain_http_is_refused() {
     let signed = run(&env, &["auth", "secure"]);
     assert_eq!(signed.code, 0, "{}", signed.stderr);
 }
+
+/// A sign-out or a new sign-in reaches a warm session at once: the daemon's connection reads
+/// the token file again when it changed, as the next cold call would (issue 16, item 24).
+#[test]
+fn a_sign_out_or_a_new_sign_in_reaches_the_warm_session() {
+    let server = AuthServer::start();
+    let env = Env::warm();
+    let url = format!("{}/mcp", server.base);
+    assert_eq!(env.run(&["add", "secure", &url]).code, 0);
+    assert_eq!(run(&env, &["auth", "secure"]).code, 0);
+    let warm = run(&env, &["secure", "whoami"]);
+    assert_eq!(warm.stdout, "signed in\n", "{}", warm.stderr);
+    assert_eq!(
+        run(&env, &["auth", "--logout", "secure"]).stdout,
+        "signed out of secure\n"
+    );
+    let signed_out = run(&env, &["secure", "whoami"]);
+    assert_eq!(
+        signed_out.code, 5,
+        "the warm session kept the old token: {signed_out:?}"
+    );
+    let cold = run(&env, &["--no-daemon", "secure", "whoami"]);
+    assert_eq!(
+        (signed_out.stdout, signed_out.stderr),
+        (cold.stdout, cold.stderr)
+    );
+    assert_eq!(run(&env, &["auth", "secure"]).code, 0);
+    let again = run(&env, &["secure", "whoami"]);
+    assert_eq!(again.stdout, "signed in\n", "{}", again.stderr);
+}

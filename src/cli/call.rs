@@ -1,14 +1,21 @@
 //! `ferry <server> [options] [<tool> [args]]`: the listing (from the cache), a tool's help,
 //! a call, and the server's resources and prompts. The server's own options are a small clap
 //! table; the tool's arguments are parsed by the tool's schema (`flags`).
+//!
+//! The same code runs in this process and, for a command handed to the daemon, in the daemon
+//! ([`Ctx`]): its output goes to a [`Console`] (this process's streams, or the caller's), and
+//! its session is one of its own or the warm pool's.
 
-use super::flags::{self, read_limited, CallOptions, DeferredInput, ParsedCall, ToolRef};
-use super::terminal::{emit, warn, TerminalHandler};
+use super::flags::{self, CallOptions, DeferredInput, ParsedCall, ToolRef};
+use super::terminal::{Console, Local};
 use super::{options, Globals};
-use crate::client::catalog;
+use crate::client::catalog::{self, Listing};
 use crate::client::config::ServerSpec;
-use crate::client::{CacheEntry, CallContext, ClientHandler, Session};
-use crate::daemon::{self, client::Unavailable};
+use crate::client::{CacheEntry, CallContext, Session};
+use crate::daemon;
+use crate::daemon::client::Handed;
+use crate::daemon::pool::{Busy, Pool, ServerRef};
+use crate::daemon::wire::Run;
 use crate::protocol::json_kind;
 use crate::protocol::tools::Tool;
 use crate::render::output::{self, OutputContext};
@@ -19,7 +26,6 @@ use crate::words::closest;
 use crate::{Error, Outcome, Result};
 use clap::{Arg, ArgAction, Command};
 use serde_json::{json, Map, Value};
-use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,7 +33,7 @@ use std::time::Duration;
 const STATUS_AFTER: Duration = Duration::from_secs(1);
 
 /// What was asked of one server.
-enum Action {
+pub enum Action {
     ListTools,
     Resources,
     Read(String),
@@ -89,11 +95,19 @@ fn server_options() -> Command {
 }
 
 /// Parses the words after the server: its options, then a tool and the tool's words.
-fn parse_server_words(
+pub fn parse_server_words(
     spec: &ServerSpec,
     words: &[String],
     globals: &mut Globals,
 ) -> Result<Action> {
+    // The common shapes need no options table: nothing (the listing), or a tool first.
+    match words.split_first() {
+        None => return Ok(Action::ListTools),
+        Some((tool, rest)) if !tool.starts_with('-') => {
+            return Ok(Action::Tool(tool.clone(), rest.to_vec()))
+        }
+        Some(_) => {}
+    }
     let matches = server_options()
         .try_get_matches_from(words)
         .map_err(|e| {
@@ -132,19 +146,232 @@ fn parse_server_words(
     })
 }
 
-/// Runs whatever the words after a server ask for.
-pub fn run_server(spec: ServerSpec, words: &[String], mut globals: Globals) -> Result<Outcome> {
+/// Where a server command runs: the console it writes to, and, in the daemon, the warm pool
+/// its sessions come from (without one, each command starts its server and stops it).
+pub struct Ctx {
+    pub console: Arc<dyn Console>,
+    pub pool: Option<Arc<Pool>>,
+}
+
+/// A session for one command: its own, or a turn on the daemon's warm one.
+enum Held<'a> {
+    Own(Box<Session>),
+    Warm {
+        server: Box<ServerRef>,
+        session: Arc<Session>,
+        pool: &'a Pool,
+        _busy: Busy<'a>,
+    },
+}
+
+impl Held<'_> {
+    fn session(&self) -> &Session {
+        match self {
+            Held::Own(session) => session,
+            Held::Warm { session, .. } => session,
+        }
+    }
+
+    /// Ends the command's use of the session: its own is closed (after a call, once the
+    /// cache is up to date), a warm one stays, its tools listed again if they changed.
+    async fn end(self, spec: &ServerSpec, after_call: bool) {
+        match self {
+            Held::Own(session) if after_call => catalog::close_after_call(spec, *session).await,
+            Held::Own(session) => session.close().await,
+            Held::Warm {
+                server,
+                session,
+                pool,
+                _busy,
+            } => {
+                drop(_busy);
+                pool.after_call(&server, &session);
+            }
+        }
+    }
+}
+
+impl Ctx {
+    /// This process, each command with a session of its own.
+    pub fn local() -> Ctx {
+        Ctx {
+            console: Arc::new(Local::new()),
+            pool: None,
+        }
+    }
+
+    /// A session for `spec`, saying on a terminal what takes long (an `npx` download can
+    /// take 10 s). `refresh` finds out the protocol era anew (of a server started for it).
+    async fn open(
+        &self,
+        spec: &ServerSpec,
+        timeout: Option<f64>,
+        refresh: bool,
+    ) -> Result<Held<'_>> {
+        let opening = async {
+            match &self.pool {
+                None => {
+                    let era = catalog::remembered_era(spec, refresh);
+                    let handler = self.console.handler();
+                    catalog::open_session(spec, catalog::timeout_for(spec, timeout), era, handler)
+                        .await
+                        .map(|session| Held::Own(Box::new(session)))
+                }
+                Some(pool) => {
+                    let mut server = ServerRef::resolve_in(spec, self.console.environment())?;
+                    server.elicitation = self.console.elicits();
+                    let (session, busy) = pool.begin(&server).await?;
+                    Ok(Held::Warm {
+                        server: Box::new(server),
+                        session,
+                        pool,
+                        _busy: busy,
+                    })
+                }
+            }
+        };
+        if !self.console.stderr_is_terminal() {
+            return opening.await;
+        }
+        tokio::pin!(opening);
+        tokio::select! {
+            opened = &mut opening => return opened,
+            _ = tokio::time::sleep(STATUS_AFTER) => {}
+        }
+        self.console.status(&format!(
+            "starting {} (a first start may download it)...",
+            crate::render::text::escape_line(&spec.name)
+        ));
+        let opened = opening.await;
+        self.console.status("\r\x1b[K");
+        opened
+    }
+
+    /// The context of one request: this command's handler, limit and progress.
+    fn request(&self, timeout: Duration, headers: Vec<(String, String)>) -> CallContext {
+        CallContext {
+            handler: self.console.handler(),
+            timeout,
+            progress: self.console.stderr_is_terminal(),
+            headers,
+        }
+    }
+
+    /// The server's cached tools list, parsed (the daemon keeps it parsed between calls).
+    fn listing(&self, spec: &ServerSpec) -> Option<Arc<Listing>> {
+        match &self.pool {
+            Some(pool) => pool.listing(spec),
+            None => Listing::load(spec).map(Arc::new),
+        }
+    }
+
+    /// The cached listing if it is fresh enough to show without asking the server.
+    fn fresh_listing(&self, spec: &ServerSpec) -> Option<Arc<Listing>> {
+        let listing = self
+            .listing(spec)
+            .filter(|l| l.entry.has_tools() && !l.entry.is_expired());
+        tracing::debug!(server = %spec.name, hit = listing.is_some(), "cache");
+        listing
+    }
+
+    /// Prints a warning per line.
+    fn warn_all(&self, warnings: &[String]) {
+        for w in warnings {
+            self.console.warn(&format!("warning: {w}"));
+        }
+    }
+}
+
+/// Runs whatever the words after a server ask for, in this process. A command that needs a
+/// server is handed to the daemon when it may be (`handover` makes what it is handed, from
+/// the words as typed), and runs cold when it may not or the daemon cannot be had.
+pub fn run_server(
+    spec: ServerSpec,
+    words: &[String],
+    mut globals: Globals,
+    handover: Option<&dyn Fn() -> Option<Run>>,
+) -> Result<Outcome> {
     let action = parse_server_words(&spec, words, &mut globals)?;
+    let ctx = Ctx::local();
     if let Action::ListTools = action {
         // The common path: served from disk with no runtime and no server.
         if !globals.refresh {
-            if let Some(entry) = catalog::cached(&spec) {
-                print_listing(&spec, entry, globals.json)?;
+            if let Some(listing) = ctx.fresh_listing(&spec) {
+                print_listing(&spec, &listing, globals.json, &ctx)?;
                 return Ok(Outcome::Success);
             }
         }
     }
-    block_on_interruptible(run_action(spec, action, globals))
+    if let Some(handover) = handover.filter(|_| warm_allowed(&spec, &globals, &ctx)) {
+        if let Some(answered) = answer_from_cache(&spec, &action, &globals, &ctx) {
+            return answered;
+        }
+        let handed = match handover() {
+            Some(run) => daemon::client::hand_over(run, true, super::warm::answer_question),
+            None => Handed::Cold,
+        };
+        match handed {
+            Handed::Done(result) => return result,
+            Handed::Cold | Handed::Absent => {}
+            Handed::Unavailable(why) => warn_cold(&why, &ctx),
+        }
+    }
+    block_on_interruptible(run_action(spec, action, globals, &ctx))
+}
+
+/// Runs whatever the words after a server ask for, listing included, with `ctx` (the daemon
+/// runs handed-over commands so).
+pub async fn run_server_in(
+    spec: ServerSpec,
+    action: Action,
+    globals: Globals,
+    ctx: &Ctx,
+) -> Result<Outcome> {
+    if let Action::ListTools = action {
+        if !globals.refresh {
+            if let Some(listing) = ctx.fresh_listing(&spec) {
+                print_listing(&spec, &listing, globals.json, ctx)?;
+                return Ok(Outcome::Success);
+            }
+        }
+    }
+    run_action(spec, action, globals, ctx).await
+}
+
+/// What a tool's words ask for that the cache alone can answer: its `--help`, or a usage
+/// error. `None` when a server (or input) is needed.
+fn answer_from_cache(
+    spec: &ServerSpec,
+    action: &Action,
+    globals: &Globals,
+    ctx: &Ctx,
+) -> Option<Result<Outcome>> {
+    let Action::Tool(name, words) = action else {
+        return None;
+    };
+    let listing = ctx
+        .listing(spec)
+        .filter(|l| l.entry.has_tools() && !globals.refresh)?;
+    let (tools, warnings) = listing.usable(spec);
+    let tool = tools.into_iter().find(|t| t.name == *name)?;
+    let schema = ToolSchema::from_input_schema(&tool.input_schema);
+    let tool_ref = ToolRef {
+        tool: name,
+        command: &spec.invocation,
+    };
+    let mut input = DeferredInput::default();
+    let answered = match flags::parse_call(tool_ref, &schema, words, &mut input) {
+        Ok(parsed) if parsed.options.help => {
+            ctx.warn_all(&warnings);
+            ctx.console.emit(&tool_help(tool)).map(|_| Outcome::Success)
+        }
+        Err(e) if !input.wants_more() => {
+            ctx.warn_all(&warnings);
+            Err(e)
+        }
+        _ => return None,
+    };
+    Some(answered)
 }
 
 fn call_options(globals: &Globals) -> CallOptions {
@@ -156,122 +383,70 @@ fn call_options(globals: &Globals) -> CallOptions {
     }
 }
 
-/// Whether this call may go through the daemon.
-fn warm_allowed(spec: &ServerSpec, globals: &Globals) -> bool {
-    !globals.no_daemon && !daemon::client::disabled_for(spec)
+/// Whether this command may go through the daemon.
+pub fn warm_allowed(spec: &ServerSpec, globals: &Globals, ctx: &Ctx) -> bool {
+    !globals.no_daemon
+        && !daemon::client::disabled_for(spec, ctx.console.var("FERRY_NO_DAEMON").as_deref())
 }
 
 /// Says, in one line, that the warm path was not available and the call runs cold.
-fn warn_cold(why: &Unavailable) {
-    warn(&format!(
+fn warn_cold(why: &str, ctx: &Ctx) {
+    ctx.console.warn(&format!(
         "warning: the ferry daemon is unavailable ({}); calling cold",
-        crate::render::text::escape_line(&why.0)
+        crate::render::text::escape_line(why)
     ));
 }
 
-/// Sends one request through the daemon, if it may be used and can be reached: `None` sends
-/// the caller down the cold path (after a warning when the daemon failed).
-async fn warm_request(
-    spec: &ServerSpec,
-    globals: &Globals,
-    method: &str,
-    params: Value,
-    timeout: std::time::Duration,
-    handler: Arc<TerminalHandler>,
-    headers: &[(String, String)],
-) -> Option<Result<Value>> {
-    if !warm_allowed(spec, globals) {
-        return None;
-    }
-    let progress = handler.shows_progress();
-    match daemon::client::request(spec, method, params, timeout, progress, headers, handler).await {
-        Ok(result) => Some(result),
-        Err(why) => {
-            warn_cold(&why);
-            None
-        }
-    }
-}
-
-/// Opens a session, saying on a terminal what takes long (an `npx` download can take 10 s).
-async fn open(
-    spec: &ServerSpec,
-    timeout: Option<f64>,
-    refresh: bool,
-    handler: Arc<dyn ClientHandler>,
-) -> Result<Session> {
-    let era = catalog::remembered_era(spec, refresh);
-    let opening = catalog::open_session(spec, catalog::timeout_for(spec, timeout), era, handler);
-    if !std::io::stderr().is_terminal() {
-        return opening.await;
-    }
-    tokio::pin!(opening);
-    tokio::select! {
-        opened = &mut opening => return opened,
-        _ = tokio::time::sleep(STATUS_AFTER) => {}
-    }
-    let line = format!(
-        "starting {} (a first start may download it)...",
-        crate::render::text::escape_line(&spec.name)
-    );
-    eprint!("{line}");
-    let opened = opening.await;
-    eprint!("\r\x1b[K");
-    opened
-}
-
-async fn run_action(spec: ServerSpec, action: Action, globals: Globals) -> Result<Outcome> {
-    let handler = Arc::new(TerminalHandler::new());
+async fn run_action(
+    spec: ServerSpec,
+    action: Action,
+    globals: Globals,
+    ctx: &Ctx,
+) -> Result<Outcome> {
     let options = call_options(&globals);
     match action {
         Action::ListTools => {
             // --refresh finds out the protocol era anew too.
-            let session = open(&spec, globals.timeout, globals.refresh, handler).await?;
-            let entry = catalog::refresh_tools(&spec, &session).await;
-            session.close().await;
-            print_listing(&spec, entry?, globals.json)?;
+            let held = ctx.open(&spec, globals.timeout, globals.refresh).await?;
+            let entry = catalog::refresh_tools(&spec, held.session()).await;
+            held.end(&spec, false).await;
+            print_listing(&spec, &Listing::new(entry?), globals.json, ctx)?;
             Ok(Outcome::Success)
         }
-        Action::Tool(name, words) => call_tool(spec, &name, &words, globals, handler).await,
+        Action::Tool(name, words) => call_tool(spec, &name, &words, globals, ctx).await,
         Action::Resources => {
-            let session = open(&spec, globals.timeout, false, handler).await?;
-            let listed = list_resources(&session).await;
-            session.close().await;
-            emit(&listed?)?;
+            let held = ctx.open(&spec, globals.timeout, false).await?;
+            let listed = list_resources(held.session()).await;
+            held.end(&spec, false).await;
+            ctx.console.emit(&listed?)?;
             Ok(Outcome::Success)
         }
         Action::Read(uri) => {
+            let held = ctx.open(&spec, globals.timeout, false).await?;
             let timeout = catalog::timeout_for(&spec, globals.timeout);
-            let params = json!({"uri": uri});
-            if let Some(result) = warm_request(
-                &spec,
-                &globals,
-                "resources/read",
-                params,
-                timeout,
-                handler.clone(),
-                &[],
-            )
-            .await
-            {
-                return finish(&spec, "resource", result, &options, false);
-            }
-            let session = open(&spec, globals.timeout, false, handler).await?;
-            let result = session.request("resources/read", json!({"uri": uri})).await;
-            let outcome = finish(&spec, "resource", result, &options, false);
-            session.close().await;
+            let result = held
+                .session()
+                .request_with(
+                    "resources/read",
+                    json!({"uri": uri}),
+                    &ctx.request(timeout, Vec::new()),
+                )
+                .await;
+            ctx.console.finish_progress();
+            let outcome = finish(&spec, "resource", result, &options, false, ctx);
+            held.end(&spec, false).await;
             outcome
         }
         Action::Prompts => {
-            let session = open(&spec, globals.timeout, false, handler).await?;
-            let prompts = session.list_all("prompts/list", "prompts").await;
-            session.close().await;
+            let held = ctx.open(&spec, globals.timeout, false).await?;
+            let prompts = held.session().list_all("prompts/list", "prompts").await;
+            held.end(&spec, false).await;
             let mut out = String::new();
             for prompt in prompts?.0 {
                 out.push_str(&prompts::prompt_line(&prompt));
                 out.push('\n');
             }
-            emit(if out.is_empty() {
+            ctx.console.emit(if out.is_empty() {
                 "(no prompts)\n"
             } else {
                 &out
@@ -279,20 +454,23 @@ async fn run_action(spec: ServerSpec, action: Action, globals: Globals) -> Resul
             Ok(Outcome::Success)
         }
         Action::Prompt(name, words) => {
-            let session = open(&spec, globals.timeout, false, handler).await?;
-            let outcome = get_prompt(&spec, &session, &name, &words, &options).await;
-            session.close().await;
+            let held = ctx.open(&spec, globals.timeout, false).await?;
+            let timeout = catalog::timeout_for(&spec, globals.timeout);
+            let outcome =
+                get_prompt(&spec, held.session(), &name, &words, &options, timeout, ctx).await;
+            held.end(&spec, false).await;
             outcome
         }
     }
 }
 
 /// Parses a tool's arguments, reading standard input and `@file`s when they ask for them
-/// (off the runtime's thread, so Ctrl-C and SIGTERM are still heard, and with a size limit).
+/// (through the console: where a signal still stops ferry, with a size limit).
 async fn parse_arguments(
     tool: ToolRef<'_>,
     schema: &ToolSchema,
     words: &[String],
+    ctx: &Ctx,
 ) -> Result<ParsedCall> {
     let mut input = DeferredInput::default();
     loop {
@@ -300,16 +478,10 @@ async fn parse_arguments(
         match flags::parse_call(tool, schema, words, &mut input) {
             Err(_) if input.wants_more() => {
                 if input.wants_stdin {
-                    let text = tokio::task::spawn_blocking(|| read_limited(None))
-                        .await
-                        .map_err(|e| Error::usage(format!("cannot read standard input: {e}")))??;
-                    input.set_stdin(text);
+                    input.set_stdin(ctx.console.read_input(None).await?);
                 }
                 for path in input.wants_files.clone() {
-                    let owned = path.clone();
-                    let text = tokio::task::spawn_blocking(move || read_limited(Some(&owned)))
-                        .await
-                        .map_err(|e| Error::usage(format!("cannot read @{path}: {e}")))??;
+                    let text = ctx.console.read_input(Some(path.clone())).await?;
                     input.set_file(path, text);
                 }
             }
@@ -323,55 +495,37 @@ async fn call_tool(
     name: &str,
     words: &[String],
     globals: Globals,
-    handler: Arc<TerminalHandler>,
+    ctx: &Ctx,
 ) -> Result<Outcome> {
-    let cached = CacheEntry::load(&spec);
     // The call path trusts the cached schema whatever its age: the server validates again,
     // and a stale list costs no extra request.
-    let fresh = cached.filter(|e| e.has_tools() && !globals.refresh);
-    let cached_tool = fresh.and_then(|entry| {
-        let (tools, warnings) = catalog::usable_tools(&spec, entry);
-        warnings.iter().for_each(|w| warn(&format!("warning: {w}")));
-        tools.into_iter().find(|t| t.name == name)
+    let fresh = ctx
+        .listing(&spec)
+        .filter(|l| l.entry.has_tools() && !globals.refresh);
+    let cached_tool = fresh.and_then(|listing| {
+        let (tools, warnings) = listing.usable(&spec);
+        ctx.warn_all(&warnings);
+        tools.into_iter().find(|t| t.name == name).cloned()
     });
     tracing::debug!(server = %spec.name, tool = name, hit = cached_tool.is_some(), "cache lookup for the call");
-    let mut session: Option<Session> = None;
+    let mut held: Option<Held> = None;
     let tool = match cached_tool {
         Some(tool) => tool,
-        // Not cached (or not there): list once more before calling it unknown, through the
-        // daemon when it may be used, else here.
+        // Not cached (or not there): list once more before calling it unknown.
         None => {
-            let mut listed_warm = None;
-            if warm_allowed(&spec, &globals) {
-                let timeout = catalog::timeout_for(&spec, globals.timeout);
-                match daemon::client::refresh(&spec, timeout, handler.clone()).await {
-                    Ok(listed) => {
-                        listed?;
-                        let entry = CacheEntry::load(&spec).unwrap_or_default();
-                        listed_warm = Some(listed_tool(&spec, entry, name)?);
-                    }
-                    Err(why) => warn_cold(&why),
+            let opened = ctx.open(&spec, globals.timeout, globals.refresh).await?;
+            let found = match catalog::refresh_tools(&spec, opened.session()).await {
+                Ok(entry) => listed_tool(&spec, entry, name, ctx),
+                Err(e) => Err(e),
+            };
+            match found {
+                Ok(tool) => {
+                    held = Some(opened);
+                    tool
                 }
-            }
-            match listed_warm {
-                Some(tool) => tool,
-                None => {
-                    let opened =
-                        open(&spec, globals.timeout, globals.refresh, handler.clone()).await?;
-                    let found = match catalog::refresh_tools(&spec, &opened).await {
-                        Ok(entry) => listed_tool(&spec, entry, name),
-                        Err(e) => Err(e),
-                    };
-                    match found {
-                        Ok(tool) => {
-                            session = Some(opened);
-                            tool
-                        }
-                        Err(e) => {
-                            opened.close().await;
-                            return Err(e);
-                        }
-                    }
+                Err(e) => {
+                    opened.end(&spec, false).await;
+                    return Err(e);
                 }
             }
         }
@@ -381,20 +535,20 @@ async fn call_tool(
         tool: name,
         command: &spec.invocation,
     };
-    let parsed = match parse_arguments(tool_ref, &schema, words).await {
+    let parsed = match parse_arguments(tool_ref, &schema, words, ctx).await {
         Ok(parsed) => parsed,
         Err(e) => {
-            if let Some(s) = session {
-                s.close().await;
+            if let Some(held) = held {
+                held.end(&spec, false).await;
             }
             return Err(e);
         }
     };
     if parsed.options.help {
-        if let Some(s) = session {
-            s.close().await;
+        if let Some(held) = held {
+            held.end(&spec, false).await;
         }
-        emit(&tool_help(&tool))?;
+        ctx.console.emit(&tool_help(&tool))?;
         return Ok(Outcome::Success);
     }
     let mut options = call_options(&globals);
@@ -410,48 +564,31 @@ async fn call_tool(
     // Parameters the tool mirrors into headers (`x-mcp-header`) travel as Mcp-Param-*.
     let param_headers =
         crate::protocol::tools::param_headers(&tool.input_schema, &params["arguments"]);
-    if session.is_none() {
-        if let Some(result) = warm_request(
-            &spec,
-            &globals,
-            "tools/call",
-            params.clone(),
-            timeout,
-            handler.clone(),
-            &param_headers,
-        )
-        .await
-        {
-            handler.finish_progress();
-            return finish(&spec, name, result, &options, true);
-        }
-    }
-    let session = match session {
-        Some(session) => {
+    let held = match held {
+        Some(held) => {
             // Opened to list the tools before the call's own options were known.
-            session.set_timeout(timeout);
-            session
+            if let Held::Own(session) = &held {
+                session.set_timeout(timeout);
+            }
+            held
         }
-        None => open(&spec, options.timeout, false, handler.clone()).await?,
+        None => ctx.open(&spec, options.timeout, false).await?,
     };
-    let context = CallContext {
-        handler: handler.clone(),
-        timeout,
-        progress: handler.shows_progress(),
-        headers: param_headers.clone(),
-    };
-    let result = session.request_with("tools/call", params, &context).await;
-    handler.finish_progress();
-    let outcome = finish(&spec, name, result, &options, true);
+    let result = held
+        .session()
+        .request_with("tools/call", params, &ctx.request(timeout, param_headers))
+        .await;
+    ctx.console.finish_progress();
+    let outcome = finish(&spec, name, result, &options, true, ctx);
     // The output is out; the cache is brought up to date while the server stops.
-    catalog::close_after_call(&spec, session).await;
+    held.end(&spec, true).await;
     outcome
 }
 
 /// `name` in a list just fetched: the tool, or the "unknown tool" error with a suggestion.
-fn listed_tool(spec: &ServerSpec, entry: CacheEntry, name: &str) -> Result<Tool> {
+fn listed_tool(spec: &ServerSpec, entry: CacheEntry, name: &str, ctx: &Ctx) -> Result<Tool> {
     let (tools, warnings) = catalog::usable_tools(spec, entry);
-    warnings.iter().for_each(|w| warn(&format!("warning: {w}")));
+    ctx.warn_all(&warnings);
     match tools.iter().find(|t| t.name == name) {
         Some(tool) => Ok(tool.clone()),
         None => Err(catalog::unknown_tool(spec, name, &tools)),
@@ -466,6 +603,7 @@ fn finish(
     result: Result<Value>,
     options: &CallOptions,
     tool_call: bool,
+    ctx: &Ctx,
 ) -> Result<Outcome> {
     let result = result?;
     if !options.raw_json {
@@ -477,17 +615,17 @@ fn finish(
             .with_hint("run the same command with --json to see what it sent"));
         }
     }
-    let ctx = OutputContext::new(&spec.name, what);
+    let out = OutputContext::new(&spec.name, what);
     let text = if options.raw_json {
         output::compact_json(&result)
     } else {
-        output::render_result(&result, &ctx)
+        output::render_result(&result, &out)
     };
     let text = match options.max_tokens {
-        Some(max) => output::apply_budget(text, max.max(options::MIN_MAX_TOKENS), &ctx),
+        Some(max) => output::apply_budget(text, max.max(options::MIN_MAX_TOKENS), &out),
         None => text,
     };
-    emit(&text)?;
+    ctx.console.emit(&text)?;
     Ok(
         if result.get("isError").and_then(Value::as_bool) == Some(true) {
             Outcome::ToolReportedError
@@ -518,13 +656,13 @@ fn malformed_result(result: &Value, tool_call: bool) -> Option<String> {
 
 /// The listing: a line per tool, or with `--json` the tools' definitions exactly as the server
 /// sent them (a `tools/list` result, filtered as configured).
-fn print_listing(spec: &ServerSpec, entry: CacheEntry, json: bool) -> Result<()> {
-    let (tools, warnings) = catalog::usable_tools(spec, entry);
-    warnings.iter().for_each(|w| warn(&format!("warning: {w}")));
+fn print_listing(spec: &ServerSpec, listing: &Listing, json: bool, ctx: &Ctx) -> Result<()> {
+    let (tools, warnings) = listing.usable(spec);
+    ctx.warn_all(&warnings);
     if json {
         // Each listed tool's own entry, as the server sent it: what was skipped stays out.
         let definitions: Vec<&Value> = tools.iter().map(|t| &t.raw).collect();
-        return emit(&crate::render::text::json_for_terminal(
+        return ctx.console.emit(&crate::render::text::json_for_terminal(
             serde_json::to_string_pretty(&json!({ "tools": definitions })).unwrap_or_default(),
         ));
     }
@@ -536,7 +674,7 @@ fn print_listing(spec: &ServerSpec, entry: CacheEntry, json: bool) -> Result<()>
     if out.is_empty() {
         out.push_str("(no tools)\n");
     }
-    emit(&out)
+    ctx.console.emit(&out)
 }
 
 async fn list_resources(session: &Session) -> Result<String> {
@@ -568,6 +706,8 @@ async fn get_prompt(
     name: &str,
     words: &[String],
     options: &CallOptions,
+    timeout: Duration,
+    ctx: &Ctx,
 ) -> Result<Outcome> {
     let (prompts, _) = session.list_all("prompts/list", "prompts").await?;
     let Some(prompt) = prompts
@@ -609,10 +749,11 @@ async fn get_prompt(
         },
         &schema,
         words,
+        ctx,
     )
     .await?;
     if parsed.options.help {
-        emit(&tool_help(&as_tool))?;
+        ctx.console.emit(&tool_help(&as_tool))?;
         return Ok(Outcome::Success);
     }
     let mut merged = options.clone();
@@ -632,9 +773,14 @@ async fn get_prompt(
         })
         .collect();
     let result = session
-        .request("prompts/get", json!({"name": name, "arguments": arguments}))
+        .request_with(
+            "prompts/get",
+            json!({"name": name, "arguments": arguments}),
+            &ctx.request(timeout, Vec::new()),
+        )
         .await;
-    finish(spec, name, result, &merged, false)
+    ctx.console.finish_progress();
+    finish(spec, name, result, &merged, false, ctx)
 }
 
 #[cfg(test)]

@@ -46,7 +46,7 @@ pub fn demo(given: &[String], globals: Globals) -> Result<Outcome> {
                 Outcome::ToolReportedError
             });
         }
-        Some(_) => return run_server(demo_spec()?, given, globals),
+        Some(_) => return run_server(demo_spec()?, given, globals, None),
         None => {}
     }
     let spec = demo_spec()?;
@@ -111,7 +111,7 @@ pub fn demo(given: &[String], globals: Globals) -> Result<Outcome> {
             })
             .collect();
         emit(&format!("\n# {title}\n$ ferry demo {}\n", shown.join(" ")))?;
-        match run_server(spec.clone(), &args, globals.clone()) {
+        match run_server(spec.clone(), &args, globals.clone(), None) {
             Ok(crate::Outcome::Success) => {}
             Ok(outcome) => emit(&format!("(exit code {})\n", crate::exit_code(&Ok(outcome))))?,
             Err(error) => {

@@ -3,8 +3,10 @@
 //! arguments the tool's schema parses (`flags`).
 //!
 //! Listing and help come from the tools cache; only calls, refreshes and cache misses start a
-//! server. Every command ends in an `Outcome` or an `Error`, and `error::exit_code` is the one
-//! mapping to the process status. Each command lives in its own file.
+//! server. A server command goes to the warm daemon whole when one runs (`warm`, which is also
+//! how the daemon runs it), and needs no options table in its common shapes. Every command
+//! ends in an `Outcome` or an `Error`, and `error::exit_code` is the one mapping to the process
+//! status. Each command lives in its own file.
 
 mod auth;
 mod call;
@@ -19,8 +21,10 @@ mod sources;
 pub mod terminal;
 mod tokens;
 mod tokens_served;
+pub mod warm;
 
 use crate::client::config::ServerSpec;
+use crate::daemon::client::Handed;
 use crate::{exit_code, Error, Outcome, Result};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use std::ffi::OsString;
@@ -28,7 +32,7 @@ use terminal::{emit, report};
 
 /// ferry's own options that come before a server (and, where it has no property of that
 /// name, after a tool).
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct Globals {
     pub refresh: bool,
     pub json: bool,
@@ -419,9 +423,75 @@ pub fn main(
     exit_code(&result)
 }
 
+/// A `ferry <server> ...` command: the server as typed, the words after it, and ferry's own
+/// options before it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerCommand {
+    pub server: ServerWord,
+    pub words: Vec<String>,
+    pub globals: Globals,
+    pub verbose: bool,
+}
+
+/// How a command names its server.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerWord {
+    /// A configured name, or a URL.
+    Named(String),
+    /// `--cmd 'COMMAND ARGS'`.
+    AdHoc(String),
+}
+
+/// The two shapes agents type most, read without the options table: `ferry <server> ...`
+/// (a word that is none of ferry's commands names a server whatever the table says) and
+/// `ferry --cmd 'COMMAND' TOOL ...`.
+fn quick_server_command(args: &[String]) -> Option<ServerCommand> {
+    let first = args.first()?;
+    let command = |server, words: &[String]| ServerCommand {
+        server,
+        words: words.to_vec(),
+        globals: Globals::default(),
+        verbose: false,
+    };
+    if first == "--cmd" && args.len() >= 2 {
+        if args[1].starts_with('-') {
+            return None;
+        }
+        return Some(command(ServerWord::AdHoc(args[1].clone()), &args[2..]));
+    }
+    let is_command = crate::client::config::RESERVED_NAMES.contains(&first.as_str());
+    if first.starts_with('-') || is_command || first.is_empty() {
+        return None;
+    }
+    Some(command(ServerWord::Named(first.clone()), &args[1..]))
+}
+
+/// The server command in the words after `ferry`, if they are one (the daemon reads handed-
+/// over commands so): the quick shapes, else through the options table.
+pub fn parse_server_command(args: &[String]) -> Option<ServerCommand> {
+    if let Some(command) = quick_server_command(args) {
+        return Some(command);
+    }
+    let table = command();
+    let matches = table
+        .clone()
+        .try_get_matches_from(std::iter::once("ferry").chain(args.iter().map(String::as_str)))
+        .ok()?;
+    let globals = globals_of(&matches).ok()?;
+    // The daemon's table lacks the binary's other commands (serve, daemon): no reserved word
+    // is taken for a server here.
+    server_command_of(&matches, globals, &table)
+        .ok()?
+        .filter(|command| match &command.server {
+            ServerWord::Named(name) => {
+                !crate::client::config::RESERVED_NAMES.contains(&name.as_str())
+            }
+            ServerWord::AdHoc(_) => true,
+        })
+}
+
 /// The two commands an agent runs most, without building the options table: `ferry
-/// --version`, and `ferry <server> ...` (a word that is none of ferry's commands goes to the
-/// server whatever the table says).
+/// --version`, and a server command, which goes to the daemon first when one runs.
 fn fast_path(args: &[OsString], table: &dyn Fn() -> Command) -> Option<Result<Outcome>> {
     let first = args.get(1)?.to_str()?;
     if args.len() == 2 && (first == "--version" || first == "-V") {
@@ -429,31 +499,102 @@ fn fast_path(args: &[OsString], table: &dyn Fn() -> Command) -> Option<Result<Ou
             emit(&format!("ferry {}\n", env!("CARGO_PKG_VERSION"))).map(|_| Outcome::Success),
         );
     }
-    // `ferry --cmd 'COMMAND' TOOL ...`: an ad-hoc server, as common as a named one for agents.
-    if first == "--cmd" && args.len() >= 3 {
-        let words: Option<Vec<String>> = args[2..]
-            .iter()
-            .map(|a| a.to_str().map(str::to_string))
-            .collect();
-        let words = words?;
-        if words[0].starts_with('-') {
-            return None;
-        }
-        let spec = match ServerSpec::ad_hoc(&words[0]) {
-            Ok(spec) => spec,
-            Err(e) => return Some(Err(e)),
-        };
-        return Some(call::run_server(spec, &words[1..], Globals::default()));
-    }
-    let is_command = crate::client::config::RESERVED_NAMES.contains(&first);
-    if first.starts_with('-') || is_command || first.is_empty() {
-        return None;
-    }
-    let rest: Option<Vec<String>> = args[2..]
+    let words = args[1..]
         .iter()
         .map(|a| a.to_str().map(str::to_string))
-        .collect();
-    Some(run_named_server(first, &rest?, Globals::default(), table))
+        .collect::<Option<Vec<String>>>()?;
+    let command = quick_server_command(&words)?;
+    diagnostics(false);
+    // A running daemon does the whole command: no config, cache or schema read here.
+    let maybe_warm =
+        !crate::daemon::client::disabled_by_env() && !words.iter().any(|w| w == "--no-daemon");
+    if maybe_warm {
+        if let Some(run) = warm::handover(args) {
+            if let Handed::Done(result) =
+                crate::daemon::client::hand_over(run, false, warm::answer_question)
+            {
+                return Some(result);
+            }
+        }
+    }
+    Some(run_server_command(command, args, table))
+}
+
+/// Runs a server command in this process (handing it to the daemon where it needs a server
+/// and may). `table` is asked only when no server has the name, for the command it may be a
+/// typo of.
+fn run_server_command(
+    command: ServerCommand,
+    args: &[OsString],
+    table: &dyn Fn() -> Command,
+) -> Result<Outcome> {
+    let spec = match &command.server {
+        ServerWord::AdHoc(word) => ServerSpec::ad_hoc(word)?,
+        ServerWord::Named(word) if word.contains("://") => ServerSpec::ad_hoc(word)?,
+        ServerWord::Named(word) => {
+            let registry = config::load_registry()?;
+            match registry.get(word) {
+                Some(spec) => spec.clone(),
+                None => return Err(unknown_server(word, &registry, table)),
+            }
+        }
+    };
+    let handover = || warm::handover(args);
+    call::run_server(spec, &command.words, command.globals, Some(&handover))
+}
+
+/// The server command clap found: `--cmd`, or a word that is not one of the table's
+/// commands; `None` for ferry's own commands.
+fn server_command_of(
+    matches: &ArgMatches,
+    globals: Globals,
+    table: &Command,
+) -> Result<Option<ServerCommand>> {
+    let verbose = matches.get_flag("verbose");
+    if let Some(mut words) = matches
+        .get_many::<String>("cmd")
+        .map(|w| w.cloned().collect::<Vec<_>>())
+    {
+        if let Some((name, _)) = matches.subcommand() {
+            return Err(Error::usage(format!(
+                "--cmd takes a server's command, not `ferry {name}`"
+            ))
+            .with_hint("put ferry's own commands first: ferry --cmd 'COMMAND' TOOL ..."));
+        }
+        let server = ServerWord::AdHoc(words.remove(0));
+        return Ok(Some(ServerCommand {
+            server,
+            words,
+            globals,
+            verbose,
+        }));
+    }
+    match matches.subcommand() {
+        Some((name, sub)) if table.find_subcommand(name).is_none() => Ok(Some(ServerCommand {
+            server: ServerWord::Named(name.to_string()),
+            words: strings(sub, ""),
+            globals,
+            verbose,
+        })),
+        _ => Ok(None),
+    }
+}
+
+/// ferry's own options before a server or command.
+fn globals_of(matches: &ArgMatches) -> Result<Globals> {
+    Ok(Globals {
+        refresh: matches.get_flag("refresh"),
+        json: matches.get_flag("json"),
+        no_daemon: matches.get_flag("no-daemon"),
+        max_tokens: matches
+            .get_one::<String>("max-tokens")
+            .map(|t| options::parse_max_tokens(t))
+            .transpose()?,
+        timeout: matches
+            .get_one::<String>("timeout")
+            .map(|t| options::parse_timeout(t))
+            .transpose()?,
+    })
 }
 
 /// Turns a clap error into ferry's one line and hint; help and version are printed.
@@ -541,37 +682,15 @@ pub(crate) fn clap_message(error: &clap::Error) -> (String, Option<String>) {
 
 fn run(args: Vec<OsString>, table: Command, other: Other) -> Result<Outcome> {
     let matches = match table.clone().try_get_matches_from(
-        std::iter::once(OsString::from("ferry")).chain(args.into_iter().skip(1)),
+        std::iter::once(OsString::from("ferry")).chain(args.iter().skip(1).cloned()),
     ) {
         Ok(matches) => matches,
         Err(error) => return clap_outcome(error),
     };
     diagnostics(matches.get_flag("verbose"));
-    let globals = Globals {
-        refresh: matches.get_flag("refresh"),
-        json: matches.get_flag("json"),
-        no_daemon: matches.get_flag("no-daemon"),
-        max_tokens: matches
-            .get_one::<String>("max-tokens")
-            .map(|t| options::parse_max_tokens(t))
-            .transpose()?,
-        timeout: matches
-            .get_one::<String>("timeout")
-            .map(|t| options::parse_timeout(t))
-            .transpose()?,
-    };
-    if let Some(mut words) = matches
-        .get_many::<String>("cmd")
-        .map(|w| w.cloned().collect::<Vec<_>>())
-    {
-        if let Some((name, _)) = matches.subcommand() {
-            return Err(Error::usage(format!(
-                "--cmd takes a server's command, not `ferry {name}`"
-            ))
-            .with_hint("put ferry's own commands first: ferry --cmd 'COMMAND' TOOL ..."));
-        }
-        let spec = ServerSpec::ad_hoc(&words.remove(0))?;
-        return call::run_server(spec, &words, globals);
+    let globals = globals_of(&matches)?;
+    if let Some(command) = server_command_of(&matches, globals.clone(), &table)? {
+        return run_server_command(command, &args, &|| table.clone());
     }
     let Some((name, sub)) = matches.subcommand() else {
         refuse_globals("ferry", &globals, &[])?;
@@ -638,33 +757,21 @@ fn run(args: Vec<OsString>, table: Command, other: Other) -> Result<Outcome> {
                 )
             })
         }
-        server => {
-            let words = strings(sub, "");
-            run_named_server(server, &words, globals, &|| table.clone())
-        }
+        // Every other word is a server: server_command_of took it.
+        server => Err(
+            Error::usage(format!("`ferry {server}` is not part of this build"))
+                .with_hint("see: ferry --help"),
+        ),
     }
 }
 
-/// A configured server by name, or a URL. `table` is asked only when no server has that
-/// name, for the command it may be a typo of.
-fn run_named_server(
+/// The error for a name that is neither a server nor a command, with the nearest of each.
+pub(crate) fn unknown_server(
     word: &str,
-    rest: &[String],
-    globals: Globals,
+    registry: &crate::client::config::Registry,
     table: &dyn Fn() -> Command,
-) -> Result<Outcome> {
-    if word.contains("://") {
-        return call::run_server(ServerSpec::ad_hoc(word)?, rest, globals);
-    }
-    let registry = config::load_registry()?;
-    match registry.get(word) {
-        Some(spec) => call::run_server(spec.clone(), rest, globals),
-        None => Err(config::unknown_server(
-            word,
-            &registry,
-            suggested_command(table(), word).as_deref(),
-        )),
-    }
+) -> Error {
+    config::unknown_server(word, registry, suggested_command(table(), word).as_deref())
 }
 
 /// The command of the options table closest to `word`, by clap's own "did you mean" (which
@@ -731,14 +838,7 @@ fn refuse_globals(command: &str, globals: &Globals, used: &[&str]) -> Result<()>
 /// `--verbose` or `FERRY_LOG=debug|trace|info`: diagnostics on stderr. Nothing is installed
 /// otherwise, so the call path pays one relaxed load per would-be message.
 fn diagnostics(verbose: bool) {
-    let level = match std::env::var("FERRY_LOG").ok().as_deref() {
-        Some("trace") => Some(tracing::Level::TRACE),
-        Some("debug") => Some(tracing::Level::DEBUG),
-        Some("info") => Some(tracing::Level::INFO),
-        _ if verbose => Some(tracing::Level::DEBUG),
-        _ => None,
-    };
-    if let Some(level) = level {
+    if let Some(level) = diagnostics_level(verbose, std::env::var("FERRY_LOG").ok()) {
         let _ = tracing_subscriber::fmt()
             .with_max_level(level)
             .with_writer(std::io::stderr)
@@ -746,6 +846,18 @@ fn diagnostics(verbose: bool) {
             .with_target(false)
             .with_timer(tracing_subscriber::fmt::time::uptime())
             .try_init();
+    }
+}
+
+/// The diagnostics asked for by `--verbose` and `FERRY_LOG` (the daemon asks with its
+/// caller's).
+pub fn diagnostics_level(verbose: bool, ferry_log: Option<String>) -> Option<tracing::Level> {
+    match ferry_log.as_deref() {
+        Some("trace") => Some(tracing::Level::TRACE),
+        Some("debug") => Some(tracing::Level::DEBUG),
+        Some("info") => Some(tracing::Level::INFO),
+        _ if verbose => Some(tracing::Level::DEBUG),
+        _ => None,
     }
 }
 

@@ -1,17 +1,119 @@
-//! The person at the terminal: errors on stderr (control characters escaped), and the
+//! The person at the terminal: errors on stderr (control characters escaped), the
 //! [`TerminalHandler`] that answers a server's questions with this terminal and this working
-//! directory. Plain output goes through `crate::console`.
+//! directory, and the [`Console`] a server command writes to: this process's ([`Local`]), or
+//! in the daemon the caller's (`warm`). Plain output goes through `crate::console`.
 
+use crate::client::config::Environment;
 use crate::client::handler::{
     not_supported, roots_of, sampling_refused, ClientHandler, ClientRequestError,
 };
 pub use crate::console::{emit, warn, write_error};
 use crate::protocol::BoxFuture;
 use crate::render::text::{escape_line, escape_text};
-use crate::{Error, ErrorKind};
+use crate::{Error, ErrorKind, Result};
 use serde_json::{json, Map, Value};
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// Where a server command's output goes and who answers for its caller: this process's own
+/// streams and terminal ([`Local`]), or, in the daemon, the ferry that handed it over.
+pub trait Console: Send + Sync {
+    /// Writes text to stdout (with a final newline if it lacks one).
+    fn emit(&self, text: &str) -> Result<()>;
+    /// One line on stderr, control characters escaped.
+    fn warn(&self, line: &str);
+    /// Text on stderr as it is (a status line that is cleared again).
+    fn status(&self, text: &str);
+    /// Whether stderr is a terminal (someone watches status lines and progress).
+    fn stderr_is_terminal(&self) -> bool;
+    /// Answers what a server asks during this command (roots, elicitation, sampling) and
+    /// hears its progress.
+    fn handler(&self) -> Arc<dyn ClientHandler>;
+    /// Clears a progress line left on stderr.
+    fn finish_progress(&self);
+    /// Standard input (`None`) or an `@file`'s text, with the size limit, read where a
+    /// signal still stops ferry.
+    fn read_input(&self, path: Option<String>) -> BoxFuture<'_, Result<String>>;
+    /// The caller's environment and working directory.
+    fn environment(&self) -> &Environment;
+    /// One variable of the caller's environment.
+    fn var(&self, name: &str) -> Option<String>;
+    /// Whether the caller can answer elicitation (a person at its terminal, or
+    /// `FERRY_ELICIT=defaults`).
+    fn elicits(&self) -> bool;
+}
+
+/// This process's streams, terminal and directory.
+pub struct Local {
+    handler: Arc<TerminalHandler>,
+    environment: OnceLock<Environment>,
+}
+
+impl Local {
+    /// This process's console.
+    pub fn new() -> Local {
+        Local {
+            handler: Arc::new(TerminalHandler::new()),
+            environment: OnceLock::new(),
+        }
+    }
+}
+
+impl Default for Local {
+    fn default() -> Self {
+        Local::new()
+    }
+}
+
+impl Console for Local {
+    fn emit(&self, text: &str) -> Result<()> {
+        emit(text)
+    }
+
+    fn warn(&self, line: &str) {
+        warn(line)
+    }
+
+    fn status(&self, text: &str) {
+        let _ = std::io::stderr().write_all(text.as_bytes());
+    }
+
+    fn stderr_is_terminal(&self) -> bool {
+        self.handler.shows_progress()
+    }
+
+    fn handler(&self) -> Arc<dyn ClientHandler> {
+        self.handler.clone()
+    }
+
+    fn finish_progress(&self) {
+        self.handler.finish_progress()
+    }
+
+    fn read_input(&self, path: Option<String>) -> BoxFuture<'_, Result<String>> {
+        Box::pin(async move {
+            let what = path
+                .as_deref()
+                .map_or("standard input".to_string(), |p| format!("@{p}"));
+            tokio::task::spawn_blocking(move || super::flags::read_limited(path.as_deref()))
+                .await
+                .map_err(|e| Error::usage(format!("cannot read {what}: {e}")))?
+        })
+    }
+
+    fn environment(&self) -> &Environment {
+        self.environment.get_or_init(Environment::current)
+    }
+
+    fn var(&self, name: &str) -> Option<String> {
+        std::env::var(name).ok()
+    }
+
+    fn elicits(&self) -> bool {
+        self.handler.interactive || answers_with_defaults()
+    }
+}
 
 /// Prints an error as `error: ...`, any server detail, and a `hint:` line. A closed pipe is
 /// a quiet end and prints nothing.
@@ -32,9 +134,12 @@ pub fn report(error: &Error) {
     }
 }
 
+/// Said once per command when a server asks for sampling.
+pub const SAMPLING_NOTE: &str = "ferry: the server asked for sampling (an LLM completion), which ferry does not provide; refused";
+
 /// Whether a question nobody can answer is answered with the defaults it offers
 /// (`FERRY_ELICIT=defaults`, for automation that accepts them); otherwise it is declined.
-fn answers_with_defaults() -> bool {
+pub fn answers_with_defaults() -> bool {
     std::env::var("FERRY_ELICIT").is_ok_and(|v| v == "defaults")
 }
 
@@ -128,11 +233,7 @@ impl ClientHandler for TerminalHandler {
                 "roots/list" => Ok(roots_of(self.cwd.as_deref())),
                 "elicitation/create" => {
                     if !self.interactive {
-                        return Ok(if answers_with_defaults() {
-                            defaults_answer(params)
-                        } else {
-                            json!({"action": "decline"})
-                        });
+                        return Ok(answer_elicitation(params));
                     }
                     // The terminal is read off the runtime's thread, so Ctrl-C is still heard.
                     let params = params.clone();
@@ -142,7 +243,7 @@ impl ClientHandler for TerminalHandler {
                 }
                 "sampling/createMessage" => {
                     if !self.sampling_noted.swap(true, Ordering::SeqCst) {
-                        warn("ferry: the server asked for sampling (an LLM completion), which ferry does not provide; refused");
+                        warn(SAMPLING_NOTE);
                     }
                     Err(sampling_refused())
                 }
@@ -155,27 +256,44 @@ impl ClientHandler for TerminalHandler {
         if !self.shows_progress() {
             return;
         }
-        let done = params
-            .get("progress")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0);
-        let total = params.get("total").and_then(Value::as_f64);
-        let message = params
-            .get("message")
-            .and_then(Value::as_str)
-            .map(|m| format!(" {}", escape_line(m)))
-            .unwrap_or_default();
-        let figure = match total {
-            Some(total) if total > 0.0 => format!("{done}/{total}"),
-            _ => format!("{done}"),
-        };
         self.progress_shown.store(true, Ordering::SeqCst);
-        let line: String = format!("progress {figure}{message}")
-            .chars()
-            .take(100)
-            .collect();
-        let _ = write!(std::io::stderr(), "\r\x1b[K{line}");
+        let _ = write!(std::io::stderr(), "\r\x1b[K{}", progress_line(params));
     }
+}
+
+/// A progress notification as the one line shown on a terminal (it replaces the last).
+pub fn progress_line(params: &Value) -> String {
+    let done = params
+        .get("progress")
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
+    let total = params.get("total").and_then(Value::as_f64);
+    let message = params
+        .get("message")
+        .and_then(Value::as_str)
+        .map(|m| format!(" {}", escape_line(m)))
+        .unwrap_or_default();
+    let figure = match total {
+        Some(total) if total > 0.0 => format!("{done}/{total}"),
+        _ => format!("{done}"),
+    };
+    format!("progress {figure}{message}")
+        .chars()
+        .take(100)
+        .collect()
+}
+
+/// The answer to an elicitation from this process: asked at the terminal when a person is
+/// there, else the defaults (`FERRY_ELICIT=defaults`) or a decline. Blocks on the terminal.
+pub fn answer_elicitation(params: &Value) -> Value {
+    if !interactive() {
+        return if answers_with_defaults() {
+            defaults_answer(params)
+        } else {
+            json!({"action": "decline"})
+        };
+    }
+    elicit(params)
 }
 
 /// Asks the person at the terminal for the fields a server requests.

@@ -28,19 +28,28 @@ pub fn timeout_for(spec: &ServerSpec, requested: Option<f64>) -> Duration {
 /// `FERRY_PROTOCOL_VERSION` fixes it instead (a revision: `2026-07-28` is stateless, older
 /// ones shake hands), for servers whose answers to the probe cannot be trusted.
 pub fn remembered_era(spec: &ServerSpec, refresh: bool) -> Option<Era> {
-    if let Some(version) = std::env::var("FERRY_PROTOCOL_VERSION")
-        .ok()
-        .filter(|v| !v.is_empty())
-    {
-        return Some(if version == crate::protocol::STATELESS_VERSION {
-            Era::Stateless(version)
-        } else {
-            Era::Handshake(version)
-        });
+    if let Some(era) = pinned_era(|name| std::env::var(name).ok()) {
+        return Some(era);
     }
     if refresh {
         return None;
     }
+    cached_era(spec)
+}
+
+/// The era `FERRY_PROTOCOL_VERSION` pins, looked up with `var` (this process's environment,
+/// or a caller's in the daemon).
+pub fn pinned_era(var: impl Fn(&str) -> Option<String>) -> Option<Era> {
+    let version = var("FERRY_PROTOCOL_VERSION").filter(|v| !v.is_empty())?;
+    Some(if version == crate::protocol::STATELESS_VERSION {
+        Era::Stateless(version)
+    } else {
+        Era::Handshake(version)
+    })
+}
+
+/// The era the tools cache remembers for a server.
+pub fn cached_era(spec: &ServerSpec) -> Option<Era> {
     CacheEntry::load(spec).and_then(|c| c.era)
 }
 
@@ -159,6 +168,49 @@ pub fn cached(spec: &ServerSpec) -> Option<CacheEntry> {
     let entry = CacheEntry::load(spec).filter(|e| e.has_tools() && !e.is_expired());
     tracing::debug!(server = %spec.name, hit = entry.is_some(), "cache");
     entry
+}
+
+/// A server's cached tools list, read and parsed once (the daemon keeps it between calls),
+/// before the server's tool filters apply.
+#[derive(Debug, Default)]
+pub struct Listing {
+    /// The cache entry, its tools taken out.
+    pub entry: CacheEntry,
+    pub tools: Vec<Tool>,
+    /// One per malformed entry.
+    pub warnings: Vec<String>,
+}
+
+impl Listing {
+    /// Parses a cache entry's tools.
+    pub fn new(mut entry: CacheEntry) -> Listing {
+        let (tools, warnings) = parse_tools_owned(std::mem::take(&mut entry.tools));
+        Listing {
+            entry,
+            tools,
+            warnings,
+        }
+    }
+
+    /// The server's cached listing, if there is one.
+    pub fn load(spec: &ServerSpec) -> Option<Listing> {
+        CacheEntry::load(spec).map(Listing::new)
+    }
+
+    /// The tools the server's config lets through, and the warnings (named by server).
+    pub fn usable(&self, spec: &ServerSpec) -> (Vec<&Tool>, Vec<String>) {
+        let warnings = self
+            .warnings
+            .iter()
+            .map(|w| format!("{}: {w}", spec.name))
+            .collect();
+        let tools = self
+            .tools
+            .iter()
+            .filter(|t| spec.allows_tool(&t.name))
+            .collect();
+        (tools, warnings)
+    }
 }
 
 /// The server's tools, filtered by its config, with one warning per malformed entry.

@@ -359,36 +359,48 @@ impl ServerSpec {
     /// server must be trusted first.
     pub fn connect(&self) -> Result<Transport> {
         self.check_trusted()?;
+        let here = Environment::current();
         match &self.target {
             Target::Stdio { .. } => {
-                let child = self.child_spec()?;
+                let child = self.child_spec_in(&here)?;
                 StdioChild::spawn(&child, &crate::paths::log_file(&self.name))
             }
-            Target::Http { url, .. } => {
-                let (expanded, headers) = self.http_target()?;
-                let shown = if url.contains("${") {
-                    url.clone()
-                } else {
-                    crate::transport::http::redacted_url(url)
-                };
+            Target::Http { .. } => {
+                let (expanded, headers) = self.http_target_in(&here)?;
                 HttpConnection::connect(
                     &expanded,
-                    &shown,
+                    &self.shown_url(),
                     headers,
                     self.max_message,
-                    self.sign_in()?,
+                    self.sign_in_in(&here)?,
                     self.legacy_sse,
                 )
             }
         }
     }
 
-    /// The stdio command with `${VAR}` expanded.
+    /// The URL as messages show it: as configured when it holds a `${VAR}` (never its
+    /// value), else with any credentials in it redacted.
+    pub fn shown_url(&self) -> String {
+        match &self.target {
+            Target::Http { url, .. } if url.contains("${") => url.clone(),
+            Target::Http { url, .. } => crate::transport::http::redacted_url(url),
+            Target::Stdio { .. } => String::new(),
+        }
+    }
+
+    /// The stdio command with `${VAR}` expanded from this process's environment.
     pub fn child_spec(&self) -> Result<ChildSpec> {
+        self.child_spec_in(&Environment::current())
+    }
+
+    /// The stdio command with `${VAR}` expanded from `env`, the command looked up in its
+    /// `PATH` (the config's own `PATH` first) and relative to its working directory.
+    pub fn child_spec_in(&self, env: &Environment) -> Result<ChildSpec> {
         let Target::Stdio {
             command,
             args,
-            env,
+            env: vars,
             cwd,
         } = &self.target
         else {
@@ -397,16 +409,16 @@ impl ServerSpec {
                 self.name
             )));
         };
-        let expand = |text: &str| expand_vars(text, &self.name);
-        let env: BTreeMap<String, String> = env
+        let expand = |text: &str| env.expand(text, &self.name);
+        let vars: BTreeMap<String, String> = vars
             .iter()
             .map(|(k, v)| Ok((k.clone(), expand(v)?)))
             .collect::<Result<_>>()?;
         let cwd = cwd.as_deref().map(expand).transpose()?.map(PathBuf::from);
         Ok(ChildSpec {
-            command: resolve_command(&expand(command)?, &env, cwd.as_deref())?,
+            command: resolve_command(&expand(command)?, &vars, cwd.as_deref(), env)?,
             args: args.iter().map(|a| expand(a)).collect::<Result<_>>()?,
-            env,
+            env: vars,
             cwd,
             max_message: self.max_message,
             base_env: None,
@@ -414,44 +426,93 @@ impl ServerSpec {
         })
     }
 
-    /// How an HTTP connection to this server signs in: the command that does it, and the
-    /// `"oauth"` block with its secret expanded.
+    /// How an HTTP connection to this server signs in, from this process's environment.
     pub fn sign_in(&self) -> Result<crate::transport::http::SignIn> {
-        let config = match &self.oauth {
-            Some(config) => {
-                let mut config = config.clone();
-                config.client_secret = config
-                    .client_secret
-                    .as_deref()
-                    .map(|s| expand_vars(s, &self.name))
-                    .transpose()?;
-                config.private_key = config
-                    .private_key
-                    .as_deref()
-                    .map(|s| expand_vars(s, &self.name))
-                    .transpose()?;
-                // A key that cannot be used is said now, not hidden behind a refused sign-in.
-                if let Some(key) = &config.private_key {
-                    crate::transport::jwt::SigningKey::from_config(key)?;
-                }
-                Some(config)
-            }
-            None => None,
-        };
-        let command = self.invocation.replacen("ferry ", "ferry auth ", 1);
-        Ok(crate::transport::http::SignIn::new(command, config))
+        self.sign_in_in(&Environment::current())
     }
 
-    /// The URL and headers with `${VAR}` expanded.
+    /// How an HTTP connection to this server signs in: the command that does it, and the
+    /// `"oauth"` block with its secret expanded from `env`.
+    pub fn sign_in_in(&self, env: &Environment) -> Result<crate::transport::http::SignIn> {
+        let command = self.invocation.replacen("ferry ", "ferry auth ", 1);
+        Ok(crate::transport::http::SignIn::new(
+            command,
+            self.oauth_in(env)?,
+        ))
+    }
+
+    /// The `"oauth"` block with its secret and key expanded from `env`, checked.
+    pub fn oauth_in(
+        &self,
+        env: &Environment,
+    ) -> Result<Option<crate::transport::oauth::OAuthConfig>> {
+        let Some(config) = &self.oauth else {
+            return Ok(None);
+        };
+        let mut config = config.clone();
+        config.client_secret = config
+            .client_secret
+            .as_deref()
+            .map(|s| env.expand(s, &self.name))
+            .transpose()?;
+        config.private_key = config
+            .private_key
+            .as_deref()
+            .map(|s| env.expand(s, &self.name))
+            .transpose()?;
+        // A key that cannot be used is said now, not hidden behind a refused sign-in.
+        if let Some(key) = &config.private_key {
+            crate::transport::jwt::SigningKey::from_config(key)?;
+        }
+        Ok(Some(config))
+    }
+
+    /// The URL and headers with `${VAR}` expanded from this process's environment.
     pub fn http_target(&self) -> Result<(String, BTreeMap<String, String>)> {
+        self.http_target_in(&Environment::current())
+    }
+
+    /// The URL and headers with `${VAR}` expanded from `env`.
+    pub fn http_target_in(&self, env: &Environment) -> Result<(String, BTreeMap<String, String>)> {
         let Target::Http { url, headers } = &self.target else {
             return Err(Error::usage(format!("server {:?} is not a URL", self.name)));
         };
         let headers = headers
             .iter()
-            .map(|(k, v)| Ok((k.clone(), expand_vars(v, &self.name)?)))
+            .map(|(k, v)| Ok((k.clone(), env.expand(v, &self.name)?)))
             .collect::<Result<_>>()?;
-        Ok((expand_vars(url, &self.name)?, headers))
+        Ok((env.expand(url, &self.name)?, headers))
+    }
+}
+
+/// The environment and working directory a server is resolved in: this process's for a cold
+/// call; in the daemon, which serves callers from many shells, the calling ferry's.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Environment {
+    /// The variables whose names and values are UTF-8 (`words::utf8_env`).
+    pub vars: BTreeMap<String, String>,
+    /// The working directory, if it could be read.
+    pub cwd: Option<PathBuf>,
+}
+
+impl Environment {
+    /// This process's environment and working directory.
+    pub fn current() -> Environment {
+        Environment {
+            vars: crate::words::utf8_env().collect(),
+            cwd: std::env::current_dir().ok(),
+        }
+    }
+
+    /// One variable.
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.vars.get(name).map(String::as_str)
+    }
+
+    /// Expands `${VAR}`, `${VAR:-default}` and `${env:VAR}` from these variables; an unset
+    /// variable is an error naming the server that uses it.
+    pub fn expand(&self, text: &str, server: &str) -> Result<String> {
+        expand_with(text, server, |name| self.var(name).map(str::to_string))
     }
 }
 
@@ -459,16 +520,17 @@ impl ServerSpec {
 /// from its working directory), with a clear error before anything is spawned.
 pub fn resolve_command(
     command: &str,
-    env: &BTreeMap<String, String>,
+    vars: &BTreeMap<String, String>,
     cwd: Option<&Path>,
+    env: &Environment,
 ) -> Result<String> {
-    let path = env
+    let path = vars
         .get("PATH")
-        .map(std::ffi::OsString::from)
-        .or_else(|| std::env::var_os("PATH"));
+        .or_else(|| env.vars.get("PATH"))
+        .map(std::ffi::OsString::from);
     let dir = match cwd {
         Some(dir) => dir.to_path_buf(),
-        None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+        None => env.cwd.clone().unwrap_or_else(|| PathBuf::from("/")),
     };
     which::which_in(command, path, &dir)
         .map(|p| p.display().to_string())
@@ -530,8 +592,17 @@ fn ad_hoc_name(word: &str) -> String {
     }
 }
 
-/// Expands `${VAR}`, `${VAR:-default}` and `${env:VAR}`; an unset variable is an error.
+/// Expands `${VAR}`, `${VAR:-default}` and `${env:VAR}` from this process's environment; an
+/// unset variable is an error.
 pub fn expand_vars(text: &str, server: &str) -> Result<String> {
+    expand_with(text, server, |name| std::env::var(name).ok())
+}
+
+fn expand_with(
+    text: &str,
+    server: &str,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
@@ -547,11 +618,11 @@ pub fn expand_vars(text: &str, server: &str) -> Result<String> {
             Some((name, default)) => (name, Some(default)),
             None => (inner, None),
         };
-        match (std::env::var(name), default) {
-            (Ok(value), None) => out.push_str(&value),
-            (Ok(value), Some(_)) if !value.is_empty() => out.push_str(&value),
+        match (lookup(name), default) {
+            (Some(value), None) => out.push_str(&value),
+            (Some(value), Some(_)) if !value.is_empty() => out.push_str(&value),
             (_, Some(default)) => out.push_str(default),
-            (Err(_), None) => {
+            (None, None) => {
                 return Err(Error::usage(format!(
                     "environment variable {name} is not set (server {server:?} uses it)"
                 ))

@@ -8,7 +8,7 @@ use crate::protocol::METHOD_NOT_FOUND;
 use serde_json::{json, Value};
 
 /// A server-to-client request that the handler refused.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ClientRequestError {
     pub code: i64,
     pub message: String,

@@ -28,6 +28,9 @@ use tokio::time::Instant;
 
 /// How long the probe waits before also trying the handshake.
 const PROBE_WAIT: Duration = Duration::from_secs(2);
+/// The same over HTTP, where every request gets an answer (an error at least), so only a slow
+/// server is waited for: a busy 2026-07-28 server is not sent an `initialize` it refuses.
+const PROBE_WAIT_HTTP: Duration = Duration::from_secs(10);
 /// Multi-round-trip requests give up after this many rounds.
 const MAX_INPUT_ROUNDS: usize = 10;
 /// JSON-RPC errors after which a request was surely not processed and the remembered era may be
@@ -146,6 +149,8 @@ struct Pending {
     reply: oneshot::Sender<Reply>,
     handler: Arc<dyn ClientHandler>,
     progress_token: Option<Value>,
+    /// Where the requester's diagnostics go (the daemon shows each caller its own traffic).
+    diagnostics: tracing::Dispatch,
 }
 
 /// What the session's requests and its reader share.
@@ -155,6 +160,8 @@ struct Shared {
     /// Set once the server can send nothing more: the message and stderr tail to report.
     closed: Mutex<Option<(String, String)>>,
     tools_changed: AtomicBool,
+    /// Whether the server has asked its client anything (roots, elicitation...).
+    asked: AtomicBool,
     /// `tools/list_changed` notifications since the session opened.
     tools_changes: AtomicUsize,
     next_id: AtomicI64,
@@ -230,7 +237,8 @@ impl Session {
         Session::open_on(spec, spec.connect()?, options).await
     }
 
-    /// As `open`, over a transport the caller made (tests use an in-memory one).
+    /// As `open`, over a transport the caller made (tests use an in-memory one). A session
+    /// that cannot agree on an era is closed, its server stopped, before the error returns.
     pub async fn open_on(
         spec: &ServerSpec,
         transport: Transport,
@@ -238,22 +246,23 @@ impl Session {
     ) -> Result<Session> {
         let is_stdio = matches!(transport.connection, Connection::Stdio(_));
         let session = Session::start(spec, transport, &options);
-        match options.known_era.clone() {
+        let agreed = match options.known_era.clone() {
             Some(Era::Stateless(version)) => {
                 session.adopt_stateless(version);
                 session.agreed().era_assumed = true;
-                Ok(session)
+                Ok(())
             }
             Some(Era::Handshake(_)) => {
                 // A server replaced by a stateless-only one refuses `initialize`: find out anew.
-                if session.try_handshake(None).await?.is_err() {
-                    match session.probe().await {
-                        Ok(()) => {}
-                        Err(ProbeFailure::Closed) => return Err(session.closed_error()),
-                        Err(ProbeFailure::Error(e)) => return Err(e),
-                    }
+                match session.try_handshake(None).await {
+                    Ok(Ok(())) => Ok(()),
+                    Ok(Err(_)) => match session.probe().await {
+                        Ok(()) => Ok(()),
+                        Err(ProbeFailure::Closed) => Err(session.closed_error()),
+                        Err(ProbeFailure::Error(e)) => Err(e),
+                    },
+                    Err(e) => Err(e),
                 }
-                Ok(session)
             }
             None => match session.probe().await {
                 Err(ProbeFailure::Closed) if is_stdio => {
@@ -270,13 +279,25 @@ impl Session {
                         None => spec.connect()?,
                     };
                     let session = Session::start(spec, transport, &retry);
-                    session.handshake(None).await?;
-                    Ok(session)
+                    return match session.handshake(None).await {
+                        Ok(()) => Ok(session),
+                        Err(e) => {
+                            session.close().await;
+                            Err(e)
+                        }
+                    };
                 }
                 Err(ProbeFailure::Closed) => Err(session.closed_error()),
                 Err(ProbeFailure::Error(e)) => Err(e),
-                Ok(()) => Ok(session),
+                Ok(()) => Ok(()),
             },
+        };
+        match agreed {
+            Ok(()) => Ok(session),
+            Err(e) => {
+                session.close().await;
+                Err(e)
+            }
         }
     }
 
@@ -287,6 +308,7 @@ impl Session {
             pending: Mutex::new(HashMap::new()),
             closed: Mutex::new(None),
             tools_changed: AtomicBool::new(false),
+            asked: AtomicBool::new(false),
             tools_changes: AtomicUsize::new(0),
             next_id: AtomicI64::new(1),
             default_handler: options.handler.clone(),
@@ -335,6 +357,12 @@ impl Session {
     /// Whether the server said its tools changed since the last call of this; clears it.
     pub fn take_tools_changed(&self) -> bool {
         self.shared.tools_changed.swap(false, Ordering::SeqCst)
+    }
+
+    /// Whether the server has asked its client anything (roots, elicitation...) in this
+    /// session: such a server's calls from several callers should take turns.
+    pub fn asks_client(&self) -> bool {
+        self.shared.asked.load(Ordering::SeqCst)
     }
 
     /// Whether the server can still answer: its output is open and its process runs.
@@ -406,6 +434,7 @@ impl Session {
                     reply,
                     handler: handler.clone(),
                     progress_token,
+                    diagnostics: tracing::dispatcher::get_default(tracing::Dispatch::clone),
                 },
             );
         }
@@ -466,7 +495,12 @@ impl Session {
         let id = self.take_id();
         let params = with_stateless_meta(None, STATELESS_VERSION, &self.client_capabilities);
         self.connection.set_protocol_version(STATELESS_VERSION);
-        let deadline = Instant::now() + PROBE_WAIT.min(self.timeout());
+        let wait = if self.is_stdio() {
+            PROBE_WAIT
+        } else {
+            PROBE_WAIT_HTTP
+        };
+        let deadline = Instant::now() + wait.min(self.timeout());
         let handler = self.shared.default_handler.clone();
         let (receiver, mut guard) = match self
             .send_request(id, "server/discover", params, &handler, deadline, &[])
@@ -482,13 +516,26 @@ impl Session {
                 }
                 // An HTTP server of the handshake era may reject the request outright, or sit on it.
                 tracing::debug!(server = %self.spec.name, "server/discover refused ({}); trying initialize", e.message);
-                return self.handshake(None).await.map_err(ProbeFailure::Error);
+                let refused = match self.handshake(None).await {
+                    Ok(()) => return Ok(()),
+                    Err(refused) => refused,
+                };
+                // A server that only took long (a busy machine) and refuses the handshake is
+                // asked once more, with the whole time a request has.
+                if e.kind == ErrorKind::Timeout {
+                    match self.probe_patiently().await {
+                        Ok(true) => return Ok(()),
+                        Err(e) if e.kind == ErrorKind::Auth => return Err(ProbeFailure::Error(e)),
+                        _ => {}
+                    }
+                }
+                return Err(ProbeFailure::Error(refused));
             }
         };
         let reply = match Session::wait(receiver, deadline).await {
             Ok(reply) => reply,
             Err(WaitFailure::TimedOut) => {
-                tracing::debug!(server = %self.spec.name, "no answer to server/discover within {:?}; trying initialize", PROBE_WAIT);
+                tracing::debug!(server = %self.spec.name, "no answer to server/discover within {wait:?}; trying initialize");
                 // The probe may still win the race: keep waiting for it beside the handshake.
                 let (reply, receiver) = oneshot::channel();
                 if let Ok(mut pending) = self.shared.pending.lock() {
@@ -513,6 +560,14 @@ impl Session {
             }
             Reply::Outcome(Err(error)) => {
                 if error.code == protocol::UNSUPPORTED_PROTOCOL_VERSION {
+                    // A refusal that names a stateless version ferry speaks: that era it is
+                    // (the requests that follow carry the version, and retry once if refused).
+                    if let Some(version) = supported_stateless(&error) {
+                        tracing::debug!(server = %self.spec.name, "server/discover refused; the server names {version}, which ferry speaks");
+                        self.adopt_stateless(version);
+                        self.agreed().era_assumed = true;
+                        return Ok(());
+                    }
                     let supported = error
                         .data
                         .as_ref()
@@ -540,6 +595,26 @@ impl Session {
             }
             Reply::Closed(..) => Err(ProbeFailure::Closed),
         }
+    }
+
+    /// `server/discover` once more, waiting as long as any request may: whether it was
+    /// answered with our stateless version (now adopted), or why it could not be sent.
+    async fn probe_patiently(&self) -> Result<bool> {
+        let id = self.take_id();
+        let params = with_stateless_meta(None, STATELESS_VERSION, &self.client_capabilities);
+        self.connection.set_protocol_version(STATELESS_VERSION);
+        let deadline = Instant::now() + self.timeout();
+        let handler = self.shared.default_handler.clone();
+        let (receiver, mut guard) = self
+            .send_request(id, "server/discover", params, &handler, deadline, &[])
+            .await?;
+        let reply = Session::wait(receiver, deadline).await;
+        guard.done = true;
+        drop(guard);
+        Ok(match reply {
+            Ok(Reply::Outcome(Ok(result))) => self.discovered(&result),
+            _ => false,
+        })
     }
 
     /// Adopts a `server/discover` result that offers our stateless version.
@@ -590,7 +665,21 @@ impl Session {
                 Some(mut probe) => {
                     let mut receiver = receiver;
                     tokio::select! {
-                        reply = &mut receiver => reply.unwrap_or(Reply::Closed("the session ended".into(), String::new())),
+                        reply = &mut receiver => {
+                            let reply = reply.unwrap_or(Reply::Closed("the session ended".into(), String::new()));
+                            // Refused while the probe is still out: a slow server of the
+                            // stateless era answers the probe yet.
+                            if let Reply::Outcome(Err(_)) = &reply {
+                                if let Ok(Ok(Reply::Outcome(Ok(result)))) =
+                                    tokio::time::timeout_at(deadline, &mut probe).await
+                                {
+                                    if self.discovered(&result) {
+                                        return Ok(Ok(()));
+                                    }
+                                }
+                            }
+                            reply
+                        }
                         probe_reply = &mut probe => {
                             if let Ok(Reply::Outcome(Ok(result))) = probe_reply {
                                 if self.discovered(&result) {
@@ -965,12 +1054,7 @@ async fn read_events(
             break "the connection closed".to_string();
         };
         match event {
-            Event::Message(message) => {
-                if tracing::enabled!(tracing::Level::DEBUG) {
-                    tracing::debug!(server = %shared.name, "<- {}", crate::client::trace_text(&message));
-                }
-                route(message, &shared, &connection);
-            }
+            Event::Message(message) => route(message, &shared, &connection),
             Event::Unreadable(why) => {
                 tracing::debug!(server = %shared.name, "unreadable message: {why}");
                 // It was most likely an answer: fail what waits rather than let it time out.
@@ -1004,6 +1088,23 @@ fn fail_all(shared: &Shared, reply: impl Fn() -> Reply) {
     }
 }
 
+/// Who answers a server's request: the one caller with requests in flight (requests made
+/// with the session's own handler aside), the session's own handler when none waits, or
+/// `None` when several callers wait and the request could be any one's.
+fn asked_for(shared: &Shared) -> Option<Arc<dyn ClientHandler>> {
+    let pending = shared.pending.lock().ok()?;
+    let mut callers = pending
+        .values()
+        .map(|p| &p.handler)
+        .filter(|h| !Arc::ptr_eq(h, &shared.default_handler));
+    let Some(first) = callers.next() else {
+        return Some(shared.default_handler.clone());
+    };
+    callers
+        .all(|h| Arc::ptr_eq(h, first))
+        .then(|| first.clone())
+}
+
 /// The id a response names, as one of ours.
 fn our_id(id: &Value) -> Option<i64> {
     match id {
@@ -1013,7 +1114,31 @@ fn our_id(id: &Value) -> Option<i64> {
     }
 }
 
+/// Shows an incoming message in the diagnostics of `to` (the requester a response answers,
+/// else this task's).
+fn trace_incoming(shared: &Shared, message: &Value, to: Option<&tracing::Dispatch>) {
+    let show = || {
+        if tracing::enabled!(tracing::Level::DEBUG) {
+            tracing::debug!(server = %shared.name, "<- {}", crate::client::trace_text(message));
+        }
+    };
+    match to {
+        Some(dispatch) => tracing::dispatcher::with_default(dispatch, show),
+        None => show(),
+    }
+}
+
 fn route(message: Value, shared: &Arc<Shared>, connection: &Arc<Connection>) {
+    let requester = message
+        .get("method")
+        .is_none()
+        .then(|| message.get("id").and_then(our_id))
+        .flatten()
+        .and_then(|id| {
+            let pending = shared.pending.lock().ok()?;
+            Some(pending.get(&id)?.diagnostics.clone())
+        });
+    trace_incoming(shared, &message, requester.as_ref());
     match protocol::classify(message) {
         Incoming::Response { id, outcome } => {
             let mut pending = match shared.pending.lock() {
@@ -1052,18 +1177,22 @@ fn route(message: Value, shared: &Arc<Shared>, connection: &Arc<Connection>) {
                 });
                 return;
             }
-            // The request in flight most recently is the one the server is working on.
-            let handler = shared
-                .pending
-                .lock()
-                .ok()
-                .and_then(|p| {
-                    p.iter()
-                        .max_by_key(|(id, _)| **id)
-                        .map(|(_, e)| e.handler.clone())
-                })
-                .unwrap_or_else(|| shared.default_handler.clone());
+            shared.asked.store(true, Ordering::SeqCst);
             let connection = connection.clone();
+            let Some(handler) = asked_for(shared) else {
+                // The server's question could be any waiting caller's (a directory, a
+                // terminal): answering for one of them could answer for the wrong one.
+                tracing::debug!(server = %shared.name, "{method}: several callers wait; refused");
+                let refusal = protocol::error_response(
+                    id,
+                    protocol::INTERNAL_ERROR,
+                    &format!("ferry cannot tell which of its calls in flight this {method} is for, so it answers for none"),
+                );
+                tokio::spawn(async move {
+                    let _ = connection.send(&refusal).await;
+                });
+                return;
+            };
             tokio::spawn(async move {
                 let reply = match handler.answer(&method, &params).await {
                     Ok(result) => protocol::response(id, result),

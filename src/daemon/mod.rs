@@ -1,10 +1,12 @@
 //! The warm path (DESIGN.md section 3): a per-user daemon keeps servers running between
 //! calls, so a call costs milliseconds and a stateful server keeps its state.
 //!
-//! `client` is the CLI's side (find or start the daemon, hand it a request, answer its
-//! questions); `server` is the daemon process; `pool` its warm sessions; `wire` what travels
-//! on the socket (`transport::socket`); `guard` the watchdog each server runs under, so that
-//! no server outlives the daemon, even a daemon killed with SIGKILL.
+//! `client` is the caller's side (find or start the daemon, hand it a whole `ferry <server>
+//! ...` command, relay what comes back); `server` is the daemon process, which runs handed-over
+//! commands with the CLI's own code (a `server::Runner` the binary supplies); `pool` its warm
+//! sessions; `wire` the typed messages on the socket (`transport::socket`); `guard` the
+//! watchdog each server runs under, so that no server outlives the daemon, even a daemon
+//! killed with SIGKILL.
 
 pub mod client;
 pub mod guard;
@@ -12,10 +14,10 @@ pub mod pool;
 pub mod server;
 pub mod wire;
 
-use crate::{Error, Outcome, Result};
+use crate::{Outcome, Result};
 use clap::{ArgMatches, Command};
-use serde_json::Value;
 use std::sync::OnceLock;
+use std::time::Duration;
 
 /// Who this ferry is, for the daemon handshake: the version and the program file itself (its
 /// size and modification time), so a rebuilt or upgraded ferry never talks to an old daemon.
@@ -47,26 +49,18 @@ pub fn command() -> Command {
 
 /// Runs `ferry daemon status|stop`.
 pub fn main(matches: &ArgMatches) -> Result<Outcome> {
-    let op = match matches.subcommand_name() {
-        Some("stop") => "stop",
-        _ => "status",
-    };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::server(format!("cannot start the async runtime: {e}")))?;
-    let reply = runtime.block_on(client::operate(op));
-    let text = match (op, reply) {
-        (_, None) => "no ferry daemon is running\n".to_string(),
-        (_, Some(Err(e))) => return Err(e),
-        ("stop", Some(Ok(reply))) => {
-            let n = reply.get("stopped").and_then(Value::as_u64).unwrap_or(0);
-            format!(
+    let text = match matches.subcommand_name() {
+        Some("stop") => match client::stop() {
+            None => "no ferry daemon is running\n".to_string(),
+            Some(n) => format!(
                 "daemon stopped ({n} server{})\n",
                 if n == 1 { "" } else { "s" }
-            )
-        }
-        (_, Some(Ok(status))) => status_text(&status),
+            ),
+        },
+        _ => match client::status(Duration::from_secs(15)) {
+            None => "no ferry daemon is running\n".to_string(),
+            Some((status, _)) => status_text(&status),
+        },
     };
     crate::console::emit(&text)?;
     Ok(Outcome::Success)
@@ -86,27 +80,21 @@ fn megabytes(kb: u64) -> String {
 }
 
 /// `ferry daemon status` as text: the daemon, then a line per warm server.
-pub fn status_text(status: &Value) -> String {
-    let number = |v: &Value, key: &str| v.get(key).and_then(Value::as_u64).unwrap_or(0);
+pub fn status_text(status: &wire::Status) -> String {
     let mut out = format!(
         "daemon pid {}, up {}, {}\n",
-        number(status, "pid"),
-        duration_text(number(status, "up_ms")),
-        megabytes(number(status, "rss_kb"))
+        status.pid,
+        duration_text(status.up_ms),
+        megabytes(status.rss_kb)
     );
-    let servers = status
-        .get("servers")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    if servers.is_empty() {
+    if status.servers.is_empty() {
         out.push_str("no warm servers\n");
         return out;
     }
-    let width = servers
+    let width = status
+        .servers
         .iter()
-        .filter_map(|s| s.get("name").and_then(Value::as_str))
-        .map(|n| crate::render::text::escape_line(n).len())
+        .map(|s| crate::render::text::escape_line(&s.name).len())
         .max()
         .unwrap_or(6)
         .max(6);
@@ -114,50 +102,24 @@ pub fn status_text(status: &Value) -> String {
         "{:width$}  {:>7}  {:>6}  {:>8}  {:>5}  {:>9}\n",
         "server", "pid", "idle", "stops in", "calls", "memory"
     ));
-    for server in &servers {
-        let name = crate::render::text::escape_line(
-            server.get("name").and_then(Value::as_str).unwrap_or("?"),
-        );
-        let pid = server
-            .get("pid")
-            .and_then(Value::as_u64)
-            .map_or("-".to_string(), |p| p.to_string());
-        let idle = number(server, "idle_ms");
-        let left = number(server, "idle_limit_ms").saturating_sub(idle);
+    for server in &status.servers {
+        let name = crate::render::text::escape_line(&server.name);
+        let pid = server.pid.map_or("-".to_string(), |p| p.to_string());
+        let left = server.idle_limit_ms.saturating_sub(server.idle_ms);
         out.push_str(&format!(
             "{name:width$}  {pid:>7}  {:>6}  {:>8}  {:>5}  {:>9}\n",
-            duration_text(idle),
+            duration_text(server.idle_ms),
             duration_text(left),
-            number(server, "calls"),
-            megabytes(number(server, "rss_kb"))
+            server.calls,
+            megabytes(server.rss_kb.unwrap_or(0))
         ));
     }
     out
 }
 
-/// The identities (`ServerSpec::identity`) the daemon keeps warm, if one runs; for the
-/// server list. Never waits long: a listing must not stall on the daemon.
+/// The identities (`ServerSpec::identity`) this ferry's daemon keeps warm, if one runs; for
+/// the server list. Never waits long: a listing must not stall on the daemon.
 pub fn warm_identities() -> Option<Vec<String>> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .ok()?;
-    let status = runtime.block_on(async {
-        tokio::time::timeout(std::time::Duration::from_millis(300), client::peek_status())
-            .await
-            .ok()
-            .flatten()
-    })?;
-    Some(
-        status
-            .get("servers")?
-            .as_array()?
-            .iter()
-            .filter_map(|s| {
-                s.get("identity")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            })
-            .collect(),
-    )
+    let (status, same) = client::status(Duration::from_millis(300))?;
+    same.then(|| status.servers.into_iter().map(|s| s.identity).collect())
 }

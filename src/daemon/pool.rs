@@ -1,21 +1,212 @@
-//! The warm pool: one open session per server identity, shared by every call to it, stopped
-//! after its idle time, opened again when its server has died.
+//! The warm pool: one open session per server as a call would start it, shared by every call
+//! to it, stopped after its idle time, opened again when its server has died.
+//!
+//! A session is keyed by everything that decides what the server is: its config as written
+//! and as resolved (variables expanded, command found, working directory), and the
+//! environment it starts with, less the variables that only describe the calling shell. A
+//! later call from a shell with another `AWS_PROFILE` or token gets a server of its own, as a
+//! cold call would.
 
-use super::wire::{Resolved, ServerRef};
-use crate::client::catalog;
+use crate::client::catalog::{self, Listing};
+use crate::client::config::{Environment, ServerSpec, Target};
 use crate::client::handler::{ClientHandler, Unattended};
-use crate::client::session::{CallContext, Session, SessionOptions};
+use crate::client::session::{CallContext, Era, Session, SessionOptions};
 use crate::transport::http::HttpConnection;
-use crate::transport::stdio::StdioChild;
+use crate::transport::stdio::{ChildSpec, StdioChild};
 use crate::transport::Transport;
 use crate::Result;
-use serde_json::{json, Value};
-use std::collections::HashMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long a server is kept without calls unless its config says (`idleTimeout`).
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(600);
+
+/// Variables that describe the calling shell, not what a server is: they never make a
+/// session of their own (the server still gets them, as a cold call's would).
+const SHELL_ONLY: [&str; 4] = ["PWD", "OLDPWD", "SHLVL", "_"];
+
+/// How the daemon reaches a server, resolved for one caller.
+#[derive(Debug, Clone)]
+pub enum Resolved {
+    Stdio(ChildSpec),
+    Http {
+        url: String,
+        shown_url: String,
+        headers: BTreeMap<String, String>,
+        /// The `"oauth"` block with its secret expanded from the caller's environment.
+        oauth: Option<crate::transport::oauth::OAuthConfig>,
+    },
+}
+
+/// A server as one caller would start it.
+#[derive(Debug, Clone)]
+pub struct ServerRef {
+    pub spec: ServerSpec,
+    pub resolved: Resolved,
+    /// The era the caller pins (`FERRY_PROTOCOL_VERSION`), if it does.
+    pub pinned_era: Option<Era>,
+    /// Whether the session declares elicitation: its callers can answer it (a person at
+    /// the terminal, or `FERRY_ELICIT=defaults`), as a cold call's would declare.
+    pub elicitation: bool,
+}
+
+impl ServerRef {
+    /// Resolves a server the way a cold call in this process would start it.
+    pub fn resolve(spec: &ServerSpec) -> Result<ServerRef> {
+        ServerRef::resolve_in(spec, &Environment::current())
+    }
+
+    /// Resolves a server the way a cold call in `env` (a caller's environment and directory)
+    /// would start it: a project server must be trusted, `${VAR}`s come from `env`, and a
+    /// command server starts in the caller's directory with the caller's environment.
+    pub fn resolve_in(spec: &ServerSpec, env: &Environment) -> Result<ServerRef> {
+        spec.check_trusted()?;
+        let resolved = match &spec.target {
+            Target::Stdio { .. } => {
+                let mut child = spec.child_spec_in(env)?;
+                if child.cwd.is_none() {
+                    child.cwd = env.cwd.clone();
+                }
+                child.base_env = Some(env.vars.clone().into_iter().collect());
+                child.guarded = true;
+                Resolved::Stdio(child)
+            }
+            Target::Http { .. } => {
+                let (url, headers) = spec.http_target_in(env)?;
+                Resolved::Http {
+                    url,
+                    shown_url: spec.shown_url(),
+                    headers,
+                    oauth: spec.oauth_in(env)?,
+                }
+            }
+        };
+        Ok(ServerRef {
+            spec: spec.clone(),
+            resolved,
+            pinned_era: catalog::pinned_era(|name| env.var(name).map(str::to_string)),
+            elicitation: false,
+        })
+    }
+
+    /// What identifies a warm session: the server as configured and as resolved, the
+    /// environment it starts with (less [`SHELL_ONLY`]), a pinned era and the capabilities
+    /// it declares.
+    pub fn session_key(&self) -> String {
+        let mut digest = ring::digest::Context::new(&ring::digest::SHA256);
+        // Each part with its length before it, so that no two different servers read alike.
+        let mut part = |text: &str| {
+            digest.update(&(text.len() as u64).to_le_bytes());
+            digest.update(text.as_bytes());
+        };
+        part(&self.spec.identity());
+        match &self.resolved {
+            Resolved::Stdio(child) => {
+                let inherited: Vec<&(String, String)> = child
+                    .base_env
+                    .iter()
+                    .flatten()
+                    .filter(|(name, _)| !SHELL_ONLY.contains(&name.as_str()))
+                    .collect();
+                part("stdio");
+                part(&child.command);
+                part(&format!("{:?}", child.cwd));
+                part(&format!(
+                    "{} {} {}",
+                    child.args.len(),
+                    child.env.len(),
+                    inherited.len()
+                ));
+                child.args.iter().for_each(|a| part(a));
+                for (name, value) in child
+                    .env
+                    .iter()
+                    .chain(inherited.into_iter().map(|(k, v)| (k, v)))
+                {
+                    part(name);
+                    part(value);
+                }
+            }
+            Resolved::Http {
+                url,
+                headers,
+                oauth,
+                ..
+            } => {
+                part("http");
+                part(url);
+                part(&headers.len().to_string());
+                for (name, value) in headers {
+                    part(name);
+                    part(value);
+                }
+                part(&format!("{oauth:?}"));
+            }
+        }
+        part(&format!("{:?}", self.pinned_era));
+        part(if self.elicitation { "elicits" } else { "" });
+        digest.finish().as_ref()[..12]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// Builds the transport this server is reached by (again, for a restart).
+    fn connect(&self) -> Result<Transport> {
+        let spec = &self.spec;
+        match &self.resolved {
+            Resolved::Stdio(child) => StdioChild::spawn(child, &crate::paths::log_file(&spec.name)),
+            Resolved::Http {
+                url,
+                shown_url,
+                headers,
+                oauth,
+            } => HttpConnection::connect(
+                url,
+                shown_url,
+                headers.clone(),
+                spec.max_message,
+                crate::transport::http::SignIn::new(
+                    spec.invocation.replacen("ferry ", "ferry auth ", 1),
+                    oauth.clone(),
+                ),
+                spec.legacy_sse,
+            ),
+        }
+    }
+}
+
+/// A warm session's own handler: it declares what its callers can answer, and answers what
+/// a server asks outside any call for nobody in particular.
+struct SessionDefault {
+    unattended: Unattended,
+    elicitation: bool,
+}
+
+impl ClientHandler for SessionDefault {
+    fn capabilities(&self) -> Value {
+        if self.elicitation {
+            serde_json::json!({"elicitation": {"form": {}, "url": {}}})
+        } else {
+            serde_json::json!({})
+        }
+    }
+
+    fn answer<'a>(
+        &'a self,
+        method: &'a str,
+        params: &'a Value,
+    ) -> crate::protocol::BoxFuture<
+        'a,
+        std::result::Result<Value, crate::client::handler::ClientRequestError>,
+    > {
+        self.unattended.answer(method, params)
+    }
+}
 
 /// One warm server.
 pub struct Warm {
@@ -25,6 +216,9 @@ pub struct Warm {
     pub last_used: Instant,
     pub in_flight: usize,
     pub calls: u64,
+    /// Held by each call once the server has asked its client something (roots,
+    /// elicitation): such questions can then be tied to the one caller in flight.
+    one_at_a_time: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Warm {
@@ -33,31 +227,59 @@ impl Warm {
     }
 }
 
+/// A warm server in `ferry daemon status`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerStatus {
+    pub name: String,
+    /// The server's config identity (`ServerSpec::identity`), for the server list's marks.
+    pub identity: String,
+    pub pid: Option<u32>,
+    pub alive: bool,
+    pub idle_ms: u64,
+    pub up_ms: u64,
+    pub idle_limit_ms: u64,
+    pub calls: u64,
+    pub in_flight: usize,
+    pub transport: String,
+    /// The resident memory of its process group, in KiB.
+    pub rss_kb: Option<u64>,
+}
+
 /// Every warm server, by session key. Opening is serialised per key, so two racing first
 /// calls start one server.
 #[derive(Default)]
 pub struct Pool {
     warm: Mutex<HashMap<String, Warm>>,
     opening: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// Cached tools lists as parsed, by cache file, with the file's stamp when read.
+    listings: Mutex<HashMap<PathBuf, (FileStamp, Arc<Listing>)>>,
 }
 
-/// Builds the transport a resolved server describes (again, for a restart).
-fn connect(server: &ServerRef) -> Result<Transport> {
-    let spec = &server.spec;
-    match &server.resolved {
-        Resolved::Stdio(child) => StdioChild::spawn(child, &crate::paths::log_file(&spec.name)),
-        Resolved::Http {
-            url,
-            shown_url,
-            headers,
-        } => HttpConnection::connect(
-            url,
-            shown_url,
-            headers.clone(),
-            spec.max_message,
-            spec.sign_in()?,
-            spec.legacy_sse,
-        ),
+/// What tells one version of a file from another: the cache is replaced by renames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    inode: u64,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+/// How many servers' listings the pool keeps parsed.
+const LISTINGS_KEPT: usize = 64;
+
+/// A call under way on a warm session; its end is marked when this is dropped, however the
+/// call ends (an answer, an error, or a caller that hung up and dropped it).
+pub struct Busy<'a> {
+    pool: &'a Pool,
+    key: String,
+    _turn: Option<tokio::sync::OwnedMutexGuard<()>>,
+}
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        if let Some(warm) = self.pool.lock().get_mut(&self.key) {
+            warm.in_flight = warm.in_flight.saturating_sub(1);
+            warm.last_used = Instant::now();
+        }
     }
 }
 
@@ -66,9 +288,40 @@ impl Pool {
         self.warm.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// A server's cached tools list, parsed once per version of its cache file: a call
+    /// costs a stat, not a read and a parse.
+    pub fn listing(&self, spec: &ServerSpec) -> Option<Arc<Listing>> {
+        use std::os::unix::fs::MetadataExt;
+        let path = crate::client::cache::path_for(spec);
+        let mut listings = self.listings.lock().unwrap_or_else(|e| e.into_inner());
+        let Ok(meta) = std::fs::metadata(&path) else {
+            listings.remove(&path);
+            return None;
+        };
+        let stamp = FileStamp {
+            inode: meta.ino(),
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        };
+        if let Some((known, listing)) = listings.get(&path) {
+            if *known == stamp {
+                return Some(listing.clone());
+            }
+        }
+        let listing = Arc::new(Listing::load(spec)?);
+        if listings.len() >= LISTINGS_KEPT {
+            listings.clear();
+        }
+        listings.insert(path, (stamp, listing.clone()));
+        Some(listing)
+    }
+
     /// The live session for a server, opened if there is none (or its server died).
     pub async fn session(&self, server: &ServerRef) -> Result<Arc<Session>> {
-        let key = server.session_key();
+        self.session_keyed(server, server.session_key()).await
+    }
+
+    async fn session_keyed(&self, server: &ServerRef, key: String) -> Result<Arc<Session>> {
         if let Some(session) = self.live(&key) {
             return Ok(session);
         }
@@ -86,25 +339,45 @@ impl Pool {
             dead.session.shutdown().await;
         }
         let spec = &server.spec;
-        let transport = connect(server)?;
         let root = match &server.resolved {
             Resolved::Stdio(child) => child.cwd.clone(),
             Resolved::Http { .. } => None,
         };
         // Server requests outside any call (rare) are answered for nobody in particular;
         // those during a call go to its caller.
-        let handler: Arc<dyn ClientHandler> = Arc::new(Unattended { root });
+        let handler: Arc<dyn ClientHandler> = Arc::new(SessionDefault {
+            unattended: Unattended { root },
+            elicitation: server.elicitation,
+        });
         let options = SessionOptions {
             timeout: catalog::timeout_for(spec, None),
-            known_era: catalog::remembered_era(spec, false),
+            known_era: server
+                .pinned_era
+                .clone()
+                .or_else(|| catalog::cached_era(spec)),
             handler,
             reconnect: Some({
                 let server = server.clone();
-                Arc::new(move || connect(&server))
+                Arc::new(move || server.connect())
             }),
         };
         tracing::debug!(server = %spec.name, key = %key, "daemon: opening a warm session");
-        let session = Arc::new(Session::open_on(spec, transport, options).await?);
+        // The opening runs on its own: a caller that hangs up meanwhile leaves a server that
+        // finishes starting and stays warm (or, failing, is stopped), never one half-started.
+        let opening = {
+            let server = server.clone();
+            tokio::spawn(
+                tracing::instrument::WithSubscriber::with_current_subscriber(async move {
+                    let transport = server.connect()?;
+                    Session::open_on(&server.spec, transport, options)
+                        .await
+                        .map(Arc::new)
+                }),
+            )
+        };
+        let session = opening
+            .await
+            .map_err(|e| crate::Error::server(format!("the server's start failed: {e}")))??;
         let now = Instant::now();
         self.lock().insert(
             key,
@@ -115,6 +388,7 @@ impl Pool {
                 last_used: now,
                 in_flight: 0,
                 calls: 0,
+                one_at_a_time: Arc::default(),
             },
         );
         Ok(session)
@@ -127,16 +401,47 @@ impl Pool {
             .map(|w| w.session.clone())
     }
 
-    /// Marks a call started on a server, for idle times and status; it ends when the guard
-    /// is dropped, however the call ends (an answer, an error, or a caller that hung up and
-    /// dropped the request).
-    fn busy(&self, key: String) -> Busy<'_> {
+    /// Starts a call on a server's warm session (opening it if needed): the session, and the
+    /// mark of the call under way. Once the server has asked its client anything, calls take
+    /// turns, so that each question is answered for the one caller it can belong to.
+    pub async fn begin(&self, server: &ServerRef) -> Result<(Arc<Session>, Busy<'_>)> {
+        let key = server.session_key();
+        let session = self.session_keyed(server, key.clone()).await?;
+        let turns = self
+            .lock()
+            .get(&key)
+            .map(|w| w.one_at_a_time.clone())
+            .unwrap_or_default();
+        let turn = if session.asks_client() {
+            Some(turns.lock_owned().await)
+        } else {
+            None
+        };
         if let Some(warm) = self.lock().get_mut(&key) {
             warm.in_flight += 1;
             warm.calls += 1;
             warm.last_used = Instant::now();
         }
-        Busy { pool: self, key }
+        let busy = Busy {
+            pool: self,
+            key,
+            _turn: turn,
+        };
+        Ok((session, busy))
+    }
+
+    /// After a call: tools that changed are listed again, after the answer is on its way
+    /// and off the path of any call.
+    pub fn after_call(&self, server: &ServerRef, session: &Arc<Session>) {
+        if session.take_tools_changed() {
+            let spec = server.spec.clone();
+            let session = session.clone();
+            tokio::spawn(async move {
+                if catalog::refresh_tools(&spec, &session).await.is_err() {
+                    crate::client::cache::CacheEntry::mark_stale(&spec);
+                }
+            });
+        }
     }
 
     /// Sends one request through the warm session, with the caller's handler.
@@ -147,21 +452,10 @@ impl Pool {
         params: Value,
         context: &CallContext,
     ) -> Result<Value> {
-        let session = self.session(server).await?;
-        let busy = self.busy(server.session_key());
+        let (session, busy) = self.begin(server).await?;
         let result = session.request_with(method, params, context).await;
         drop(busy);
-        // Tools that changed are listed again after the answer is on its way, off the path
-        // of this call.
-        if session.take_tools_changed() {
-            let spec = server.spec.clone();
-            let session = session.clone();
-            tokio::spawn(async move {
-                if catalog::refresh_tools(&spec, &session).await.is_err() {
-                    crate::client::cache::CacheEntry::mark_stale(&spec);
-                }
-            });
-        }
+        self.after_call(server, &session);
         result
     }
 
@@ -210,40 +504,33 @@ impl Pool {
         count
     }
 
-    /// What `ferry daemon status` shows of each server. Memory is measured after the pool is
-    /// let go, with one pass over /proc for all servers.
-    pub fn status(&self) -> Vec<Value> {
+    /// What `ferry daemon status` shows of each server, by name. Memory is measured after
+    /// the pool is let go, with one pass over /proc for all servers.
+    pub fn status(&self) -> Vec<ServerStatus> {
         let now = Instant::now();
-        let mut rows: Vec<(Option<u32>, Value)> = self
+        let mut rows: Vec<ServerStatus> = self
             .lock()
             .values()
-            .map(|w| {
-                let pid = w.session.pid();
-                let row = json!({
-                    "name": w.server.spec.name,
-                    "identity": w.server.spec.identity(),
-                    "pid": pid,
-                    "alive": w.session.is_alive(),
-                    "idle_ms": now.duration_since(w.last_used).as_millis() as u64,
-                    "up_ms": now.duration_since(w.started).as_millis() as u64,
-                    "idle_limit_ms": w.idle_limit().as_millis() as u64,
-                    "calls": w.calls,
-                    "in_flight": w.in_flight,
-                    "transport": w.server.spec.transport_name(),
-                });
-                (pid, row)
+            .map(|w| ServerStatus {
+                name: w.server.spec.name.clone(),
+                identity: w.server.spec.identity(),
+                pid: w.session.pid(),
+                alive: w.session.is_alive(),
+                idle_ms: now.duration_since(w.last_used).as_millis() as u64,
+                up_ms: now.duration_since(w.started).as_millis() as u64,
+                idle_limit_ms: w.idle_limit().as_millis() as u64,
+                calls: w.calls,
+                in_flight: w.in_flight,
+                transport: w.server.spec.transport_name().to_string(),
+                rss_kb: None,
             })
             .collect();
-        let groups: Vec<u32> = rows.iter().filter_map(|(pid, _)| *pid).collect();
+        let groups: Vec<u32> = rows.iter().filter_map(|row| row.pid).collect();
         let memory = group_rss_kb(&groups);
-        let mut rows: Vec<Value> = rows
-            .drain(..)
-            .map(|(pid, mut row)| {
-                row["rss_kb"] = json!(pid.map(|g| memory.get(&g).copied().unwrap_or(0)));
-                row
-            })
-            .collect();
-        rows.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+        for row in &mut rows {
+            row.rss_kb = row.pid.map(|g| memory.get(&g).copied().unwrap_or(0));
+        }
+        rows.sort_by(|a, b| a.name.cmp(&b.name));
         rows
     }
 }
@@ -284,17 +571,53 @@ pub fn rss_kb(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-/// A call in flight on a warm server; its end is marked when this is dropped.
-struct Busy<'a> {
-    pool: &'a Pool,
-    key: String,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl Drop for Busy<'_> {
-    fn drop(&mut self) {
-        if let Some(warm) = self.pool.lock().get_mut(&self.key) {
-            warm.in_flight = warm.in_flight.saturating_sub(1);
-            warm.last_used = Instant::now();
+    fn env(vars: &[(&str, &str)], cwd: &str) -> Environment {
+        Environment {
+            vars: vars
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            cwd: Some(cwd.into()),
         }
+    }
+
+    #[test]
+    fn sessions_are_keyed_on_the_environment_a_server_gets_not_on_the_shell() {
+        let spec = ServerSpec::ad_hoc("/bin/cat").unwrap();
+        let key = |e: &Environment| ServerRef::resolve_in(&spec, e).unwrap().session_key();
+        let base = key(&env(&[("PATH", "/bin"), ("AWS_PROFILE", "a")], "/tmp"));
+        let moved = env(
+            &[
+                ("PATH", "/bin"),
+                ("AWS_PROFILE", "a"),
+                ("PWD", "/x"),
+                ("OLDPWD", "/y"),
+                ("SHLVL", "3"),
+                ("_", "/usr/bin/ferry"),
+            ],
+            "/tmp",
+        );
+        assert_eq!(key(&moved), base);
+        assert_ne!(
+            key(&env(&[("PATH", "/bin"), ("AWS_PROFILE", "b")], "/tmp")),
+            base
+        );
+        assert_ne!(
+            key(&env(&[("PATH", "/bin"), ("AWS_PROFILE", "a")], "/")),
+            base
+        );
+        let pinned = env(
+            &[
+                ("PATH", "/bin"),
+                ("AWS_PROFILE", "a"),
+                ("FERRY_PROTOCOL_VERSION", "2025-06-18"),
+            ],
+            "/tmp",
+        );
+        assert_ne!(key(&pinned), base);
     }
 }

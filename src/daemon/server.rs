@@ -1,28 +1,82 @@
-//! The daemon process (`ferry __daemon`): it listens on the socket, serves each connection's
-//! one operation with the warm pool, stops idle servers, and exits when it holds none.
+//! The daemon process (`ferry __daemon`): it listens on the socket, runs each connection's
+//! one operation, stops idle servers, and exits when it holds none.
+//!
+//! A handed-over command is run by a [`Runner`] the binary supplies (the CLI's own code, so
+//! that a warm command prints exactly what a cold one would); the daemon gives it the warm
+//! pool and a [`CallerLink`] to the ferry process that handed it over.
 
-use super::pool::{self, Pool};
-use super::wire::{error_to_json, tagged, ServerRef};
-use crate::client::handler::{ClientHandler, ClientRequestError};
-use crate::client::session::CallContext;
+use super::pool::Pool;
+use super::wire::{line, Answer, Dirs, Hello, Question, Run, Status, ToCaller, ToDaemon};
 use crate::protocol::BoxFuture;
-use crate::transport::socket::{self, Link};
-use crate::{Error, Result};
-use serde_json::{json, Value};
+use crate::transport::framing::{self, FrameError};
+use crate::transport::socket::{self, MESSAGE_LIMIT};
+use crate::{Error, Outcome, Result};
 use std::collections::HashMap;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::net::UnixListener;
+use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::net::unix::OwnedReadHalf;
+use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{mpsc, oneshot, Notify};
 
 /// How long the daemon stays with no server and no caller before it exits.
 const LINGER: Duration = Duration::from_secs(2);
 
+/// How a handed-over command went.
+pub enum Handled {
+    /// It ran: its end, as the caller reports it.
+    Ran(Result<Outcome>),
+    /// It is to run cold, in the caller (nothing was written): why.
+    Cold(String),
+}
+
+/// Runs one handed-over command with the warm pool, talking to its caller through the link.
+pub type Runner = fn(Run, Arc<CallerLink>, Arc<Pool>) -> BoxFuture<'static, Handled>;
+
+/// The daemon's side of one caller: what it sends the caller, and the questions it waits on.
+pub struct CallerLink {
+    outgoing: mpsc::UnboundedSender<ToCaller>,
+    waiting: Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
+    next: AtomicU64,
+}
+
+impl CallerLink {
+    /// Sends the caller a message (it is dropped if the caller has gone).
+    pub fn send(&self, message: ToCaller) {
+        let _ = self.outgoing.send(message);
+    }
+
+    /// Asks the caller something and waits for its answer; `None` if it went away.
+    pub async fn ask(&self, question: Question) -> Option<Answer> {
+        let id = self.next.fetch_add(1, Ordering::SeqCst);
+        let (sender, receiver) = oneshot::channel();
+        self.waiting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, sender);
+        self.send(ToCaller::Ask { id, question });
+        receiver.await.ok()
+    }
+
+    fn answered(&self, id: u64, answer: Answer) {
+        let waiting = self
+            .waiting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id);
+        if let Some(waiting) = waiting {
+            let _ = waiting.send(answer);
+        }
+    }
+}
+
 struct Daemon {
-    pool: Pool,
+    pool: Arc<Pool>,
+    runner: Runner,
     identity: String,
+    dirs: Dirs,
     started: Instant,
     connections: AtomicUsize,
     /// When the last connection ended (for the linger before exit).
@@ -31,7 +85,7 @@ struct Daemon {
 }
 
 /// Runs the daemon until it is stopped, idle, or signalled.
-pub fn run() -> i32 {
+pub fn run(runner: Runner) -> i32 {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -43,7 +97,7 @@ pub fn run() -> i32 {
         }
     };
     let code = runtime.block_on(async {
-        match serve().await {
+        match serve(runner).await {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("ferry daemon: {e}");
@@ -55,7 +109,7 @@ pub fn run() -> i32 {
     code
 }
 
-async fn serve() -> Result<()> {
+async fn serve(runner: Runner) -> Result<()> {
     let dir = socket::ensure_run_dir()?;
     let path = socket::socket_path();
     // The starter removed any stale socket while holding the lock; bind with no window in
@@ -71,8 +125,10 @@ async fn serve() -> Result<()> {
     let inode = std::fs::metadata(&path).map(|m| m.ino()).unwrap_or(0);
     tracing::debug!(dir = %dir.display(), "daemon listening");
     let daemon = Arc::new(Daemon {
-        pool: Pool::default(),
+        pool: Arc::new(Pool::default()),
+        runner,
         identity: super::identity(),
+        dirs: Dirs::current(),
         started: Instant::now(),
         connections: AtomicUsize::new(0),
         quiet_since: Mutex::new(Instant::now()),
@@ -86,7 +142,7 @@ async fn serve() -> Result<()> {
                     daemon.connections.fetch_add(1, Ordering::SeqCst);
                     let daemon = daemon.clone();
                     tokio::spawn(async move {
-                        let worked = serve_connection(&daemon, Link::new(stream)).await;
+                        let worked = serve_connection(&daemon, stream).await;
                         daemon.connections.fetch_sub(1, Ordering::SeqCst);
                         if worked {
                             *daemon.quiet_since.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
@@ -136,204 +192,130 @@ async fn reap(daemon: Arc<Daemon>) {
     }
 }
 
-/// Serves one connection; says whether it was work (a request), which keeps the daemon
+/// The reading half of a caller's connection: its messages, one a line.
+struct Incoming {
+    reader: BufReader<OwnedReadHalf>,
+    line: Vec<u8>,
+}
+
+impl Incoming {
+    /// The next message; `None` at the end, on a broken stream or a line that is not one.
+    async fn next<T: serde::de::DeserializeOwned>(&mut self) -> Option<T> {
+        match framing::read_line(&mut self.reader, &mut self.line, MESSAGE_LIMIT).await {
+            Ok(true) => serde_json::from_slice(&self.line).ok(),
+            Ok(false) | Err(FrameError::TooLong(_) | FrameError::Io(_)) => None,
+        }
+    }
+}
+
+/// Serves one connection; says whether it was work (a command), which keeps the daemon
 /// from exiting for a while, unlike a status query.
-async fn serve_connection(daemon: &Arc<Daemon>, mut link: Link) -> bool {
-    let Some(hello) = link.receive().await else {
-        return false;
+async fn serve_connection(daemon: &Arc<Daemon>, stream: UnixStream) -> bool {
+    let (read, mut write) = stream.into_split();
+    let mut incoming = Incoming {
+        reader: BufReader::new(read),
+        line: Vec::new(),
     };
-    let Some(theirs) = hello.get("hello") else {
+    let Some(theirs) = incoming.next::<Hello>().await else {
         return false;
     };
     // A caller of another ferry gets this daemon's identity and no service: it stops this
     // daemon and starts its own.
-    let same = theirs.as_str() == Some(daemon.identity.as_str());
-    let reply = json!({"hello": daemon.identity, "pid": std::process::id()});
-    if link.send(&reply).await.is_err() {
-        return false;
-    }
-    let Some(op) = link.receive().await else {
-        return false;
+    let same = theirs.hello == daemon.identity;
+    let hello = Hello {
+        hello: daemon.identity.clone(),
+        pid: Some(std::process::id()),
     };
-    match op.get("op").and_then(Value::as_str) {
-        Some("status") => {
-            let _ = link.send(&tagged("result", status(daemon))).await;
-        }
-        Some("stop") => {
-            let stopped = daemon.pool.stop_all().await;
-            let _ = link
-                .send(&tagged("result", json!({"stopped": stopped})))
-                .await;
-            daemon.stop.notify_one();
-        }
-        Some("request") | Some("refresh") if same => {
-            request(daemon, link, op).await;
-            return true;
-        }
-        _ => {
-            let error = Error::server("the daemon does not know this operation");
-            let _ = link.send(&tagged("error", error_to_json(&error))).await;
-        }
+    if write.write_all(&line(&hello)).await.is_err() {
+        return false;
     }
+    let reply = match incoming.next().await {
+        Some(ToDaemon::Status) => ToCaller::Status(status(daemon)),
+        Some(ToDaemon::Stop) => {
+            let stopped = daemon.pool.stop_all().await;
+            let _ = write.write_all(&line(&ToCaller::Stopped(stopped))).await;
+            daemon.stop.notify_one();
+            return false;
+        }
+        Some(ToDaemon::Run(run)) if same => {
+            if run.dirs != daemon.dirs {
+                ToCaller::Refused(format!(
+                    "the daemon keeps ferry's files in {} and {}",
+                    daemon.dirs.config.display(),
+                    daemon.dirs.cache.display()
+                ))
+            } else {
+                run_command(daemon, *run, incoming, write).await;
+                return true;
+            }
+        }
+        _ => ToCaller::Refused("the daemon does not run this operation".into()),
+    };
+    let _ = write.write_all(&line(&reply)).await;
     false
 }
 
-fn status(daemon: &Daemon) -> Value {
+fn status(daemon: &Daemon) -> Status {
     let pid = std::process::id();
-    json!({
-        "pid": pid,
-        "identity": daemon.identity,
-        "up_ms": daemon.started.elapsed().as_millis() as u64,
-        "rss_kb": pool::rss_kb(pid),
-        "servers": daemon.pool.status(),
-    })
-}
-
-/// A handler that asks the calling CLI: its directory, its terminal, its progress line.
-struct RemoteHandler {
-    outgoing: mpsc::UnboundedSender<Value>,
-    answers: Mutex<HashMap<u64, oneshot::Sender<Value>>>,
-    next: AtomicU64,
-}
-
-impl ClientHandler for RemoteHandler {
-    fn capabilities(&self) -> Value {
-        json!({"elicitation": {"form": {}, "url": {}}})
-    }
-
-    fn answer<'a>(
-        &'a self,
-        method: &'a str,
-        params: &'a Value,
-    ) -> BoxFuture<'a, std::result::Result<Value, ClientRequestError>> {
-        Box::pin(async move {
-            let id = self.next.fetch_add(1, Ordering::SeqCst);
-            let (sender, receiver) = oneshot::channel();
-            self.answers
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(id, sender);
-            let ask = json!({"ask": {"id": id, "method": method, "params": params}});
-            if self.outgoing.send(ask).is_err() {
-                return Err(gone());
-            }
-            let answer = receiver.await.map_err(|_| gone())?;
-            match answer.get("error") {
-                Some(error) => Err(ClientRequestError {
-                    code: error.get("code").and_then(Value::as_i64).unwrap_or(-1),
-                    message: error
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .unwrap_or("refused")
-                        .to_string(),
-                }),
-                None => Ok(answer.get("result").cloned().unwrap_or(Value::Null)),
-            }
-        })
-    }
-
-    fn progress(&self, params: &Value) {
-        let _ = self.outgoing.send(tagged("progress", params.clone()));
+    Status {
+        pid,
+        identity: daemon.identity.clone(),
+        up_ms: daemon.started.elapsed().as_millis() as u64,
+        rss_kb: super::pool::rss_kb(pid),
+        servers: daemon.pool.status(),
     }
 }
 
-fn gone() -> ClientRequestError {
-    ClientRequestError {
-        code: -1,
-        message: "the caller went away".into(),
-    }
-}
-
-/// Serves one request (or refresh) for a caller: the caller's questions and progress go back
-/// on its connection; if the caller goes away, the request is dropped, and the session tells
-/// the server it is cancelled.
-async fn request(daemon: &Arc<Daemon>, link: Link, op: Value) {
-    let (mut reader, mut writer) = link.into_parts();
-    let Some(server) = op.get("server").and_then(ServerRef::from_json) else {
-        let error = Error::server("the daemon could not read the server description");
-        let _ = socket::send_on(&mut writer, &tagged("error", error_to_json(&error))).await;
-        return;
-    };
-    let (outgoing, mut queue) = mpsc::unbounded_channel::<Value>();
-    let handler = Arc::new(RemoteHandler {
+/// Runs a handed-over command: its output and questions go to the caller as they come, its
+/// end last; if the caller hangs up, the command is dropped, and with it any request in
+/// flight, which its session cancels with the server.
+async fn run_command(
+    daemon: &Arc<Daemon>,
+    run: Run,
+    mut incoming: Incoming,
+    mut write: tokio::net::unix::OwnedWriteHalf,
+) {
+    let (outgoing, mut queue) = mpsc::unbounded_channel::<ToCaller>();
+    let link = Arc::new(CallerLink {
         outgoing: outgoing.clone(),
-        answers: Mutex::new(HashMap::new()),
+        waiting: Mutex::new(HashMap::new()),
         next: AtomicU64::new(1),
     });
-    let work = {
-        let handler = handler.clone();
-        let daemon = daemon.clone();
-        async move {
-            if op.get("op").and_then(Value::as_str) == Some("refresh") {
-                let session = daemon.pool.session(&server).await?;
-                crate::client::catalog::refresh_tools(&server.spec, &session)
-                    .await
-                    .map(|_| Value::Null)
-            } else {
-                let method = op.get("method").and_then(Value::as_str).unwrap_or_default();
-                let params = op.get("params").cloned().unwrap_or(json!({}));
-                let timeout = op
-                    .get("timeout_ms")
-                    .and_then(Value::as_u64)
-                    .map(Duration::from_millis)
-                    .unwrap_or(crate::client::catalog::DEFAULT_TIMEOUT);
-                let headers = op
-                    .get("headers")
-                    .and_then(Value::as_array)
-                    .map(|pairs| {
-                        pairs
-                            .iter()
-                            .filter_map(|p| {
-                                let p = p.as_array()?;
-                                Some((
-                                    p.first()?.as_str()?.to_string(),
-                                    p.get(1)?.as_str()?.to_string(),
-                                ))
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let context = CallContext {
-                    handler,
-                    timeout,
-                    progress: op.get("progress").and_then(Value::as_bool) == Some(true),
-                    headers,
-                };
-                daemon.pool.request(&server, method, params, &context).await
-            }
-        }
-    };
+    let work = (daemon.runner)(run, link.clone(), daemon.pool.clone());
     let finished = async {
-        let outcome: Result<Value> = work.await;
-        let _ = outgoing.send(match outcome {
-            Ok(result) => tagged("result", result),
-            Err(error) => tagged("error", error_to_json(&error)),
-        });
+        let end = match work.await {
+            Handled::Ran(result) => ToCaller::Done(result),
+            Handled::Cold(why) => ToCaller::Cold(why),
+        };
+        let _ = outgoing.send(end);
     };
     let answers = async {
-        while let Some(message) = reader.receive().await {
-            if let Some(answer) = message.get("answer") {
-                let id = answer.get("id").and_then(Value::as_u64).unwrap_or(0);
-                let waiting = handler
-                    .answers
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&id);
-                if let Some(waiting) = waiting {
-                    let _ = waiting.send(answer.clone());
-                }
+        while let Some(message) = incoming.next::<ToDaemon>().await {
+            if let ToDaemon::Answer { id, answer } = message {
+                link.answered(id, answer);
             }
         }
     };
+    // What is queued goes in one write (the output and the end of a call, most often), so
+    // the caller wakes once.
     let writes = async {
-        while let Some(message) = queue.recv().await {
-            let last = message.get("result").is_some() || message.get("error").is_some();
-            if socket::send_on(&mut writer, &message).await.is_err() || last {
+        while let Some(first) = queue.recv().await {
+            let mut bytes = Vec::new();
+            let mut next = Some(first);
+            let mut last = false;
+            while let Some(message) = next.take() {
+                last = matches!(message, ToCaller::Done(_) | ToCaller::Cold(_));
+                bytes.extend(line(&message));
+                if !last {
+                    next = queue.try_recv().ok();
+                }
+            }
+            if write.write_all(&bytes).await.is_err() || last {
                 return;
             }
         }
     };
-    // The caller hanging up ends the request: the session then cancels it with the server.
+    // The caller hanging up ends the command: its session then cancels the request.
     tokio::select! {
         _ = async { tokio::join!(finished, writes) } => {}
         _ = answers => {}

@@ -1,288 +1,298 @@
-//! What travels on the daemon's socket, one JSON object per line.
+//! What travels on the daemon's socket: one JSON message per line, each a type below.
 //!
-//! A connection opens with `{"hello": IDENTITY}`, answered with the daemon's own identity and
-//! pid (the caller may send its operation in the same write: a daemon of another identity
-//! does not run it). Then one operation: `{"op": "request", "server": SERVER, "method", "params",
-//! "timeout_ms", "progress"}` (answered by any number of `{"ask": {"id", "method", "params"}}`,
-//! which the caller answers with `{"answer": {"id", "result"}}` or `{"answer": {"id", "error":
-//! {"code", "message"}}}`, and `{"progress": PARAMS}`, then one `{"result": VALUE}` or
-//! `{"error": ERROR}`), `{"op": "refresh", "server": SERVER}`, `{"op": "status"}` or
-//! `{"op": "stop"}`.
-//!
-//! SERVER carries the server's config as written (its identity, for the tools cache and the
-//! session key) and what the caller resolved: `${VAR}`s expanded with the caller's
-//! environment, the command's absolute path, the working directory, and for a command the
-//! caller's environment, so a warm server starts exactly as a cold one would have.
+//! A connection opens with a [`Hello`] each way (the caller may send its operation in the same
+//! write): a daemon of another identity runs nothing and is stopped by the caller, never
+//! reused. The hellos and `{"op": "stop"}` are as every earlier ferry wrote them, so a new
+//! ferry can stop an old daemon. Then one operation:
+//! - [`ToDaemon::Run`]: a `ferry <server> ...` command handed over whole (its words, the
+//!   caller's directory, environment and terminals). The daemon parses it, calls the warm
+//!   server and renders the output as a cold `ferry` would, and sends [`ToCaller::Out`] and
+//!   [`ToCaller::Err`] text to write, [`ToCaller::Ask`] for what only the caller has (its
+//!   standard input, an `@file`, its terminal for elicitation; answered with
+//!   [`ToDaemon::Answer`]), and ends with [`ToCaller::Done`], or with [`ToCaller::Cold`]
+//!   before any output when the command is to run in the caller instead. A caller that
+//!   hangs up cancels the command.
+//! - [`ToDaemon::Status`] and [`ToDaemon::Stop`].
 
-use crate::client::config::{ServerSpec, Target};
-use crate::transport::stdio::ChildSpec;
-use crate::{Error, ErrorKind};
-use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
+use crate::client::config::Environment;
+use crate::client::handler::ClientRequestError;
+use crate::{Error, Outcome};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::path::PathBuf;
-use std::time::Duration;
 
-/// How the daemon reaches a server, resolved by the caller.
-#[derive(Debug, Clone)]
-pub enum Resolved {
-    Stdio(ChildSpec),
-    Http {
-        url: String,
-        shown_url: String,
-        headers: BTreeMap<String, String>,
+/// A server as the daemon resolves it (kept under its old name for `ferry serve --servers`).
+pub use super::pool::ServerRef;
+
+/// The first message each way: who speaks (`daemon::identity`), and the daemon's process id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hello {
+    pub hello: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+}
+
+/// A message from a caller to the daemon, after its hello. The operation's name comes first
+/// and its fields under `with`, so the daemon reads a command in one pass (an internal tag
+/// would have serde buffer the whole message first).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", content = "with", rename_all = "snake_case")]
+pub enum ToDaemon {
+    Run(Box<Run>),
+    Status,
+    Stop,
+    /// The answer to an [`ToCaller::Ask`].
+    Answer {
+        id: u64,
+        answer: Answer,
     },
 }
 
-/// A server as the caller sends it.
-#[derive(Debug, Clone)]
-pub struct ServerRef {
-    pub spec: ServerSpec,
-    pub resolved: Resolved,
+/// A message from the daemon to a caller, after its hello.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToCaller {
+    /// Text for the caller's standard output, as it is.
+    Out(String),
+    /// Text for the caller's standard error, as it is.
+    Err(String),
+    /// Something only the caller can answer.
+    Ask {
+        id: u64,
+        question: Question,
+    },
+    /// Run the command in the caller (nothing was written): the reason, for diagnostics.
+    Cold(String),
+    /// The command's end: what `ferry` reports and exits with.
+    Done(std::result::Result<Outcome, Error>),
+    Status(Status),
+    /// How many servers a stop stopped.
+    Stopped(usize),
+    /// The daemon cannot run this for the caller (another ferry's operation, other
+    /// directories): why. The caller goes cold with a warning.
+    Refused(String),
 }
 
-impl ServerRef {
-    /// Resolves a configured server the way a cold call would start it, in this process.
-    pub fn resolve(spec: &ServerSpec) -> crate::Result<ServerRef> {
-        spec.check_trusted()?;
-        let resolved = match &spec.target {
-            Target::Stdio { .. } => {
-                let mut child = spec.child_spec()?;
-                if child.cwd.is_none() {
-                    child.cwd = std::env::current_dir().ok();
-                }
-                child.base_env = Some(crate::words::utf8_env().collect());
-                child.guarded = true;
-                Resolved::Stdio(child)
-            }
-            Target::Http { url, .. } => {
-                let (expanded, headers) = spec.http_target()?;
-                let shown_url = if url.contains("${") {
-                    url.clone()
-                } else {
-                    crate::transport::http::redacted_url(url)
-                };
-                Resolved::Http {
-                    url: expanded,
-                    shown_url,
-                    headers,
-                }
-            }
-        };
-        Ok(ServerRef {
-            spec: spec.clone(),
-            resolved,
-        })
+/// A `ferry <server> ...` command handed to the daemon.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// The words after `ferry`, as typed.
+    pub args: Vec<String>,
+    /// The caller's working directory and environment (its `${VAR}`s, the server's
+    /// environment, `FERRY_LOG`...).
+    pub env: Environment,
+    pub terminal: Terminal,
+    /// Where the caller keeps ferry's files: a daemon keeping others runs nothing for it.
+    pub dirs: Dirs,
+}
+
+/// Which of the caller's standard streams are terminals.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Terminal {
+    pub stdin: bool,
+    pub stdout: bool,
+    pub stderr: bool,
+}
+
+/// The directories ferry's files live in, as a process sees them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dirs {
+    pub home: PathBuf,
+    pub config: PathBuf,
+    pub cache: PathBuf,
+}
+
+impl Dirs {
+    /// This process's.
+    pub fn current() -> Dirs {
+        Dirs {
+            home: crate::paths::home_dir(),
+            config: crate::paths::config_dir(),
+            cache: crate::paths::cache_dir(),
+        }
+    }
+}
+
+/// What the daemon asks of a caller during a command.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Question {
+    /// The text of standard input (`None`) or of a file (`@path`, from the caller's
+    /// directory), with ferry's size limit.
+    Input(Option<String>),
+    /// A server's `elicitation/create` params, for the person at the caller's terminal.
+    Elicit(Value),
+}
+
+/// A caller's answer to a [`Question`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Answer {
+    Input(std::result::Result<String, Error>),
+    Elicit(std::result::Result<Value, ClientRequestError>),
+}
+
+/// `ferry daemon status`'s facts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Status {
+    pub pid: u32,
+    pub identity: String,
+    pub up_ms: u64,
+    pub rss_kb: u64,
+    pub servers: Vec<super::pool::ServerStatus>,
+}
+
+/// One message as a line.
+pub fn line<T: Serialize>(message: &T) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec(message).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+    use serde_json::json;
+
+    fn round_trip<T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug>(
+        message: T,
+    ) {
+        let bytes = line(&message);
+        assert_eq!(bytes.last(), Some(&b'\n'));
+        assert_eq!(bytes.iter().filter(|b| **b == b'\n').count(), 1, "one line");
+        let back: T = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(back, message);
     }
 
-    /// What identifies a warm session: the server as configured and as resolved (a changed
-    /// config, variable, directory or command starts a new one). The inherited environment is
-    /// left out, or every shell would get a server of its own.
-    pub fn session_key(&self) -> String {
-        let resolved = match &self.resolved {
-            Resolved::Stdio(child) => format!(
-                "{}\0{:?}\0{:?}\0{:?}",
-                child.command, child.args, child.env, child.cwd
-            ),
-            Resolved::Http { url, headers, .. } => format!("{url}\0{headers:?}"),
-        };
-        let text = format!("{}\0{resolved}", self.spec.identity());
-        let digest = ring::digest::digest(&ring::digest::SHA256, text.as_bytes());
-        digest.as_ref()[..12]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
-    }
-
-    pub fn to_json(&self) -> Value {
-        let spec = &self.spec;
-        let target = match &spec.target {
-            Target::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            } => json!({"stdio": {"command": command, "args": args, "env": env, "cwd": cwd}}),
-            Target::Http { url, headers } => json!({"http": {"url": url, "headers": headers}}),
-        };
-        let resolved = match &self.resolved {
-            Resolved::Stdio(child) => json!({"stdio": {
-                "command": child.command, "args": child.args, "env": child.env,
-                "cwd": child.cwd, "max_message": child.max_message,
-                "base_env": child.base_env,
-            }}),
-            Resolved::Http {
-                url,
-                shown_url,
-                headers,
-            } => json!({"http": {"url": url, "shown_url": shown_url, "headers": headers}}),
-        };
-        json!({
-            "name": spec.name,
-            "target": target,
-            "timeout_ms": spec.timeout.map(|t| t.as_millis() as u64),
-            "max_message": spec.max_message,
-            "include_tools": spec.include_tools,
-            "exclude_tools": spec.exclude_tools,
-            "idle_timeout_ms": spec.idle_timeout.map(|t| t.as_millis() as u64),
-            "origin": spec.origin,
-            "invocation": spec.invocation,
-            "legacy_sse": spec.legacy_sse,
-            "oauth": spec.oauth.as_ref().map(|o| json!({
-                "clientId": o.client_id, "clientSecret": o.client_secret, "grant": o.grant,
-                "scopes": o.scopes, "callbackPort": o.callback_port,
-                "clientMetadataUrl": o.client_metadata_url, "privateKey": o.private_key,
+    #[test]
+    fn every_message_to_the_daemon_comes_back_as_it_went() {
+        round_trip(Hello {
+            hello: "ferry 0.1.0 1.2.3".into(),
+            pid: None,
+        });
+        round_trip(ToDaemon::Run(Box::new(Run {
+            args: vec![
+                "ev".into(),
+                "echo".into(),
+                "--message".into(),
+                "a\nb".into(),
+            ],
+            env: Environment {
+                vars: [("PATH".to_string(), "/bin".to_string())].into(),
+                cwd: Some("/tmp/x y".into()),
+            },
+            terminal: Terminal {
+                stdin: true,
+                stdout: false,
+                stderr: true,
+            },
+            dirs: Dirs {
+                home: "/home/me".into(),
+                config: "/home/me/.config/ferry".into(),
+                cache: "/home/me/.cache/ferry".into(),
+            },
+        })));
+        round_trip(ToDaemon::Status);
+        round_trip(ToDaemon::Stop);
+        round_trip(ToDaemon::Answer {
+            id: 3,
+            answer: Answer::Input(Ok("text".into())),
+        });
+        round_trip(ToDaemon::Answer {
+            id: 4,
+            answer: Answer::Input(Err(Error::usage("cannot read @x: gone").with_hint("h"))),
+        });
+        round_trip(ToDaemon::Answer {
+            id: 5,
+            answer: Answer::Elicit(Ok(json!({"action": "accept", "content": {"a": 1}}))),
+        });
+        round_trip(ToDaemon::Answer {
+            id: 6,
+            answer: Answer::Elicit(Err(ClientRequestError {
+                code: -1,
+                message: "no".into(),
             })),
-            "resolved": resolved,
-        })
+        });
     }
 
-    /// Reads a server sent by a caller; `None` when it is not one.
-    pub fn from_json(value: &Value) -> Option<ServerRef> {
-        let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
-        let strings = |v: Option<&Value>| -> Vec<String> {
-            v.and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default()
+    /// Earlier ferrys' daemons read `{"hello": ...}` and `{"op": "stop"}`, and answer
+    /// `{"hello": ..., "pid": ...}`: a new ferry can still tell one apart and stop it.
+    #[test]
+    fn hellos_and_stop_are_as_earlier_ferrys_wrote_them() {
+        let hello = Hello {
+            hello: "ferry x".into(),
+            pid: None,
         };
-        let map = |v: Option<&Value>| -> BTreeMap<String, String> {
-            v.and_then(Value::as_object)
-                .map(|m| {
-                    m.iter()
-                        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let millis = |key: &str| {
-            value
-                .get(key)
-                .and_then(Value::as_u64)
-                .map(Duration::from_millis)
-        };
-        let target_value = value.get("target")?;
-        let target = if let Some(stdio) = target_value.get("stdio") {
-            Target::Stdio {
-                command: text(stdio, "command")?,
-                args: strings(stdio.get("args")),
-                env: map(stdio.get("env")),
-                cwd: text(stdio, "cwd"),
+        assert_eq!(
+            serde_json::to_value(&hello).unwrap(),
+            json!({"hello": "ferry x"})
+        );
+        assert_eq!(
+            serde_json::from_value::<Hello>(json!({"hello": "ferry y", "pid": 9})).unwrap(),
+            Hello {
+                hello: "ferry y".into(),
+                pid: Some(9)
             }
-        } else {
-            let http = target_value.get("http")?;
-            Target::Http {
-                url: text(http, "url")?,
-                headers: map(http.get("headers")),
-            }
-        };
-        let max_message = value.get("max_message").and_then(Value::as_u64)? as usize;
-        let resolved_value = value.get("resolved")?;
-        let resolved = if let Some(stdio) = resolved_value.get("stdio") {
-            let base_env = stdio
-                .get("base_env")
-                .and_then(Value::as_array)
-                .map(|pairs| {
-                    pairs
-                        .iter()
-                        .filter_map(|pair| {
-                            let pair = pair.as_array()?;
-                            Some((
-                                pair.first()?.as_str()?.to_string(),
-                                pair.get(1)?.as_str()?.to_string(),
-                            ))
-                        })
-                        .collect()
-                });
-            Resolved::Stdio(ChildSpec {
-                command: text(stdio, "command")?,
-                args: strings(stdio.get("args")),
-                env: map(stdio.get("env")),
-                cwd: text(stdio, "cwd").map(PathBuf::from),
-                max_message,
-                base_env,
-                guarded: true,
-            })
-        } else {
-            let http = resolved_value.get("http")?;
-            Resolved::Http {
-                url: text(http, "url")?,
-                shown_url: text(http, "shown_url")?,
-                headers: map(http.get("headers")),
-            }
-        };
-        let name = text(value, "name")?;
-        let spec = ServerSpec {
-            invocation: text(value, "invocation").unwrap_or_else(|| format!("ferry {name}")),
-            origin: text(value, "origin").unwrap_or_default(),
-            name,
-            target,
-            timeout: millis("timeout_ms"),
-            max_tokens: None,
-            max_message,
-            include_tools: strings(value.get("include_tools")),
-            exclude_tools: strings(value.get("exclude_tools")),
-            keep_alive: true,
-            idle_timeout: millis("idle_timeout_ms"),
-            project: None,
-            oauth: value
-                .get("oauth")
-                .and_then(|o| crate::transport::oauth::OAuthConfig::from_value(o).ok()),
-            legacy_sse: value.get("legacy_sse").and_then(Value::as_bool) == Some(true),
-        };
-        Some(ServerRef { spec, resolved })
+        );
+        assert_eq!(
+            serde_json::to_value(ToDaemon::Stop).unwrap(),
+            json!({"op": "stop"})
+        );
+        assert_eq!(
+            serde_json::to_value(ToDaemon::Status).unwrap(),
+            json!({"op": "status"})
+        );
     }
-}
 
-fn kind_name(kind: ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::ToolError => "tool",
-        ErrorKind::Output => "output",
-        ErrorKind::Usage => "usage",
-        ErrorKind::Server => "server",
-        ErrorKind::Timeout => "timeout",
-        ErrorKind::Auth => "auth",
-        ErrorKind::Interrupted => "interrupted",
-        ErrorKind::ClosedPipe => "closed_pipe",
+    #[test]
+    fn every_message_to_a_caller_comes_back_as_it_went() {
+        round_trip(Hello {
+            hello: "ferry 0.1.0 1.2.3".into(),
+            pid: Some(42),
+        });
+        round_trip(ToCaller::Out("Echo: \u{1b}[31m\n".into()));
+        round_trip(ToCaller::Err("\r\u{1b}[Kprogress 1/2".into()));
+        round_trip(ToCaller::Ask {
+            id: 1,
+            question: Question::Input(None),
+        });
+        round_trip(ToCaller::Ask {
+            id: 2,
+            question: Question::Input(Some("args.json".into())),
+        });
+        round_trip(ToCaller::Ask {
+            id: 3,
+            question: Question::Elicit(json!({"message": "name?", "requestedSchema": {}})),
+        });
+        round_trip(ToCaller::Cold("keepAlive is false".into()));
+        round_trip(ToCaller::Done(Ok(Outcome::ToolReportedError)));
+        let mut error = Error::new(ErrorKind::Timeout, "slow did not answer")
+            .with_hint("raise the limit")
+            .with_detail("last words");
+        round_trip(ToCaller::Done(Err(error.clone())));
+        error.kind = ErrorKind::ClosedPipe;
+        round_trip(ToCaller::Done(Err(error)));
+        round_trip(ToCaller::Status(Status {
+            pid: 7,
+            identity: "ferry".into(),
+            up_ms: 1000,
+            rss_kb: 6000,
+            servers: vec![super::super::pool::ServerStatus {
+                name: "ev".into(),
+                identity: "stdio\0node".into(),
+                pid: Some(99),
+                alive: true,
+                idle_ms: 5,
+                up_ms: 6,
+                idle_limit_ms: 600_000,
+                calls: 3,
+                in_flight: 1,
+                transport: "stdio".into(),
+                rss_kb: None,
+            }],
+        }));
+        round_trip(ToCaller::Stopped(2));
+        round_trip(ToCaller::Refused("unknown".into()));
     }
-}
-
-/// An error as it crosses the socket: every part the caller prints.
-pub fn error_to_json(error: &Error) -> Value {
-    json!({
-        "kind": kind_name(error.kind),
-        "message": error.message,
-        "hint": error.hint,
-        "detail": error.detail,
-    })
-}
-
-pub fn error_from_json(value: &Value) -> Error {
-    let kind = match value.get("kind").and_then(Value::as_str) {
-        Some("tool") => ErrorKind::ToolError,
-        Some("output") => ErrorKind::Output,
-        Some("usage") => ErrorKind::Usage,
-        Some("timeout") => ErrorKind::Timeout,
-        Some("auth") => ErrorKind::Auth,
-        Some("interrupted") => ErrorKind::Interrupted,
-        Some("closed_pipe") => ErrorKind::ClosedPipe,
-        _ => ErrorKind::Server,
-    };
-    let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
-    Error {
-        kind,
-        message: text("message").unwrap_or_else(|| "the daemon reported an error".into()),
-        hint: text("hint"),
-        detail: text("detail"),
-    }
-}
-
-/// An object with one key.
-pub fn tagged(key: &str, value: Value) -> Value {
-    let mut map = Map::new();
-    map.insert(key.into(), value);
-    Value::Object(map)
 }

@@ -65,7 +65,30 @@ pub struct SignIn {
     credential: Mutex<Option<super::oauth::Credential>>,
     /// The nonce the server last asked DPoP proofs to carry (RFC 9449 section 9).
     dpop_nonce: Mutex<Option<String>>,
-    loaded: AtomicBool,
+    /// The token file as it was when last read (`None` inside: there was none), or `None`
+    /// before the first read. A sign-in or logout in another process changes the file, and
+    /// the next request reads it again: a warm session never keeps an old token.
+    loaded: Mutex<Option<Option<FileStamp>>>,
+}
+
+/// What tells one version of a file from another (tokens are saved by renames).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    inode: u64,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl FileStamp {
+    fn of(path: &std::path::Path) -> Option<FileStamp> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(path).ok()?;
+        Some(FileStamp {
+            inode: meta.ino(),
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        })
+    }
 }
 
 impl SignIn {
@@ -76,7 +99,7 @@ impl SignIn {
             enabled: true,
             credential: Mutex::new(None),
             dpop_nonce: Mutex::new(None),
-            loaded: AtomicBool::new(false),
+            loaded: Mutex::new(None),
         }
     }
 
@@ -220,13 +243,27 @@ impl HttpConnection {
     }
 
     /// The stored token for this server, loaded (and refreshed if it is about to expire)
-    /// before the first request.
+    /// before the first request, and again whenever the token file changed since (a new
+    /// sign-in, a wider scope, a logout, another process's refresh).
     async fn load_bearer(&self) {
-        if self.sign_in.enabled && !self.sign_in.loaded.swap(true, Ordering::SeqCst) {
-            let credential =
-                super::oauth::bearer(self.url.as_str(), self.sign_in.config.as_ref()).await;
-            self.sign_in.set_credential(credential);
+        if !self.sign_in.enabled {
+            return;
         }
+        let url = self.url.as_str();
+        let now = FileStamp::of(&super::oauth::token_file(url));
+        {
+            let mut loaded = self
+                .sign_in
+                .loaded
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if *loaded == Some(now) {
+                return;
+            }
+            *loaded = Some(now);
+        }
+        let credential = super::oauth::bearer(url, self.sign_in.config.as_ref()).await;
+        self.sign_in.set_credential(credential);
     }
 
     /// After a 401 or 403: a new token when one can be had without a person (a refresh, or
