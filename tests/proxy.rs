@@ -48,8 +48,13 @@ fn backends(env: &Env) -> std::path::PathBuf {
 }
 
 fn battery(env: &Env, transport: &str, mode: &str, target: &[&str]) -> Value {
+    sdk_report(env, &script(), transport, mode, target)
+}
+
+/// Runs one of the SDK scripts against the proxy and reads the report it prints last.
+fn sdk_report(env: &Env, script: &str, transport: &str, mode: &str, target: &[&str]) -> Value {
     let output = Command::new(venv_python())
-        .arg(script())
+        .arg(script)
         .arg(transport)
         .arg(mode)
         .args(target)
@@ -96,7 +101,13 @@ fn check(report: &Value) {
     }
     assert_eq!(report["stable"], true);
     let instructions = report["instructions"].as_str().unwrap();
-    assert!(instructions.contains("\n- ev (13 tools)"), "{instructions}");
+    // 13 tools as the CLI listed them; 16 once the proxy has listed them again, declaring
+    // elicitation and sampling for its host (server-everything then offers three more).
+    assert!(
+        instructions.contains("\n- ev (13 tools): Everything Server")
+            || instructions.contains("\n- ev (16 tools): Everything Server"),
+        "{instructions}"
+    );
     assert!(instructions.contains("\n- fs ("), "{instructions}");
     assert!(
         instructions.contains("\n- corpus (26 tools)"),
@@ -234,5 +245,232 @@ fn a_server_never_listed_is_listed_once_in_the_background() {
         listing.stdout.starts_with("echo(message) - "),
         "{}",
         listing.stdout
+    );
+}
+
+/// Backends as a new user has them right after `ferry add`: nothing cached, one server slow
+/// to start (its listing outlasts the proxy's start), one that cannot start at all.
+fn fresh_backends(env: &Env) {
+    std::fs::write(env.path("work/big.txt"), big_text()).unwrap();
+    let config = serde_json::json!({"mcpServers": {
+        "ev": {"command": "sh", "args": ["-c", format!("sleep 3; exec {}", everything())]},
+        "fs": {"command": "sh", "args": ["-c", filesystem(&env.path("work"))], "maxTokens": 2000},
+        "broken": {"command": "false"},
+    }});
+    env.write("config/servers.json", &config.to_string());
+}
+
+/// 200 KB of numbered lines.
+fn big_text() -> String {
+    (0..20_000).map(|i| format!("line {i:05}\n")).collect()
+}
+
+fn host(env: &Env, target: &[&str]) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/proxy_host.py");
+    sdk_report(env, &script.display().to_string(), "stdio", "auto", target)
+}
+
+#[test]
+fn a_new_users_first_minute_through_the_proxy_works_and_everything_passes_through() {
+    let env = Env::new();
+    fresh_backends(&env);
+    let report = host(&env, &[FERRY, "serve", "--servers"]);
+    let instructions = report["instructions"].as_str().unwrap();
+    // Words a model can use, never "? tools"; the server still coming says so.
+    assert!(
+        instructions.contains("\n- ev (tools not listed yet)"),
+        "{instructions}"
+    );
+    assert!(!instructions.contains('?'), "{instructions}");
+    // The first call waits for its server's tools instead of answering "no tool".
+    assert_eq!(report["first_call"]["is_error"], false, "{report}");
+    assert_eq!(report["first_call"]["text"][0], "Echo: first");
+    assert_eq!(report["first_describe"]["is_error"], false, "{report}");
+    assert!(texts(&report["first_find"]).starts_with("ev/echo(message)"));
+    let broken = texts(&report["broken"]["text"]);
+    assert_eq!(report["broken"]["is_error"], true);
+    assert!(broken.contains("Listing broken's tools failed"), "{broken}");
+
+    // Resources, templates and prompts pass through, named server/name, URIs as given.
+    let resources = report["resources"].as_array().unwrap();
+    assert!(!resources.is_empty(), "{report}");
+    assert!(resources
+        .iter()
+        .all(|r| r[0].as_str().unwrap().starts_with("ev/")));
+    assert!(resources
+        .iter()
+        .any(|r| r[1].as_str().unwrap().starts_with("demo://resource/")));
+    assert!(report["templates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t[1] == "demo://resource/dynamic/text/{resourceId}"));
+    assert!(report["prompts"]
+        .as_array()
+        .unwrap()
+        .contains(&serde_json::json!("ev/simple-prompt")));
+    assert!(!report["prompt"].as_array().unwrap().is_empty());
+    assert_eq!(report["read_listed"], serde_json::json!([true]));
+    assert!(
+        texts(&report["read_templated"]).contains('7'),
+        "{}",
+        report["read_templated"]
+    );
+    assert_eq!(report["links"], 2);
+    assert_eq!(report["read_link"], 1);
+    assert!(
+        report["read_unknown"]
+            .as_str()
+            .unwrap()
+            .contains("nowhere://at/all"),
+        "{}",
+        report["read_unknown"]
+    );
+
+    // The backend's questions are the host's to answer.
+    let elicited = texts(&report["elicited"]["text"]);
+    assert!(elicited.contains("Ada Lovelace"), "{elicited}");
+    let sampled = texts(&report["sampled"]["text"]);
+    assert!(
+        sampled.contains("Paris, said the host's model"),
+        "{sampled}"
+    );
+    assert_eq!(
+        report["asked"],
+        serde_json::json!([
+            "Please provide inputs for the following fields:",
+            "Resource trigger-sampling-request context: Capital of France?"
+        ])
+    );
+
+    // The server's budget holds, cut as the CLI cuts.
+    let big = texts(&report["big"]["text"]);
+    assert!(big.starts_with("line 00000\n"), "{}", &big[..100]);
+    assert!(big.contains("[ferry: cut "), "{}", big.len());
+    assert!(big.contains("line 19999\n"), "{}", &big[big.len() - 200..]);
+    // The structured copy of the same text would undo the cut: it is left out, and said so.
+    assert!(
+        big.trim_end()
+            .ends_with("left out to fit the budget; the text above carries it]"),
+        "{}",
+        &big[big.len() - 200..]
+    );
+    assert!(big.len() < 12_000, "{}", big.len());
+}
+
+#[test]
+fn the_catalog_fills_in_as_listings_arrive_and_a_default_budget_holds() {
+    let env = Env::new();
+    std::fs::write(env.path("work/big.txt"), big_text().repeat(3)).unwrap();
+    let config = serde_json::json!({"mcpServers": {
+        "ev": {"command": "sh", "args": ["-c", format!("sleep 3; exec {}", everything())]},
+        "fs": {"command": "sh", "args": ["-c", filesystem(&env.path("work"))]},
+    }});
+    env.write("config/servers.json", &config.to_string());
+    let mut served = Served::start(&env, &["--servers"]);
+    let discover = |served: &mut Served, id| {
+        let found = served.call(
+            id,
+            "server/discover",
+            serde_json::json!({}),
+            &mut Vec::new(),
+        );
+        found["result"]["instructions"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(discover(&mut served, 1).contains("- ev (tools not listed yet)"));
+    let echo = served.call_tool(
+        2,
+        "call",
+        serde_json::json!({"tool": "ev/echo", "arguments": {"message": "hi"}}),
+    );
+    assert_eq!(Served::text(&echo), "Echo: hi");
+    let later = discover(&mut served, 3);
+    assert!(
+        later.contains("\n- ev (1") && later.contains(" tools): Everything Server"),
+        "{later}"
+    );
+    // 600 KB is over the default budget (25,000 tokens): cut, head and tail kept.
+    let path = env.path("work/big.txt").display().to_string();
+    let big = served.call_tool(
+        4,
+        "call",
+        serde_json::json!({"tool": "fs/read_text_file", "arguments": {"path": path}}),
+    );
+    let text = Served::text(&big);
+    assert!(text.contains("[ferry: cut "), "{}", text.len());
+    assert!(text.len() < 25_000 * 8, "{}", text.len());
+}
+
+#[test]
+fn expose_all_names_are_one_to_one_callable_and_speak_the_hosts_names() {
+    let env = Env::new();
+    let tool = |name: &str| {
+        serde_json::json!({"name": name, "description": format!("Tool {name}"),
+            "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}})
+    };
+    let snapshot = |file: &str, tools: Vec<Value>| {
+        let path = env.path(file);
+        std::fs::write(&path, serde_json::json!({"tools": tools}).to_string()).unwrap();
+        format!("{} {}", replay_server(), path.display())
+    };
+    let a = snapshot("a.json", vec![tool("b__c"), tool("x/y"), tool("bell\u{7}")]);
+    let ab = snapshot("ab.json", vec![tool("c")]);
+    let config = serde_json::json!({"mcpServers": {
+        "a": {"command": "sh", "args": ["-c", a]},
+        "a__b": {"command": "sh", "args": ["-c", ab]},
+        "ev": {"command": "sh", "args": ["-c", everything()]},
+    }});
+    env.write("config/servers.json", &config.to_string());
+    let mut served = Served::start(&env, &["--servers", "--expose", "all"]);
+    let listed = served.call(1, "tools/list", serde_json::json!({}), &mut Vec::new());
+    let names: Vec<String> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    for name in ["a__b__c", "a__x_y", "a__bell_", "a__b__c_2", "ev__get-sum"] {
+        assert!(names.contains(&name.to_string()), "{name} in {names:?}");
+    }
+    assert!(names.iter().all(|n| n.len() <= 128
+        && n.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))));
+    // Each name reaches its own tool: no shadowing.
+    let call = |served: &mut Served, id, name: &str| {
+        Served::text(&served.call_tool(id, name, serde_json::json!({"n": 1})))
+    };
+    assert_eq!(
+        call(&mut served, 2, "a__b__c"),
+        "called b__c with {\"n\":1}"
+    );
+    assert_eq!(call(&mut served, 3, "a__b__c_2"), "called c with {\"n\":1}");
+    assert_eq!(call(&mut served, 4, "a__x_y"), "called x/y with {\"n\":1}");
+    // A misspelt name gets a did-you-mean; bad arguments name the tool as listed.
+    let unknown = served.call_tool(5, "ev__get-summ", serde_json::json!({}));
+    let message = unknown["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("Did you mean ev__get-sum?"), "{unknown}");
+    let invalid = served.call_tool(6, "ev__get-sum", serde_json::json!({"a": "x", "b": 1}));
+    assert!(Served::is_error(&invalid));
+    assert!(
+        Served::text(&invalid).starts_with("Invalid arguments for ev__get-sum: "),
+        "{invalid}"
+    );
+    let discover = served.call(7, "server/discover", serde_json::json!({}), &mut Vec::new());
+    let instructions = discover["result"]["instructions"].as_str().unwrap();
+    assert!(!instructions.contains("find"), "{instructions}");
+    assert!(
+        instructions.contains("listed as server__tool"),
+        "{instructions}"
+    );
+    assert!(
+        instructions.contains("- a (3 tools)\n- a__b (1 tool)\n"),
+        "{instructions}"
+    );
+    assert!(
+        instructions.contains("## ev (its instructions)\n"),
+        "{instructions}"
     );
 }

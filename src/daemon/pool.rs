@@ -52,6 +52,9 @@ pub struct ServerRef {
     /// Whether the session declares elicitation: its callers can answer it (a person at
     /// the terminal, or `FERRY_ELICIT=defaults`), as a cold call's would declare.
     pub elicitation: bool,
+    /// Whether the session declares sampling: its callers pass the question on to a model
+    /// (the proxy, whose host answers).
+    pub sampling: bool,
 }
 
 impl ServerRef {
@@ -90,6 +93,7 @@ impl ServerRef {
             resolved,
             pinned_era: catalog::pinned_era(|name| env.var(name).map(str::to_string)),
             elicitation: false,
+            sampling: false,
         })
     }
 
@@ -149,6 +153,7 @@ impl ServerRef {
         }
         part(&format!("{:?}", self.pinned_era));
         part(if self.elicitation { "elicits" } else { "" });
+        part(if self.sampling { "samples" } else { "" });
         digest.finish().as_ref()[..12]
             .iter()
             .map(|b| format!("{b:02x}"))
@@ -185,15 +190,19 @@ impl ServerRef {
 struct SessionDefault {
     unattended: Unattended,
     elicitation: bool,
+    sampling: bool,
 }
 
 impl ClientHandler for SessionDefault {
     fn capabilities(&self) -> Value {
+        let mut capabilities = serde_json::json!({});
         if self.elicitation {
-            serde_json::json!({"elicitation": {"form": {}, "url": {}}})
-        } else {
-            serde_json::json!({})
+            capabilities["elicitation"] = serde_json::json!({"form": {}, "url": {}});
         }
+        if self.sampling {
+            capabilities["sampling"] = serde_json::json!({});
+        }
+        capabilities
     }
 
     fn answer<'a>(
@@ -348,6 +357,7 @@ impl Pool {
         let handler: Arc<dyn ClientHandler> = Arc::new(SessionDefault {
             unattended: Unattended { root },
             elicitation: server.elicitation,
+            sampling: server.sampling,
         });
         let options = SessionOptions {
             timeout: catalog::timeout_for(spec, None),

@@ -50,21 +50,87 @@ pub fn instructions_text(servers: &[(String, Option<usize>, Option<String>)]) ->
     let mut out = String::from(
         "Tools of these MCP servers are reached through find (search by task), describe and call:\n",
     );
-    for (name, count, server_instructions) in servers {
-        let count = count.map_or("?".to_string(), |n| n.to_string());
-        let words = server_instructions
+    catalog_lines(&mut out, servers);
+    out.trim_end().to_string()
+}
+
+/// The instructions with `--expose all`: the same catalog for tools listed as `server__tool`,
+/// then each server's own instructions, which the host would have had from it directly.
+pub fn exposed_instructions_text(servers: &[(String, Option<usize>, Option<String>)]) -> String {
+    let mut out = String::from("Tools of these MCP servers are listed as server__tool:\n");
+    catalog_lines(&mut out, servers);
+    for (name, _, instructions) in servers {
+        let Some(text) = instructions
             .as_deref()
-            .map(crate::render::summary)
-            .filter(|s| !s.is_empty())
-            .map(|s| s.split_whitespace().take(6).collect::<Vec<_>>().join(" "))
-            .unwrap_or_default();
-        let _ = if words.is_empty() {
-            writeln!(out, "- {name} ({count} tools)")
-        } else {
-            writeln!(out, "- {name} ({count} tools): {words}")
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+        else {
+            continue;
         };
+        let text: String = text.chars().take(SERVER_INSTRUCTIONS_MAX).collect();
+        let _ = write!(
+            out,
+            "\n## {} (its instructions)\n{}\n",
+            crate::render::text::escape_line(name),
+            crate::render::text::escape_text(&text)
+        );
     }
     out.trim_end().to_string()
+}
+
+/// The most characters of one server's instructions passed on.
+const SERVER_INSTRUCTIONS_MAX: usize = 8_000;
+
+/// A line per server: its name, its tool count in proper number, and a few words of what it
+/// is for.
+fn catalog_lines(out: &mut String, servers: &[(String, Option<usize>, Option<String>)]) {
+    for (name, count, server_instructions) in servers {
+        let name = crate::render::text::escape_line(name);
+        let count = match count {
+            Some(1) => "1 tool".to_string(),
+            Some(n) => format!("{n} tools"),
+            None => "tools not listed yet".to_string(),
+        };
+        let words = server_instructions
+            .as_deref()
+            .map(catalog_words)
+            .unwrap_or_default();
+        let _ = if words.is_empty() {
+            writeln!(out, "- {name} ({count})")
+        } else {
+            writeln!(out, "- {name} ({count}): {words}")
+        };
+    }
+}
+
+/// The most words a catalog line takes from a server's instructions.
+const CATALOG_WORDS: usize = 6;
+
+/// A few plain words from a server's instructions: the first line that says something, without
+/// markdown (heading marks, list marks, emphasis, code quotes), and without the part of a
+/// title that only says these are instructions ("Everything Server - Server Instructions").
+pub fn catalog_words(instructions: &str) -> String {
+    for line in instructions.lines() {
+        let line = line
+            .trim()
+            .trim_start_matches('#')
+            .trim_start()
+            .trim_start_matches(['-', '*', '>', '+'])
+            .trim();
+        let plain: String = line.chars().filter(|c| !matches!(c, '*' | '`')).collect();
+        let plain = plain
+            .split([':', '\u{2013}', '\u{2014}', '|'])
+            .chain(std::iter::once(""))
+            .map(str::trim)
+            .find(|part| !part.is_empty() && !part.to_lowercase().contains("instruction"))
+            .unwrap_or("");
+        let summary = crate::render::summary(plain);
+        let words: Vec<&str> = summary.split_whitespace().take(CATALOG_WORDS).collect();
+        if !words.is_empty() {
+            return crate::render::text::escape_line(&words.join(" ")).into_owned();
+        }
+    }
+    String::new()
 }
 
 /// The three tools as a host receives them, for the meter.
@@ -73,4 +139,33 @@ pub fn listed_tools() -> Vec<Tool> {
         .into_iter()
         .filter_map(|raw| Tool::from_owned(raw).ok())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalog_lines_speak_plainly_in_proper_number() {
+        let text = instructions_text(&[
+            (
+                "everything".into(),
+                Some(13),
+                Some("# Everything Server \u{2013} Server Instructions\n\nAudience: ...".into()),
+            ),
+            (
+                "one".into(),
+                Some(1),
+                Some("**Reads** `notes` from a folder.".into()),
+            ),
+            ("fresh".into(), None, None),
+        ]);
+        assert_eq!(
+            text,
+            "Tools of these MCP servers are reached through find (search by task), describe and call:\n\
+             - everything (13 tools): Everything Server\n\
+             - one (1 tool): Reads notes from folder\n\
+             - fresh (tools not listed yet)"
+        );
+    }
 }

@@ -198,6 +198,7 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
         .map_err(|e| Error::server(format!("cannot start the async runtime: {e}")))?;
     let outcome = runtime.block_on(async move {
         let serving = async {
+            server.provider().start().await;
             match http {
                 None => {
                     stdio::serve(server).await;

@@ -83,10 +83,24 @@ impl CallContext {
     }
 }
 
+/// What a `resources/list`, `resources/templates/list` or `prompts/list` asks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Listed {
+    Resources,
+    ResourceTemplates,
+    Prompts,
+}
+
 /// A source of tools, resources and prompts.
 pub trait Provider: Send + Sync {
     /// serverInfo, capabilities and instructions.
     fn description(&self) -> ServerDescription;
+
+    /// Work begun when serving starts, inside the async runtime (the proxy lists the servers
+    /// it never listed); serving starts when it returns.
+    fn start(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
 
     /// The tools, as `tools/list` shows them, always in the same order.
     fn tools(&self) -> Vec<Value>;
@@ -100,7 +114,6 @@ pub trait Provider: Send + Sync {
         ctx: CallContext,
     ) -> BoxFuture<'a, Result<Value, RpcError>>;
 
-    /// Whether a tool's calls may run as tasks.
     /// A tool's `inputSchema`, if it has one by that name (for the checks a call's HTTP
     /// headers get).
     fn input_schema(&self, name: &str) -> Option<Value> {
@@ -110,9 +123,21 @@ pub trait Provider: Send + Sync {
             .and_then(|mut t| t.get_mut("inputSchema").map(Value::take))
     }
 
+    /// Whether a tool's calls may run as tasks.
     fn task_support(&self, name: &str) -> crate::manifest::TaskSupport {
         let _ = name;
         crate::manifest::TaskSupport::Never
+    }
+
+    /// Resources, templates or prompts as a `*/list` answers them; a provider whose lists
+    /// are fixed gives them by [`Provider::resources`] and its kin.
+    fn list(&self, what: Listed) -> BoxFuture<'_, Vec<Value>> {
+        let listed = match what {
+            Listed::Resources => self.resources(),
+            Listed::ResourceTemplates => self.resource_templates(),
+            Listed::Prompts => self.prompts(),
+        };
+        Box::pin(async move { listed })
     }
 
     fn resources(&self) -> Vec<Value> {

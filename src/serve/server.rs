@@ -4,7 +4,7 @@
 //! headers, version); `initialize` opens a handshake-era session. Unknown methods are -32601.
 //! Calls run at most `concurrency` at once; the rest wait.
 
-use super::provider::{CallContext, Notifier, Provider, LOG_LEVELS};
+use super::provider::{CallContext, Listed, Notifier, Provider, LOG_LEVELS};
 use crate::protocol::{
     self, RpcError, HANDSHAKE_VERSION, HANDSHAKE_VERSIONS, META_CLIENT_CAPABILITIES,
     META_PROTOCOL_VERSION, STATELESS_VERSION,
@@ -628,9 +628,11 @@ async fn dispatch(
             let _permit = permit(permits).await?;
             provider.call(name, arguments, ctx).await
         }
-        "resources/list" if capable("resources") => Ok(json!({"resources": provider.resources()})),
+        "resources/list" if capable("resources") => {
+            Ok(json!({"resources": provider.list(Listed::Resources).await}))
+        }
         "resources/templates/list" if capable("resources") => {
-            Ok(json!({"resourceTemplates": provider.resource_templates()}))
+            Ok(json!({"resourceTemplates": provider.list(Listed::ResourceTemplates).await}))
         }
         "resources/read" if capable("resources") => {
             let uri = params.get("uri").and_then(Value::as_str).ok_or_else(|| {
@@ -650,7 +652,9 @@ async fn dispatch(
                 e
             })
         }
-        "prompts/list" if capable("prompts") => Ok(json!({"prompts": provider.prompts()})),
+        "prompts/list" if capable("prompts") => {
+            Ok(json!({"prompts": provider.list(Listed::Prompts).await}))
+        }
         "prompts/get" if capable("prompts") => {
             let (name, arguments) = name_and_arguments(params, method)?;
             provider.get_prompt(name, arguments, ctx).await

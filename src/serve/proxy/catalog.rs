@@ -1,0 +1,156 @@
+//! The proxy's catalog: every served server's tools as the cache holds them, and where each
+//! server's listing stands. A server never listed is listed once, in the background; what
+//! needs its tools meanwhile waits for the listing (bounded), instead of answering as if the
+//! server had none.
+
+use crate::client::config::ServerSpec;
+use crate::client::{catalog, CacheEntry};
+use crate::tokens::find::{Document, Index};
+use std::collections::HashMap;
+use std::sync::RwLock;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// Where a server's listing stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Listing {
+    /// Its tools are known (this many usable ones).
+    Listed(usize),
+    /// Its tools are being listed now.
+    Coming,
+    /// Listing it failed; why, in one line.
+    Failed(String),
+}
+
+/// The tools of every served server, and each server's listing.
+pub struct Catalog {
+    inner: RwLock<Inner>,
+    /// Bumped whenever a listing ends, so that whoever waits for one looks again.
+    changed: watch::Sender<u64>,
+}
+
+#[derive(Default)]
+pub struct Inner {
+    pub documents: Index,
+    pub listings: HashMap<String, Listing>,
+    /// Each listed server's `instructions`, as it last gave them.
+    pub instructions: HashMap<String, String>,
+    /// Each listed server's `capabilities`, as it last gave them.
+    pub capabilities: HashMap<String, serde_json::Value>,
+}
+
+impl Catalog {
+    /// The catalog of `servers` from the cache, and the servers it does not hold (now
+    /// marked as coming: the caller lists them).
+    pub fn load(servers: &[ServerSpec]) -> (Catalog, Vec<ServerSpec>) {
+        let mut inner = Inner::default();
+        let mut documents = Vec::new();
+        let mut unlisted = Vec::new();
+        for spec in servers {
+            match CacheEntry::load(spec).filter(CacheEntry::has_tools) {
+                Some(entry) => {
+                    inner.remember(spec, &entry);
+                    let (tools, _) = catalog::usable_tools(spec, entry);
+                    inner
+                        .listings
+                        .insert(spec.name.clone(), Listing::Listed(tools.len()));
+                    documents.extend(tools.into_iter().map(|t| Document::new(&spec.name, t)));
+                }
+                None => {
+                    inner.listings.insert(spec.name.clone(), Listing::Coming);
+                    unlisted.push(spec.clone());
+                }
+            }
+        }
+        inner.documents = Index::new(documents).with_postings();
+        let catalog = Catalog {
+            inner: RwLock::new(inner),
+            changed: watch::channel(0).0,
+        };
+        (catalog, unlisted)
+    }
+
+    pub fn read(&self) -> std::sync::RwLockReadGuard<'_, Inner> {
+        self.inner.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Inner> {
+        self.inner.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A server's listing arrived: its tools replace what the catalog had of it.
+    pub fn add(&self, spec: &ServerSpec, entry: CacheEntry) {
+        {
+            let mut inner = self.write();
+            inner.remember(spec, &entry);
+            let mut documents = std::mem::take(&mut inner.documents).into_documents();
+            documents.retain(|d| d.server != spec.name);
+            let (tools, _) = catalog::usable_tools(spec, entry);
+            inner
+                .listings
+                .insert(spec.name.clone(), Listing::Listed(tools.len()));
+            documents.extend(tools.into_iter().map(|t| Document::new(&spec.name, t)));
+            inner.documents = Index::new(documents).with_postings();
+        }
+        self.changed.send_modify(|n| *n += 1);
+    }
+
+    /// A server's listing failed.
+    pub fn failed(&self, name: &str, why: String) {
+        self.write()
+            .listings
+            .insert(name.to_string(), Listing::Failed(why));
+        self.changed.send_modify(|n| *n += 1);
+    }
+
+    /// The servers (of `among`, or all) whose tools are still coming.
+    pub fn coming(&self, among: Option<&str>) -> Vec<String> {
+        let inner = self.read();
+        let mut names: Vec<String> = inner
+            .listings
+            .iter()
+            .filter(|(name, listing)| {
+                **listing == Listing::Coming && among.is_none_or(|s| s == name.as_str())
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Waits until no listing of `among` (a server's name, or all) is coming, or `within`
+    /// has passed; returns the servers still coming.
+    pub async fn settled(&self, among: Option<&str>, within: Duration) -> Vec<String> {
+        let mut changes = self.changed.subscribe();
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let coming = self.coming(among);
+            if coming.is_empty() {
+                return coming;
+            }
+            match tokio::time::timeout_at(deadline, changes.changed()).await {
+                Ok(Ok(())) => {}
+                _ => return self.coming(among),
+            }
+        }
+    }
+}
+
+impl Inner {
+    fn remember(&mut self, spec: &ServerSpec, entry: &CacheEntry) {
+        if let Some(text) = &entry.description.instructions {
+            self.instructions.insert(spec.name.clone(), text.clone());
+        }
+        self.capabilities
+            .insert(spec.name.clone(), entry.description.capabilities.clone());
+    }
+
+    /// Whether a server declared a capability (`resources`, `prompts`); a server whose
+    /// tools are still coming may have it.
+    pub fn may_have(&self, server: &str, capability: &str) -> bool {
+        match self.capabilities.get(server) {
+            Some(capabilities) => capabilities.get(capability).is_some(),
+            None => self.listings.get(server) == Some(&Listing::Coming),
+        }
+    }
+}

@@ -1,0 +1,712 @@
+//! `ferry serve --servers [NAMES...]`: the configured MCP servers behind three lazy tools
+//! (DESIGN.md section 4, "MCP to MCP"), for hosts that put every tool's schema in the context.
+//!
+//! - `find {query, limit?}`: the best tools of every server from the disk cache, one line each
+//!   (`server/tool(required) - summary`), the top hit's whole help under its line.
+//! - `describe {tool}`: one tool's help for JSON arguments (`name type required: ...`).
+//! - `call {tool, arguments}`: the backend's result passed through (`isError`, structured
+//!   content, images, resources) within the output budget, progress forwarded, the backend's
+//!   questions (elicitation, sampling, roots) put to the host; an unknown tool or bad
+//!   arguments come back as an `isError` result with a "did you mean" and the tool's help,
+//!   never as a protocol error; a call is never replayed.
+//!
+//! Resources, resource templates and prompts of the backends pass through (names as
+//! `server/name`, URIs as the backend gave them, `routes` says whose a URI is).
+//!
+//! `find` and `describe` answer from the cache and start nothing; a server never listed before
+//! is listed once, in the background, when serving starts (`catalog`), and what needs its
+//! tools meanwhile waits for it. Backends start on their first use and stop when idle (the
+//! warm pool, in this process). With `--expose all` every tool is listed as `server__tool`
+//! instead (`names`), for hosts that defer schemas themselves.
+
+mod catalog;
+mod forward;
+mod names;
+mod routes;
+
+use super::provider::{invalid, tool_error, CallContext as ServeContext, Listed, Provider};
+use crate::client::catalog::timeout_for;
+use crate::client::config::ServerSpec;
+use crate::client::handler::Unattended;
+use crate::client::session::CallContext;
+use crate::daemon::pool::Pool;
+use crate::daemon::wire::ServerRef;
+use crate::protocol::tools::Tool;
+use crate::protocol::{BoxFuture, RpcError, ServerDescription};
+use crate::render::json_help;
+use crate::render::output::OutputContext;
+use crate::render::proxy::{self, three_tools, FIND_DEFAULT, FIND_MAX};
+use crate::render::text::escape_line;
+use crate::render::tool::{proxy_find_answer, FoundTool};
+use crate::schema::{validate, ToolSchema};
+use crate::tokens::find::shown;
+use crate::words::closest;
+use catalog::{Catalog, Inner, Listing};
+use forward::{within_budget, Forwarder, DEFAULT_MAX_TOKENS};
+use names::Exposed;
+use routes::Routes;
+use serde_json::{json, Map, Value};
+use std::fmt::Write;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+/// How long serving waits at start for servers never listed, so that the first session's
+/// catalog has their tools (a fresh cache only; they go on listing in the background).
+const FIRST_LISTING_WAIT: Duration = Duration::from_secs(2);
+/// How long `find` and the pass-through lists wait for servers still being listed.
+const FIND_WAIT: Duration = Duration::from_secs(5);
+/// How many pages of a backend's resources or prompts are passed on.
+const PAGES_AT_MOST: usize = 20;
+
+/// The proxy.
+pub struct ProxyProvider {
+    servers: Vec<ServerSpec>,
+    catalog: Arc<Catalog>,
+    pool: Arc<Pool>,
+    expose_all: bool,
+    /// With `--expose all`: the names and the tools as listed, fixed once serving starts.
+    exposed: OnceLock<(Exposed, Vec<Value>)>,
+    /// Servers never listed, until serving starts and lists them.
+    unlisted: Mutex<Vec<ServerSpec>>,
+    routes: Routes,
+    reaping: std::sync::Once,
+}
+
+impl ProxyProvider {
+    /// Serves `servers`; those never listed are listed when serving starts.
+    pub fn new(servers: Vec<ServerSpec>, expose_all: bool) -> crate::Result<ProxyProvider> {
+        let (catalog, unlisted) = Catalog::load(&servers);
+        Ok(ProxyProvider {
+            servers,
+            catalog: Arc::new(catalog),
+            pool: Arc::new(Pool::default()),
+            expose_all,
+            exposed: OnceLock::new(),
+            unlisted: Mutex::new(unlisted),
+            routes: Routes::default(),
+            reaping: std::sync::Once::new(),
+        })
+    }
+
+    fn spec(&self, name: &str) -> Option<&ServerSpec> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+
+    /// Idle backends are stopped (checked each second, once anything has started).
+    fn reap_idle(&self) {
+        self.reaping.call_once(|| {
+            let pool = self.pool.clone();
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    pool.reap().await;
+                }
+            });
+        });
+    }
+
+    fn find(&self, arguments: &Map<String, Value>) -> BoxFuture<'_, Value> {
+        let query = arguments
+            .get("query")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let limit = arguments
+            .get("limit")
+            .and_then(Value::as_u64)
+            .map_or(FIND_DEFAULT, |n| (n as usize).clamp(1, FIND_MAX));
+        Box::pin(async move {
+            let Some(query) = query else {
+                return tool_error("find needs a query: {\"query\": \"what you want to do\"}");
+            };
+            let coming = self.catalog.settled(None, FIND_WAIT).await;
+            let still = still_listing(&coming);
+            let inner = self.catalog.read();
+            let ranked = inner.documents.rank(&query);
+            if ranked.is_empty() {
+                // The query is echoed back, but never at length.
+                let shown: String = query.chars().take(200).collect();
+                let servers: Vec<String> = self
+                    .servers
+                    .iter()
+                    .map(|s| escape_line(&s.name).into_owned())
+                    .collect();
+                return text_result(format!(
+                    "No tool matches {:?}. Servers: {}.{still}",
+                    escape_line(&shown),
+                    servers.join(", ")
+                ));
+            }
+            let hits: Vec<FoundTool> = shown(&ranked, limit)
+                .into_iter()
+                .map(|(i, with_help)| FoundTool {
+                    server: &ranked[i].0.server,
+                    tool: &ranked[i].0.tool,
+                    with_help,
+                })
+                .collect();
+            let mut answer = proxy_find_answer(&hits);
+            if !still.is_empty() {
+                answer.push_str(still.trim_start());
+            }
+            text_result(answer)
+        })
+    }
+
+    async fn describe(&self, arguments: &Map<String, Value>) -> Value {
+        let Some(name) = arguments.get("tool").and_then(Value::as_str) else {
+            return tool_error("describe needs a tool: {\"tool\": \"server/tool\"}");
+        };
+        match self.resolved(name).await {
+            Ok((server, tool)) => text_result(format!(
+                "{}\n{}",
+                escape_line(&format!("{server}/{}", tool.name)),
+                json_help(&tool)
+            )),
+            Err(why) => tool_error(why),
+        }
+    }
+
+    /// The tool a name means (`server/tool`, or a bare name only one server has), waiting
+    /// for a server whose tools are still coming (bounded by its call timeout).
+    async fn resolved(&self, name: &str) -> Result<(String, Tool), String> {
+        let server = name
+            .split_once('/')
+            .map(|(server, _)| server)
+            .filter(|server| self.spec(server).is_some());
+        if let Ok(found) = resolve(&self.catalog.read(), name) {
+            return Ok(found);
+        }
+        let within = server
+            .and_then(|s| self.spec(s))
+            .map_or(FIND_WAIT, |spec| timeout_for(spec, None));
+        let among = if name.contains('/') { server } else { None };
+        if name.contains('/') && among.is_none() {
+            return resolve(&self.catalog.read(), name);
+        }
+        let coming = self.catalog.settled(among, within).await;
+        let found = resolve(&self.catalog.read(), name);
+        match found {
+            Err(why) if !coming.is_empty() => Err(format!("{why}{}", still_listing(&coming))),
+            Err(why) => match among.and_then(|s| self.failed(s)) {
+                Some(failure) => Err(format!("{why} {failure}")),
+                None => Err(why),
+            },
+            found => found,
+        }
+    }
+
+    /// Why a server has no tools in the catalog, when its listing failed.
+    fn failed(&self, server: &str) -> Option<String> {
+        match self.catalog.read().listings.get(server) {
+            Some(Listing::Failed(why)) => Some(format!(
+                "Listing {}'s tools failed: {}",
+                escape_line(server),
+                escape_line(why)
+            )),
+            _ => None,
+        }
+    }
+
+    /// The tool and arguments a `call` names, accepting the shapes models get wrong in known
+    /// ways when they are unambiguous: arguments as JSON text, arguments beside `arguments`.
+    fn call_target(arguments: &Map<String, Value>) -> Result<(String, Map<String, Value>), String> {
+        let shape = "call takes {\"tool\": \"server/tool\", \"arguments\": {...}}";
+        let Some(tool) = arguments.get("tool").and_then(Value::as_str) else {
+            return Err(format!("{shape}: the tool is missing."));
+        };
+        let beside: Map<String, Value> = arguments
+            .iter()
+            .filter(|(k, _)| *k != "tool" && *k != "arguments")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let given = match arguments.get("arguments") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(map)) => Some(map.clone()),
+            Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
+                Ok(Value::Object(map)) => Some(map),
+                _ => {
+                    return Err(format!(
+                        "{shape}: \"arguments\" is text that is not a JSON object."
+                    ))
+                }
+            },
+            Some(_) => return Err(format!("{shape}: \"arguments\" must be an object.")),
+        };
+        match (given, beside.is_empty()) {
+            (Some(map), true) => Ok((tool.to_string(), map)),
+            (None, _) => Ok((tool.to_string(), beside)),
+            (Some(_), false) => Err(format!(
+                "{shape}: put every argument inside \"arguments\" (found {} beside it).",
+                beside.keys().cloned().collect::<Vec<_>>().join(", ")
+            )),
+        }
+    }
+
+    async fn call_tool(&self, arguments: Map<String, Value>, ctx: ServeContext) -> Value {
+        let (name, tool_arguments) = match Self::call_target(&arguments) {
+            Ok(target) => target,
+            Err(why) => return tool_error(why),
+        };
+        match self.resolved(&name).await {
+            Ok((server, tool)) => {
+                let shown = format!("{server}/{}", tool.name);
+                self.forward(&server, &tool, &shown, tool_arguments, ctx)
+                    .await
+            }
+            Err(why) => tool_error(why),
+        }
+    }
+
+    /// How the proxy starts a backend: as the CLI would in this directory, declaring what
+    /// the hosts it forwards to may answer.
+    fn server_ref(spec: &ServerSpec) -> crate::Result<ServerRef> {
+        let mut server = ServerRef::resolve(spec)?;
+        server.elicitation = true;
+        server.sampling = true;
+        Ok(server)
+    }
+
+    /// Sends a request to a backend on the host's behalf: its questions go to the host, its
+    /// progress too.
+    async fn request(
+        &self,
+        spec: &ServerSpec,
+        method: &str,
+        params: Value,
+        headers: Vec<(String, String)>,
+        ctx: &ServeContext,
+    ) -> crate::Result<Value> {
+        self.reap_idle();
+        let server = Self::server_ref(spec)?;
+        let context = CallContext {
+            handler: Arc::new(Forwarder {
+                context: ctx.clone(),
+                unattended: Unattended {
+                    root: std::env::current_dir().ok(),
+                },
+            }),
+            timeout: timeout_for(spec, None),
+            progress: ctx.progress_token.is_some(),
+            headers,
+        };
+        self.pool.request(&server, method, params, &context).await
+    }
+
+    /// Checks the arguments against the tool's schema (errors name the tool as the host
+    /// knows it, `shown`) and sends the call to its server.
+    async fn forward(
+        &self,
+        server: &str,
+        tool: &Tool,
+        shown: &str,
+        mut arguments: Map<String, Value>,
+        ctx: ServeContext,
+    ) -> Value {
+        let Some(spec) = self.spec(server).cloned() else {
+            return tool_error(format!("{}: its server is not served", escape_line(shown)));
+        };
+        let schema = ToolSchema::from_input_schema(&tool.input_schema);
+        validate::numbers_from_text(&schema, &mut arguments);
+        if let Err(violation) = validate::check_arguments(&schema, &arguments) {
+            return tool_error(format!(
+                "Invalid arguments for {}: {}\n{}",
+                escape_line(shown),
+                violation.message(),
+                json_help(tool)
+            ));
+        }
+        let headers = crate::protocol::tools::param_headers(
+            &tool.input_schema,
+            &Value::Object(arguments.clone()),
+        );
+        let params = json!({"name": tool.name, "arguments": arguments});
+        match self
+            .request(&spec, "tools/call", params, headers, &ctx)
+            .await
+        {
+            Ok(result) => {
+                self.routes.learn_from_result(&spec.name, &result);
+                let budget = spec.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+                let output = OutputContext::new(&spec.name, &tool.name);
+                within_budget(result, budget, self.expose_all, &output)
+            }
+            Err(e) => {
+                let mut text = format!("{} failed: {}", escape_line(shown), e.message);
+                if let Some(detail) = &e.detail {
+                    let _ = write!(text, "\n{detail}");
+                }
+                tool_error(text)
+            }
+        }
+    }
+
+    /// Each server's line of the catalog: name, tool count when known, its instructions.
+    fn catalog_entries(&self) -> Vec<(String, Option<usize>, Option<String>)> {
+        let inner = self.catalog.read();
+        self.servers
+            .iter()
+            .map(|spec| {
+                let count = match inner.listings.get(&spec.name) {
+                    Some(Listing::Listed(n)) => Some(*n),
+                    _ => None,
+                };
+                (
+                    spec.name.clone(),
+                    count,
+                    inner.instructions.get(&spec.name).cloned(),
+                )
+            })
+            .collect()
+    }
+
+    /// The servers that may have a capability (`resources`, `prompts`), after waiting a
+    /// little for those still being listed.
+    async fn servers_with(&self, capability: &str) -> Vec<ServerSpec> {
+        self.catalog.settled(None, FIND_WAIT).await;
+        let inner = self.catalog.read();
+        self.servers
+            .iter()
+            .filter(|spec| inner.may_have(&spec.name, capability))
+            .cloned()
+            .collect()
+    }
+
+    /// Every backend's resources, templates or prompts, each named `server/name`.
+    async fn pass_list(&self, what: Listed) -> Vec<Value> {
+        let (method, key, capability) = match what {
+            Listed::Resources => ("resources/list", "resources", "resources"),
+            Listed::ResourceTemplates => {
+                ("resources/templates/list", "resourceTemplates", "resources")
+            }
+            Listed::Prompts => ("prompts/list", "prompts", "prompts"),
+        };
+        let mut all = Vec::new();
+        for spec in self.servers_with(capability).await {
+            let mut cursor: Option<Value> = None;
+            let mut listed = Vec::new();
+            for _ in 0..PAGES_AT_MOST {
+                let params = match &cursor {
+                    Some(cursor) => json!({"cursor": cursor}),
+                    None => json!({}),
+                };
+                let page = match self
+                    .request(&spec, method, params, Vec::new(), &ServeContext::quiet())
+                    .await
+                {
+                    Ok(page) => page,
+                    Err(e) => {
+                        tracing::warn!(server = %spec.name, "{method} failed: {}", e.message);
+                        break;
+                    }
+                };
+                if let Some(items) = page.get(key).and_then(Value::as_array) {
+                    listed.extend(items.iter().cloned());
+                }
+                cursor = page.get("nextCursor").filter(|c| !c.is_null()).cloned();
+                if cursor.is_none() {
+                    break;
+                }
+            }
+            match what {
+                Listed::Resources => {
+                    for item in &listed {
+                        if let Some(uri) = item.get("uri").and_then(Value::as_str) {
+                            self.routes.learn(&spec.name, uri);
+                        }
+                    }
+                }
+                Listed::ResourceTemplates => self.routes.learn_templates(&spec.name, &listed),
+                Listed::Prompts => {}
+            }
+            all.extend(listed.into_iter().map(|mut item| {
+                if let Some(name) = item.get("name").and_then(Value::as_str) {
+                    item["name"] = json!(format!("{}/{name}", spec.name));
+                }
+                item
+            }));
+        }
+        all
+    }
+
+    /// The served server a `server/name` names, and the name on that server.
+    fn split_name<'n>(&self, name: &'n str) -> Option<(&ServerSpec, &'n str)> {
+        self.servers
+            .iter()
+            .filter_map(|spec| {
+                let rest = name.strip_prefix(spec.name.as_str())?.strip_prefix('/')?;
+                Some((spec, rest))
+            })
+            .max_by_key(|(spec, _)| spec.name.len())
+    }
+
+    fn upstream_error(e: crate::Error) -> RpcError {
+        RpcError {
+            code: crate::protocol::INTERNAL_ERROR,
+            message: e.message,
+            data: None,
+        }
+    }
+
+    /// Calls a tool by the name `--expose all` listed.
+    async fn call_exposed(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        ctx: ServeContext,
+    ) -> Result<Value, RpcError> {
+        let Some((exposed, _)) = self.exposed.get() else {
+            return Err(invalid(format!("Unknown tool: {}", escape_line(name))));
+        };
+        let Some((server, tool_name)) = exposed.tool(name) else {
+            let shown: String = name.chars().take(200).collect();
+            let near = closest(name, exposed.names())
+                .map(|n| format!(" Did you mean {n}?"))
+                .unwrap_or_default();
+            return Err(invalid(format!(
+                "Unknown tool: {}.{near}",
+                escape_line(&shown)
+            )));
+        };
+        let tool = {
+            let inner = self.catalog.read();
+            inner
+                .documents
+                .documents()
+                .iter()
+                .find(|d| d.server == server && d.tool.name == tool_name)
+                .map(|d| d.tool.clone())
+        };
+        match tool {
+            Some(tool) => Ok(self.forward(server, &tool, name, arguments, ctx).await),
+            None => Err(invalid(format!("Unknown tool: {}", escape_line(name)))),
+        }
+    }
+}
+
+/// What a tool name means in the catalog.
+fn resolve(inner: &Inner, name: &str) -> Result<(String, Tool), String> {
+    let documents = inner.documents.documents();
+    let (server, tool) = match name.split_once('/') {
+        Some((server, tool)) => (Some(server), tool),
+        None => match name.split_once("__") {
+            Some((server, tool)) if documents.iter().any(|d| d.server == server) => {
+                (Some(server), tool)
+            }
+            _ => (None, name),
+        },
+    };
+    let matches: Vec<_> = documents
+        .iter()
+        .filter(|d| d.tool.name == tool && server.is_none_or(|s| d.server == s))
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok((one.server.clone(), one.tool.clone())),
+        [] => {
+            let names: Vec<String> = documents
+                .iter()
+                .map(|d| format!("{}/{}", d.server, d.tool.name))
+                .collect();
+            let near = closest(name, names.iter().map(String::as_str))
+                .map(|n| format!(" Did you mean {}?", escape_line(n)))
+                .unwrap_or_default();
+            // The name is echoed back, but never at length.
+            let shown: String = name.chars().take(200).collect();
+            Err(format!(
+                "No tool {:?} on the connected servers.{near} Use find to search for one.",
+                escape_line(&shown)
+            ))
+        }
+        many => Err(format!(
+            "{:?} is a tool of several servers; say which: {}.",
+            escape_line(name),
+            many.iter()
+                .map(|d| escape_line(&format!("{}/{}", d.server, d.tool.name)).into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// The sentence that names servers still being listed (empty when none is).
+fn still_listing(coming: &[String]) -> String {
+    if coming.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = coming.iter().map(|s| escape_line(s).into_owned()).collect();
+    format!(
+        " Still listing the tools of {}; ask again in a moment.",
+        names.join(", ")
+    )
+}
+
+fn text_result(text: String) -> Value {
+    json!({"content": [{"type": "text", "text": text}]})
+}
+
+/// Lists a server never listed, through the warm pool (the first call finds it started), into
+/// the cache and the catalog.
+async fn list_once(spec: ServerSpec, pool: Arc<Pool>, catalog: Arc<Catalog>) {
+    let listed = async {
+        let server = ProxyProvider::server_ref(&spec)?;
+        let session = pool.session(&server).await?;
+        crate::client::catalog::refresh_tools(&spec, &session).await
+    };
+    match listed.await {
+        Ok(entry) => catalog.add(&spec, entry),
+        Err(e) => catalog.failed(&spec.name, e.message),
+    }
+}
+
+impl Provider for ProxyProvider {
+    fn description(&self) -> ServerDescription {
+        let entries = self.catalog_entries();
+        let instructions = if self.expose_all {
+            proxy::exposed_instructions_text(&entries)
+        } else {
+            proxy::instructions_text(&entries)
+        };
+        // Logging is declared so clients may set a level; the proxy logs nothing itself.
+        let mut capabilities = json!({"tools": {}, "logging": {}});
+        let inner = self.catalog.read();
+        for capability in ["resources", "prompts"] {
+            if self
+                .servers
+                .iter()
+                .any(|s| inner.may_have(&s.name, capability))
+            {
+                capabilities[capability] = json!({});
+            }
+        }
+        ServerDescription {
+            server_info: json!({"name": "ferry", "version": env!("CARGO_PKG_VERSION")}),
+            capabilities,
+            instructions: Some(instructions),
+        }
+    }
+
+    fn start(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let unlisted =
+                std::mem::take(&mut *self.unlisted.lock().unwrap_or_else(|e| e.into_inner()));
+            let longest = unlisted
+                .iter()
+                .map(|spec| timeout_for(spec, None))
+                .max()
+                .unwrap_or_default();
+            if !unlisted.is_empty() {
+                self.reap_idle();
+            }
+            for spec in unlisted {
+                tokio::spawn(list_once(spec, self.pool.clone(), self.catalog.clone()));
+            }
+            if self.expose_all {
+                // The tool list is fixed for the session: it waits for every server.
+                self.catalog.settled(None, longest).await;
+                let inner = self.catalog.read();
+                let documents = inner.documents.documents();
+                let exposed = Exposed::new(
+                    documents
+                        .iter()
+                        .map(|d| (d.server.as_str(), d.tool.name.as_str())),
+                );
+                let listed = documents
+                    .iter()
+                    .filter_map(|d| {
+                        let mut raw = d.tool.raw.clone();
+                        raw["name"] = json!(exposed.name(&d.server, &d.tool.name)?);
+                        Some(raw)
+                    })
+                    .collect();
+                let _ = self.exposed.set((exposed, listed));
+            } else {
+                self.catalog.settled(None, FIRST_LISTING_WAIT).await;
+            }
+        })
+    }
+
+    fn tools(&self) -> Vec<Value> {
+        match self.exposed.get() {
+            Some((_, listed)) if self.expose_all => listed.clone(),
+            _ if self.expose_all => Vec::new(),
+            _ => three_tools(),
+        }
+    }
+
+    fn call<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Map<String, Value>,
+        ctx: ServeContext,
+    ) -> BoxFuture<'a, Result<Value, RpcError>> {
+        Box::pin(async move {
+            if self.expose_all {
+                return self.call_exposed(name, arguments, ctx).await;
+            }
+            match name {
+                "find" => Ok(self.find(&arguments).await),
+                "describe" => Ok(self.describe(&arguments).await),
+                "call" => Ok(self.call_tool(arguments, ctx).await),
+                other => Ok(tool_error(format!(
+                    "Unknown tool {:?}: this server has find, describe and call.",
+                    escape_line(other)
+                ))),
+            }
+        })
+    }
+
+    fn list(&self, what: Listed) -> BoxFuture<'_, Vec<Value>> {
+        Box::pin(self.pass_list(what))
+    }
+
+    fn read<'a>(
+        &'a self,
+        uri: &'a str,
+        ctx: ServeContext,
+    ) -> BoxFuture<'a, Result<Value, RpcError>> {
+        Box::pin(async move {
+            let with_resources: Vec<String> = self
+                .servers_with("resources")
+                .await
+                .into_iter()
+                .map(|s| s.name)
+                .collect();
+            let Some(spec) = self
+                .routes
+                .route(uri, &with_resources)
+                .and_then(|name| self.spec(&name).cloned())
+            else {
+                return Err(super::provider::not_found(uri));
+            };
+            self.request(
+                &spec,
+                "resources/read",
+                json!({"uri": uri}),
+                Vec::new(),
+                &ctx,
+            )
+            .await
+            .map_err(Self::upstream_error)
+        })
+    }
+
+    fn get_prompt<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Map<String, Value>,
+        ctx: ServeContext,
+    ) -> BoxFuture<'a, Result<Value, RpcError>> {
+        Box::pin(async move {
+            let Some((spec, prompt)) = self.split_name(name) else {
+                return Err(invalid(format!(
+                    "unknown prompt {:?}: prompts are named server/prompt",
+                    escape_line(name)
+                )));
+            };
+            let spec = spec.clone();
+            let params = json!({"name": prompt, "arguments": arguments});
+            self.request(&spec, "prompts/get", params, Vec::new(), &ctx)
+                .await
+                .map_err(Self::upstream_error)
+        })
+    }
+}

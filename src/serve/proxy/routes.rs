@@ -1,0 +1,148 @@
+//! Which backend a resource URI belongs to. A URI is routed to the server that listed it or
+//! returned it (a `resource_link` or an embedded resource in a call's result), else to the
+//! one server whose resource template it fits, else to the one server with resources at all.
+
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// How many URIs are remembered; past this the oldest knowledge is dropped (a host that reads
+/// a URI from a listing lists again).
+const URIS_KEPT: usize = 20_000;
+
+#[derive(Default)]
+pub struct Routes {
+    uris: Mutex<HashMap<String, String>>,
+    /// (server, URI template), as listed.
+    templates: Mutex<Vec<(String, String)>>,
+}
+
+impl Routes {
+    /// `uri` belongs to `server`.
+    pub fn learn(&self, server: &str, uri: &str) {
+        let mut uris = self.uris.lock().unwrap_or_else(|e| e.into_inner());
+        if uris.len() >= URIS_KEPT {
+            uris.clear();
+        }
+        uris.insert(uri.to_string(), server.to_string());
+    }
+
+    /// The URIs a call's result names (resource links, embedded resources) belong to `server`.
+    pub fn learn_from_result(&self, server: &str, result: &Value) {
+        for block in result
+            .get("content")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let uri = match block.get("type").and_then(Value::as_str) {
+                Some("resource_link") => block.get("uri"),
+                Some("resource") => block.get("resource").and_then(|r| r.get("uri")),
+                _ => None,
+            };
+            if let Some(uri) = uri.and_then(Value::as_str) {
+                self.learn(server, uri);
+            }
+        }
+    }
+
+    /// `server`'s resource templates, as listed (replacing what it listed before).
+    pub fn learn_templates(&self, server: &str, templates: &[Value]) {
+        let mut known = self.templates.lock().unwrap_or_else(|e| e.into_inner());
+        known.retain(|(s, _)| s != server);
+        known.extend(
+            templates
+                .iter()
+                .filter_map(|t| t.get("uriTemplate").and_then(Value::as_str))
+                .map(|t| (server.to_string(), t.to_string())),
+        );
+    }
+
+    /// The server `uri` belongs to, if that can be told; `with_resources` are the servers
+    /// that may have resources at all.
+    pub fn route(&self, uri: &str, with_resources: &[String]) -> Option<String> {
+        if let Some(server) = self.uris.lock().unwrap_or_else(|e| e.into_inner()).get(uri) {
+            return Some(server.clone());
+        }
+        let fitting: Vec<String> = {
+            let templates = self.templates.lock().unwrap_or_else(|e| e.into_inner());
+            let mut servers: Vec<String> = templates
+                .iter()
+                .filter(|(_, template)| fits(template, uri))
+                .map(|(server, _)| server.clone())
+                .collect();
+            servers.dedup();
+            servers
+        };
+        match (fitting.as_slice(), with_resources) {
+            ([one], _) => Some(one.clone()),
+            ([], [only]) => Some(only.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// Whether `uri` could come from `template` (RFC 6570): its literal parts appear in order,
+/// the first at the start and the last at the end.
+fn fits(template: &str, uri: &str) -> bool {
+    let mut literals = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        literals.push(&rest[..open]);
+        match rest[open..].find('}') {
+            Some(close) => rest = &rest[open + close + 1..],
+            None => return false,
+        }
+    }
+    literals.push(rest);
+    let (first, last) = (literals[0], literals[literals.len() - 1]);
+    if literals.len() == 1 {
+        return uri == first;
+    }
+    if !uri.starts_with(first) || !uri[first.len()..].ends_with(last) {
+        return false;
+    }
+    let mut middle = &uri[first.len()..uri.len() - last.len()];
+    for literal in &literals[1..literals.len() - 1] {
+        match middle.find(literal) {
+            Some(at) => middle = &middle[at + literal.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn uris_go_where_they_came_from() {
+        let routes = Routes::default();
+        routes.learn("a", "demo://resource/static/1");
+        routes.learn_templates(
+            "b",
+            &[json!({"uriTemplate": "notes://{name}/v{version}.txt"})],
+        );
+        routes.learn_from_result(
+            "c",
+            &json!({"content": [{"type": "resource_link", "uri": "file:///x", "name": "x"},
+                {"type": "resource", "resource": {"uri": "mem://y", "text": "y"}}]}),
+        );
+        let all = ["a".to_string(), "b".to_string(), "c".to_string()];
+        assert_eq!(
+            routes.route("demo://resource/static/1", &all).as_deref(),
+            Some("a")
+        );
+        assert_eq!(
+            routes.route("notes://todo/v2.txt", &all).as_deref(),
+            Some("b")
+        );
+        assert_eq!(routes.route("notes://todo/2.txt", &all), None);
+        assert_eq!(routes.route("file:///x", &all).as_deref(), Some("c"));
+        assert_eq!(routes.route("mem://y", &all).as_deref(), Some("c"));
+        assert_eq!(routes.route("other://z", &all), None);
+        assert_eq!(routes.route("other://z", &all[..1]).as_deref(), Some("a"));
+    }
+}
