@@ -265,16 +265,32 @@ fn big_text() -> String {
     (0..20_000).map(|i| format!("line {i:05}\n")).collect()
 }
 
-fn host(env: &Env, target: &[&str]) -> Value {
+fn host(env: &Env, mode: &str, target: &[&str]) -> Value {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/proxy_host.py");
-    sdk_report(env, &script.display().to_string(), "stdio", "auto", target)
+    sdk_report(env, &script.display().to_string(), "stdio", mode, target)
+}
+
+/// The backend's questions reached the host and its answers the backend.
+fn check_forwarded(report: &Value) {
+    let elicited = texts(&report["elicited"]["text"]);
+    assert!(elicited.contains("Ada Lovelace"), "{elicited}");
+    let sampled = texts(&report["sampled"]["text"]);
+    assert!(sampled.contains("Paris, said the host's model"), "{sampled}");
+    assert_eq!(
+        report["asked"],
+        serde_json::json!([
+            "Please provide inputs for the following fields:",
+            "Resource trigger-sampling-request context: Capital of France?"
+        ])
+    );
 }
 
 #[test]
 fn a_new_users_first_minute_through_the_proxy_works_and_everything_passes_through() {
     let env = Env::new();
     fresh_backends(&env);
-    let report = host(&env, &[FERRY, "serve", "--servers"]);
+    // The stateless era (the SDK's default), where questions are input-required rounds.
+    let report = host(&env, "auto", &[FERRY, "serve", "--servers"]);
     let instructions = report["instructions"].as_str().unwrap();
     // Words a model can use, never "? tools"; the server still coming says so.
     assert!(
