@@ -275,7 +275,10 @@ fn check_forwarded(report: &Value) {
     let elicited = texts(&report["elicited"]["text"]);
     assert!(elicited.contains("Ada Lovelace"), "{elicited}");
     let sampled = texts(&report["sampled"]["text"]);
-    assert!(sampled.contains("Paris, said the host's model"), "{sampled}");
+    assert!(
+        sampled.contains("Paris, said the host's model"),
+        "{sampled}"
+    );
     assert_eq!(
         report["asked"],
         serde_json::json!([
@@ -489,4 +492,31 @@ fn expose_all_names_are_one_to_one_callable_and_speak_the_hosts_names() {
         instructions.contains("## ev (its instructions)\n"),
         "{instructions}"
     );
+}
+
+#[test]
+fn a_long_call_through_the_proxy_becomes_a_task_for_a_host_that_takes_tasks() {
+    let env = Env::new();
+    backends(&env);
+    let mut served = Served::start(&env, &["--servers", "ev"]);
+    let mut params = serde_json::json!({"name": "call", "arguments": {
+        "tool": "ev/trigger-long-running-operation", "arguments": {"duration": 2, "steps": 2}}});
+    params["_meta"] = modern_meta();
+    params["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        serde_json::json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let created = served.call(1, "tools/call", params.clone(), &mut Vec::new());
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    let mut get = serde_json::json!({"taskId": id});
+    get["_meta"] = params["_meta"].clone();
+    let mut done = Value::Null;
+    assert!(wait_until(30, || {
+        done = served.call(2, "tasks/get", get.clone(), &mut Vec::new());
+        done["result"]["status"] != "working"
+    }));
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    let text = done["result"]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("Long running operation completed"), "{done}");
 }

@@ -566,7 +566,8 @@ impl Provider for ProxyProvider {
             proxy::instructions_text(&entries)
         };
         // Logging is declared so clients may set a level; the proxy logs nothing itself.
-        let mut capabilities = json!({"tools": {}, "logging": {}});
+        let mut capabilities = json!({"tools": {}, "logging": {},
+            "extensions": {crate::serve::tasks::EXTENSION: {}}});
         let inner = self.catalog.read();
         for capability in ["resources", "prompts"] {
             if self
@@ -622,6 +623,16 @@ impl Provider for ProxyProvider {
                 self.catalog.settled(None, FIRST_LISTING_WAIT).await;
             }
         })
+    }
+
+    /// A call may outlive its request as a task, for a host that declared the extension
+    /// (the backend's call goes on in this process; cancelling the task cancels it).
+    fn task_support(&self, name: &str) -> crate::manifest::TaskSupport {
+        if self.expose_all || name == "call" {
+            crate::manifest::TaskSupport::Optional
+        } else {
+            crate::manifest::TaskSupport::Never
+        }
     }
 
     fn tools(&self) -> Vec<Value> {
