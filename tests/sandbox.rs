@@ -317,7 +317,7 @@ fn a_repositorys_own_git_config_runs_nothing() {
 }
 
 /// The manifest the tests below serve: a root beside the home directory, tools that read,
-/// write and run through `sh -c` (a model's value passed as data, as DESIGN.md shows).
+/// write and run through `sh -c` (a model's value passed as data, as docs/manifest.md shows).
 fn manifest(env: &Env) -> String {
     env.write("served/notes/hello.txt", "hello\n");
     env.write("served/static.txt", "static\n");

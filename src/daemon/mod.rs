@@ -1,4 +1,4 @@
-//! The warm path (DESIGN.md section 3): a per-user daemon keeps servers running between
+//! The warm path (README, "The warm path"): a per-user daemon keeps servers running between
 //! calls, so a call costs milliseconds and a stateful server keeps its state.
 //!
 //! `client` is the caller's side (find or start the daemon, hand it a whole `ferry <server>

@@ -1,4 +1,4 @@
-//! `ferry serve`: command-line tools as an MCP server (DESIGN.md section 4), over stdio or
+//! `ferry serve`: command-line tools as an MCP server (docs/manifest.md), over stdio or
 //! Streamable HTTP, in both protocol eras.
 //!
 //! Providers say what is served (`provider`): a manifest or quick mode

@@ -1,5 +1,5 @@
-//! What serves tools, resources and prompts: a [`Provider`]. The three of DESIGN.md section
-//! 4 are a manifest (`manifest_provider`), quick mode (a manifest made from `--cli`), and
+//! What serves tools, resources and prompts: a [`Provider`]. The three `ferry serve` has
+//! are a manifest (`manifest_provider`), quick mode (a manifest made from `--cli`), and
 //! configured MCP servers (the lazy proxy). The server side of the protocol (`server`) asks a
 //! provider and never knows which it is.
 

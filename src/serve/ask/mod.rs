@@ -1,4 +1,4 @@
-//! Commands that talk back (DESIGN.md section 4, "Talking back"): `ferry ask`, run by a
+//! Commands that talk back (README, "Commands that ask, and long commands as tasks"): `ferry ask`, run by a
 //! command that `ferry serve` runs, asks the client what only the client knows (the person's
 //! yes or no, a form, the host's model, the client's roots), and prints the answer.
 //!

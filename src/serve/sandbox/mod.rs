@@ -1,6 +1,5 @@
-//! The kernel sandbox every command `ferry serve` runs is held in (DESIGN.md section 4,
-//! "Confinement"). Option tables and path checks give clear errors; this is what holds when a
-//! table misses a case: an option nobody listed, a CLI nobody thought of, a repository's own
+//! The kernel sandbox every command `ferry serve` runs is held in (docs/sandbox.md). Option
+//! tables and path checks give clear errors; this is what holds when a table misses a case: an option nobody listed, a CLI nobody thought of, a repository's own
 //! configuration that names a program.
 //!
 //! A [`Policy`] says what one command may read, write, run and reach; it is resolved once,
