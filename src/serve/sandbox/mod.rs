@@ -1,6 +1,7 @@
 //! The kernel sandbox every command `ferry serve` runs is held in (docs/sandbox.md). Option
-//! tables and path checks give clear errors; this is what holds when a table misses a case: an option nobody listed, a CLI nobody thought of, a repository's own
-//! configuration that names a program.
+//! tables and path checks give clear errors; this is what holds when a table misses a case:
+//! an option nobody listed, a CLI nobody thought of, a repository's own configuration that
+//! names a program.
 //!
 //! A [`Policy`] says what one command may read, write, run and reach; it is resolved once,
 //! when serving starts. For each call, [`Policy::prepare`] builds a Landlock ruleset (files,
