@@ -11,9 +11,39 @@ fn home() -> PathBuf {
 }
 
 fn xdg(var: &str, fallback: &str) -> PathBuf {
-    match std::env::var_os(var) {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => home().join(fallback),
+    xdg_base(std::env::var_os(var).map(PathBuf::from), &home(), fallback)
+}
+
+/// The XDG rule for a base directory variable's `value`: it counts only as an absolute path
+/// (the spec calls a relative one invalid, to be ignored); otherwise `home/fallback`.
+pub fn xdg_base(value: Option<PathBuf>, home: &Path, fallback: &str) -> PathBuf {
+    match value {
+        Some(dir) if dir.is_absolute() => dir,
+        _ => home.join(fallback),
+    }
+}
+
+/// Opens (creating it 0600) and locks a lock file exclusively, waiting for whoever holds it;
+/// the lock goes when the file is closed. Every writer of a shared file of ferry's (the
+/// config, the token files, the daemon's start) takes its lock here.
+pub fn locked_file(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(path)?;
+    loop {
+        // SAFETY: flock on a descriptor this function owns.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
+            return Ok(file);
+        }
+        let error = std::io::Error::last_os_error();
+        if error.kind() != std::io::ErrorKind::Interrupted {
+            return Err(error);
+        }
     }
 }
 
@@ -151,6 +181,44 @@ pub fn fnv1a(text: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_relative_xdg_directory_is_ignored_as_the_spec_says() {
+        let home = Path::new("/home/me");
+        assert_eq!(
+            xdg_base(Some("/xdg".into()), home, ".config"),
+            PathBuf::from("/xdg")
+        );
+        assert_eq!(
+            xdg_base(Some("relative".into()), home, ".config"),
+            PathBuf::from("/home/me/.config")
+        );
+        assert_eq!(
+            xdg_base(None, home, ".cache"),
+            PathBuf::from("/home/me/.cache")
+        );
+    }
+
+    #[test]
+    fn a_locked_file_is_held_until_closed() {
+        let path = std::env::temp_dir().join(format!("ferry-lock-{}", std::process::id()));
+        let held = locked_file(&path).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiter = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let _second = locked_file(&path).unwrap();
+                tx.send(()).unwrap();
+            })
+        };
+        assert!(rx
+            .recv_timeout(std::time::Duration::from_millis(200))
+            .is_err());
+        drop(held);
+        assert!(rx.recv_timeout(std::time::Duration::from_secs(10)).is_ok());
+        waiter.join().unwrap();
+        let _ = std::fs::remove_file(&path);
+    }
 
     #[test]
     fn names_never_become_paths() {

@@ -1,5 +1,6 @@
-//! Matching names, shared by both directions: `*` globs (tool filters, environment
-//! allowlists), the nearest name for "did you mean", and the longest timeout anything takes.
+//! Matching names and reading text, shared by both directions: `*` globs (tool filters,
+//! environment allowlists), the nearest name for "did you mean", `%xx` decoding, this
+//! process's UTF-8 environment (`utf8_env`), and the longest timeout anything takes.
 
 /// The longest timeout ferry accepts anywhere: a week.
 pub const MAX_TIMEOUT_SECS: f64 = 7.0 * 24.0 * 3600.0;
@@ -55,18 +56,29 @@ pub fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Opt
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = if ca == *cb { prev } else { prev + 1 };
-            prev = row[j + 1];
-            row[j + 1] = cost.min(row[j] + 1).min(prev + 1);
+    strsim::levenshtein(a, b)
+}
+
+/// Decodes `%xx` escapes; `None` for a malformed escape or bytes that are not UTF-8, which a
+/// check must refuse rather than guess at.
+pub fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
         }
     }
-    row[b.len()]
+    String::from_utf8(out).ok()
 }
 
 /// This process's environment, the variables whose name and value are UTF-8 (the others are
@@ -79,6 +91,15 @@ pub fn utf8_env() -> impl Iterator<Item = (String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percent_escapes_decode_strictly() {
+        assert_eq!(percent_decode("a%2Fb%20c").as_deref(), Some("a/b c"));
+        assert_eq!(percent_decode("%zz"), None);
+        assert_eq!(percent_decode("%+1"), None);
+        assert_eq!(percent_decode("50%"), None);
+        assert_eq!(percent_decode("%ff"), None);
+    }
 
     #[test]
     fn globs() {

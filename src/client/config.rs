@@ -875,8 +875,6 @@ struct ConfigLock {
 
 impl ConfigLock {
     fn acquire(path: &Path) -> Result<ConfigLock> {
-        use std::os::unix::fs::OpenOptionsExt;
-        use std::os::unix::io::AsRawFd;
         let io = |e: std::io::Error| {
             Error::usage(format!("cannot lock {}: {e}", path.display()))
                 .with_hint(format!("check the permissions of {}", path.display()))
@@ -885,17 +883,7 @@ impl ConfigLock {
             crate::paths::ensure_secret_dir(dir).map_err(io)?;
         }
         let lock_path = path.with_extension("json.lock");
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .open(&lock_path)
-            .map_err(io)?;
-        // SAFETY: flock on a descriptor we own; the lock is released when the file closes.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(io(std::io::Error::last_os_error()));
-        }
+        let file = crate::paths::locked_file(&lock_path).map_err(io)?;
         Ok(ConfigLock { _file: file })
     }
 }

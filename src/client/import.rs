@@ -201,11 +201,10 @@ fn user_config_dirs(home: &Path, os: Os, env: EnvLookup) -> Vec<PathBuf> {
         Os::Mac => vec![home.join("Library").join("Application Support")],
         Os::Linux => {
             let default = home.join(".config");
+            let xdg = crate::paths::xdg_base(env("XDG_CONFIG_HOME"), home, ".config");
             let mut dirs = Vec::new();
-            if let Some(xdg) = env("XDG_CONFIG_HOME") {
-                if xdg.is_absolute() && xdg != default {
-                    dirs.push(xdg);
-                }
+            if xdg != default {
+                dirs.push(xdg);
             }
             dirs.push(default);
             dirs

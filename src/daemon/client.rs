@@ -402,21 +402,7 @@ fn stop_other() {
 /// The exclusive lock one starter holds while it looks for the daemon and starts it.
 fn take_start_lock() -> std::result::Result<std::fs::File, String> {
     let path = socket::lock_path();
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    // SAFETY: flock on a descriptor this function owns.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        return Err(format!(
-            "cannot lock {}: {}",
-            path.display(),
-            std::io::Error::last_os_error()
-        ));
-    }
-    Ok(file)
+    crate::paths::locked_file(&path).map_err(|e| format!("cannot lock {}: {e}", path.display()))
 }
 
 /// Starts `ferry __daemon` in a session of its own, detached from this terminal; its

@@ -730,24 +730,9 @@ fn rename_refs(node: &mut Value, renamed: &HashMap<String, String>, depth: usize
 }
 
 /// Decodes the `%xx` escapes a `$ref` URI fragment may hold (JSON-pointer `~` escapes are
-/// left to `Value::pointer`).
+/// left to `Value::pointer`); a malformed fragment is looked up as written.
 fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("");
-            if let Ok(byte) = u8::from_str_radix(hex, 16) {
-                out.push(byte);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    crate::words::percent_decode(text).unwrap_or_else(|| text.to_string())
 }
 
 #[cfg(test)]

@@ -641,11 +641,9 @@ async fn token_post(
         }
         _ => form.push(("client_id".into(), client_id.into())),
     }
-    let body: String = form
-        .iter()
-        .map(|(k, v)| format!("{}={}", url_encode(k), url_encode(v)))
-        .collect::<Vec<_>>()
-        .join("&");
+    let body = form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(form.iter())
+        .finish();
     let response = request
         .header("Content-Type", "application/x-www-form-urlencoded")
         .body(body)
@@ -662,17 +660,10 @@ async fn token_post(
     Ok((status, doc, server_nonce))
 }
 
-/// Percent-encodes everything but unreserved characters (RFC 3986).
+/// Encodes a client id or secret for HTTP Basic, as RFC 6749 section 2.3.1 says
+/// (`application/x-www-form-urlencoded`).
 fn url_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }
 
 /// Reads the authorization response (`code`, `state`, `iss`) from a redirect URL.
@@ -1180,20 +1171,8 @@ pub fn note_refusal(url: &str, challenge: &Challenge) {
 }
 
 fn lock_file(path: &std::path::Path) -> Result<std::fs::File> {
-    use std::os::fd::AsRawFd;
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|e| Error::auth(format!("cannot lock {}: {e}", path.display())))?;
-    // SAFETY: flock on a descriptor this function owns.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        return Err(Error::auth(format!("cannot lock {}", path.display())));
-    }
-    Ok(file)
+    crate::paths::locked_file(path)
+        .map_err(|e| Error::auth(format!("cannot lock {}: {e}", path.display())))
 }
 
 #[cfg(test)]

@@ -295,30 +295,13 @@ fn root_path(uri: &str) -> String {
     let text = match uri.strip_prefix("file://") {
         Some(rest) => {
             let path = rest.strip_prefix("localhost").unwrap_or(rest);
-            percent_decode(path).unwrap_or_else(|| path.to_string())
+            crate::words::percent_decode(path).unwrap_or_else(|| path.to_string())
         }
         None => uri.to_string(),
     };
     text.chars()
         .map(|c| if c.is_control() { '?' } else { c })
         .collect()
-}
-
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 // ---------------------------------------------------------------------------------------------
