@@ -244,7 +244,7 @@ pub fn remove(matches: &ArgMatches) -> Result<Outcome> {
     }
 }
 
-/// `ferry import claude|claude-code|cursor|vscode|windsurf|codex|PATH`: the user's own
+/// `ferry import HOST|PATH` (a host of [`HOSTS`](crate::client::import::HOSTS)): the user's own
 /// configuration, each server with the file it came from; the repository's files are named,
 /// not imported.
 pub fn import(matches: &ArgMatches) -> Result<Outcome> {
@@ -258,9 +258,10 @@ pub fn import(matches: &ArgMatches) -> Result<Outcome> {
     })?;
     let source = ImportSource::parse(&source);
     let found = read_servers(&source, &crate::paths::home_dir(), &cwd).map_err(|why| {
-        Error::usage(why).with_hint(
-            "name a host (claude, claude-code, cursor, vscode, windsurf, codex) or a config file",
-        )
+        Error::usage(why).with_hint(format!(
+            "name a host ({}) or a config file",
+            crate::client::import::host_words()
+        ))
     })?;
     for (file, names) in &found.left_out {
         if names.is_empty() {

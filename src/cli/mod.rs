@@ -187,7 +187,10 @@ pub fn command() -> Command {
                     Arg::new("source")
                         .required(true)
                         .value_name("SOURCE")
-                        .help("claude, claude-code, cursor, vscode, windsurf, codex, or a file"),
+                        .help(format!(
+                            "{}, or a file",
+                            crate::client::import::host_words()
+                        )),
                 ),
         )
         .subcommand(
