@@ -18,14 +18,50 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+/// How a client gets its tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Grant {
+    /// A person signs in in a browser (the default).
+    #[default]
+    AuthorizationCode,
+    /// A machine signs in with its own credentials, with no person and no browser.
+    ClientCredentials,
+}
+
+/// How a client proves itself at the token endpoint (`token_endpoint_auth_method`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuthMethod {
+    /// A public client: its id only.
+    #[default]
+    None,
+    ClientSecretBasic,
+    ClientSecretPost,
+    /// A signed assertion (RFC 7523).
+    PrivateKeyJwt,
+}
+
+impl AuthMethod {
+    /// The method a registration or metadata names; one ferry does not speak is a public
+    /// client's (its id only).
+    fn from_name(name: &str) -> AuthMethod {
+        match name {
+            "client_secret_basic" => AuthMethod::ClientSecretBasic,
+            "client_secret_post" => AuthMethod::ClientSecretPost,
+            "private_key_jwt" => AuthMethod::PrivateKeyJwt,
+            _ => AuthMethod::None,
+        }
+    }
+}
+
 /// The server's `"oauth"` block in servers.json.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OAuthConfig {
     pub client_id: Option<String>,
     /// Usually `${VAR}`; expanded when used.
     pub client_secret: Option<String>,
-    /// `authorization_code` (the default) or `client_credentials`.
-    pub grant: Option<String>,
+    /// `"authorization_code"` (the default) or `"client_credentials"`.
+    pub grant: Grant,
     pub scopes: Option<String>,
     pub callback_port: Option<u16>,
     /// A Client ID Metadata Document URL ferry may use as its client id.
@@ -68,14 +104,13 @@ impl OAuthConfig {
                     .ok_or("\"oauth\".callbackPort must be a port number")? as u16,
             ),
         };
-        let grant = text("grant")?;
-        if let Some(grant) = &grant {
-            if grant != "authorization_code" && grant != "client_credentials" {
-                return Err(format!(
-                    "\"oauth\".grant must be authorization_code or client_credentials, not {grant:?}"
-                ));
-            }
-        }
+        let grant = match text("grant")?.as_deref() {
+            None | Some("authorization_code") => Grant::AuthorizationCode,
+            Some("client_credentials") => Grant::ClientCredentials,
+            Some(other) => return Err(format!(
+                "\"oauth\".grant must be authorization_code or client_credentials, not {other:?}"
+            )),
+        };
         Ok(OAuthConfig {
             client_id: text("clientId")?,
             client_secret: text("clientSecret")?,
@@ -89,7 +124,7 @@ impl OAuthConfig {
 
     /// Whether a machine signs in with client credentials (no person, no browser).
     pub fn machine(&self) -> bool {
-        self.grant.as_deref() == Some("client_credentials")
+        self.grant == Grant::ClientCredentials
     }
 }
 
@@ -133,16 +168,17 @@ impl Challenge {
     }
 }
 
-/// What is stored for one server: the issuer its credentials are bound to, the client, and
-/// the tokens.
-#[derive(Debug, Clone, Default)]
+/// What is stored for one server (its token file): the issuer its credentials are bound to,
+/// the client, and the tokens.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Stored {
     pub issuer: String,
     pub resource: String,
     pub token_endpoint: String,
     pub client_id: String,
     pub client_secret: Option<String>,
-    pub auth_method: String,
+    pub auth_method: AuthMethod,
     pub access_token: String,
     pub refresh_token: Option<String>,
     /// Seconds since the epoch; 0 for unknown.
@@ -162,31 +198,13 @@ fn now() -> u64 {
 
 impl Stored {
     fn to_json(&self) -> Value {
-        json!({
-            "issuer": self.issuer, "resource": self.resource, "tokenEndpoint": self.token_endpoint,
-            "clientId": self.client_id, "clientSecret": self.client_secret,
-            "authMethod": self.auth_method, "accessToken": self.access_token,
-            "refreshToken": self.refresh_token, "expiresAt": self.expires_at,
-            "scope": self.scope, "wantedScope": self.wanted_scope, "dpopKey": self.dpop_key,
-        })
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
+    /// A token file's content; `None` when it is not one (no issuer: nothing to trust).
     fn from_json(value: &Value) -> Option<Stored> {
-        let text = |k: &str| value.get(k).and_then(Value::as_str).map(str::to_string);
-        Some(Stored {
-            issuer: text("issuer")?,
-            resource: text("resource").unwrap_or_default(),
-            token_endpoint: text("tokenEndpoint").unwrap_or_default(),
-            client_id: text("clientId").unwrap_or_default(),
-            client_secret: text("clientSecret"),
-            auth_method: text("authMethod").unwrap_or_else(|| "none".into()),
-            access_token: text("accessToken").unwrap_or_default(),
-            refresh_token: text("refreshToken"),
-            expires_at: value.get("expiresAt").and_then(Value::as_u64).unwrap_or(0),
-            scope: text("scope"),
-            wanted_scope: text("wantedScope"),
-            dpop_key: text("dpopKey"),
-        })
+        let stored: Stored = serde_json::from_value(value.clone()).ok()?;
+        (!stored.issuer.is_empty()).then_some(stored)
     }
 
     /// What a request carries: the token, and its DPoP key when it is bound to one.
@@ -462,9 +480,14 @@ fn choose_scope(
 
 /// How the client authenticates at the token endpoint. A configured key means
 /// `private_key_jwt`, unless the server lists methods without it and a secret is configured.
-fn token_auth_method(registered: Option<&str>, secret: bool, key: bool, server: &Value) -> String {
+fn token_auth_method(
+    registered: Option<AuthMethod>,
+    secret: bool,
+    key: bool,
+    server: &Value,
+) -> AuthMethod {
     if let Some(method) = registered {
-        return method.to_string();
+        return method;
     }
     let listed: Option<Vec<&str>> = server
         .get("token_endpoint_auth_methods_supported")
@@ -476,17 +499,17 @@ fn token_auth_method(registered: Option<&str>, secret: bool, key: bool, server: 
                 .as_ref()
                 .is_none_or(|l| l.contains(&"private_key_jwt")))
     {
-        return "private_key_jwt".into();
+        return AuthMethod::PrivateKeyJwt;
     }
     let supported = listed.unwrap_or_else(|| vec!["client_secret_basic"]);
     if !secret {
-        "none".into()
+        AuthMethod::None
     } else if supported.contains(&"client_secret_basic") {
-        "client_secret_basic".into()
+        AuthMethod::ClientSecretBasic
     } else if supported.contains(&"client_secret_post") {
-        "client_secret_post".into()
+        AuthMethod::ClientSecretPost
     } else {
-        "none".into()
+        AuthMethod::None
     }
 }
 
@@ -504,7 +527,7 @@ struct TokenClient<'a> {
     keeps_secret: bool,
     /// For `private_key_jwt`: the key its assertions are signed with (addressed to `issuer`).
     key: Option<&'a SigningKey>,
-    method: &'a str,
+    method: AuthMethod,
     /// The key the tokens are to be bound to (DPoP), if any.
     dpop: Option<&'a DpopKey>,
 }
@@ -537,7 +560,7 @@ impl TokenClient<'_> {
                 .secret
                 .filter(|_| self.keeps_secret)
                 .map(str::to_string),
-            auth_method: self.method.to_string(),
+            auth_method: self.method,
             access_token: doc["access_token"].as_str().unwrap_or_default().to_string(),
             refresh_token: doc
                 .get("refresh_token")
@@ -609,7 +632,7 @@ async fn token_post(
     if let Some(proof) = proof {
         request = request.header("DPoP", proof);
     }
-    if method == "private_key_jwt" {
+    if method == AuthMethod::PrivateKeyJwt {
         let key = auth.key.ok_or_else(|| {
             Error::auth("this sign-in uses private_key_jwt: \"oauth\".privateKey is needed")
         })?;
@@ -623,8 +646,8 @@ async fn token_post(
         ));
     }
     match (method, secret) {
-        ("private_key_jwt", _) => {}
-        ("client_secret_basic", Some(secret)) => {
+        (AuthMethod::PrivateKeyJwt, _) => {}
+        (AuthMethod::ClientSecretBasic, Some(secret)) => {
             let encode = |s: &str| url_encode(s);
             let credentials = format!("{}:{}", encode(client_id), encode(secret));
             request = request.header(
@@ -635,7 +658,7 @@ async fn token_post(
                 ),
             );
         }
-        ("client_secret_post", Some(secret)) => {
+        (AuthMethod::ClientSecretPost, Some(secret)) => {
             form.push(("client_id".into(), client_id.into()));
             form.push(("client_secret".into(), secret.into()));
         }
@@ -882,7 +905,7 @@ pub async fn sign_in(
             secret: secret.as_deref(),
             keeps_secret: false,
             key: key.as_ref(),
-            method: &method,
+            method,
             dpop: dpop.as_ref(),
         }
         .exchange(form, scope)
@@ -922,7 +945,7 @@ pub async fn sign_in(
         &config.client_metadata_url,
         server.get("client_id_metadata_document_supported") == Some(&Value::Bool(true)),
     ) {
-        (url.clone(), None, Some("none".to_string()))
+        (url.clone(), None, Some(AuthMethod::None))
     } else {
         let registration = endpoint("registration_endpoint").map_err(|_| {
             Error::auth(format!(
@@ -962,13 +985,13 @@ pub async fn sign_in(
                 .map(str::to_string),
             doc.get("token_endpoint_auth_method")
                 .and_then(Value::as_str)
-                .map(str::to_string),
+                .map(AuthMethod::from_name),
         )
     };
     // A configured key belongs to a configured client id, not to one registered now.
     let key = key.filter(|_| config.client_id.is_some());
     let method = token_auth_method(
-        registered_method.as_deref(),
+        registered_method,
         client_secret.is_some(),
         key.is_some(),
         &server,
@@ -1059,7 +1082,7 @@ pub async fn sign_in(
         secret: client_secret.as_deref(),
         keeps_secret: config.client_id.is_none(),
         key: key.as_ref(),
-        method: &method,
+        method,
         dpop: dpop.as_ref(),
     }
     .exchange(form, scope)
@@ -1102,7 +1125,7 @@ pub async fn refresh(url: &str, config: Option<&OAuthConfig>) -> Result<Stored> 
         ("resource".to_string(), stored.resource.clone()),
     ];
     let key = match config.and_then(|c| c.private_key.as_deref()) {
-        Some(text) if stored.auth_method == "private_key_jwt" => {
+        Some(text) if stored.auth_method == AuthMethod::PrivateKeyJwt => {
             Some(SigningKey::from_config(text)?)
         }
         _ => None,
@@ -1121,7 +1144,7 @@ pub async fn refresh(url: &str, config: Option<&OAuthConfig>) -> Result<Stored> 
             .or(config.and_then(|c| c.client_secret.as_deref())),
         keeps_secret: stored.client_secret.is_some(),
         key: key.as_ref(),
-        method: &stored.auth_method,
+        method: stored.auth_method,
         dpop: dpop.as_ref(),
     }
     .exchange(form, stored.scope.clone())
@@ -1178,6 +1201,47 @@ fn lock_file(path: &std::path::Path) -> Result<std::fs::File> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_token_file_round_trips_and_reads_as_earlier_ferries_wrote_it() {
+        let stored = Stored {
+            issuer: "https://auth.example".into(),
+            resource: "https://mcp.example/mcp".into(),
+            token_endpoint: "https://auth.example/token".into(),
+            client_id: "ferry".into(),
+            client_secret: Some("s".into()),
+            auth_method: AuthMethod::ClientSecretPost,
+            access_token: "a".into(),
+            refresh_token: Some("r".into()),
+            expires_at: 42,
+            scope: Some("read".into()),
+            wanted_scope: None,
+            dpop_key: None,
+        };
+        assert_eq!(Stored::from_json(&stored.to_json()), Some(stored.clone()));
+        // The keys as written before the type was derived.
+        let earlier = json!({"issuer": "https://auth.example", "resource": "https://mcp.example/mcp",
+            "tokenEndpoint": "https://auth.example/token", "clientId": "ferry", "clientSecret": "s",
+            "authMethod": "client_secret_post", "accessToken": "a", "refreshToken": "r",
+            "expiresAt": 42, "scope": "read", "wantedScope": null, "dpopKey": null});
+        assert_eq!(stored.to_json(), earlier);
+        assert_eq!(Stored::from_json(&json!({"accessToken": "a"})), None);
+        let bare = Stored::from_json(&json!({"issuer": "i"})).unwrap();
+        assert_eq!(bare.auth_method, AuthMethod::None);
+    }
+
+    #[test]
+    fn the_grant_is_one_of_two() {
+        let config = OAuthConfig::from_value(&json!({"grant": "client_credentials"})).unwrap();
+        assert!(config.machine());
+        assert_eq!(
+            OAuthConfig::from_value(&json!({})).unwrap().grant,
+            Grant::AuthorizationCode
+        );
+        assert!(OAuthConfig::from_value(&json!({"grant": "implicit"}))
+            .unwrap_err()
+            .contains("implicit"));
+    }
 
     #[test]
     fn challenges_are_read_quoted_or_bare() {
