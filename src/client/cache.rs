@@ -5,7 +5,7 @@ use super::config::ServerSpec;
 use super::session::Era;
 use crate::paths::{file_stem, fnv1a};
 use crate::protocol::ServerDescription;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -31,6 +31,22 @@ pub struct CacheEntry {
     pub stale: bool,
 }
 
+/// A cache file as it is on disk; one that does not read as this is listed again.
+#[derive(Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct CacheFile {
+    server: String,
+    protocol: Option<Value>,
+    server_info: Value,
+    instructions: Option<String>,
+    capabilities: Value,
+    fetched_at_ms: u64,
+    ttl_ms: Option<u64>,
+    list_changed_unprompted: Option<u64>,
+    stale: bool,
+    tools: Vec<Value>,
+}
+
 /// Milliseconds since the epoch.
 pub fn now_ms() -> u64 {
     SystemTime::now()
@@ -52,30 +68,19 @@ impl CacheEntry {
     /// Reads the entry for `spec`; a missing or unreadable file is `None`.
     pub fn load(spec: &ServerSpec) -> Option<CacheEntry> {
         let bytes = std::fs::read(path_for(spec)).ok()?;
-        let mut doc: Value = serde_json::from_slice(&bytes).ok()?;
-        // Taken, not cloned: the list can be large and is read on every listing and call.
-        let tools = match doc.get_mut("tools").map(Value::take) {
-            Some(Value::Array(tools)) => tools,
-            _ => Vec::new(),
-        };
+        let file: CacheFile = serde_json::from_slice(&bytes).ok()?;
         Some(CacheEntry {
-            tools,
-            era: doc.get("protocol").and_then(Era::from_value),
+            tools: file.tools,
+            era: file.protocol.as_ref().and_then(Era::from_value),
             description: ServerDescription {
-                server_info: doc.get("serverInfo").cloned().unwrap_or(Value::Null),
-                instructions: doc
-                    .get("instructions")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-                capabilities: doc.get("capabilities").cloned().unwrap_or(Value::Null),
+                server_info: file.server_info,
+                instructions: file.instructions,
+                capabilities: file.capabilities,
             },
-            fetched_at_ms: doc.get("fetchedAtMs").and_then(Value::as_u64).unwrap_or(0),
-            ttl_ms: doc.get("ttlMs").and_then(Value::as_u64),
-            unprompted_changes: doc
-                .get("listChangedUnprompted")
-                .and_then(Value::as_u64)
-                .map(|n| n.min(64) as usize),
-            stale: doc.get("stale").and_then(Value::as_bool).unwrap_or(false),
+            fetched_at_ms: file.fetched_at_ms,
+            ttl_ms: file.ttl_ms,
+            unprompted_changes: file.list_changed_unprompted.map(|n| n.min(64) as usize),
+            stale: file.stale,
         })
     }
 
@@ -93,18 +98,18 @@ impl CacheEntry {
 
     /// Writes the entry atomically; failure to cache is not an error for the caller.
     pub fn store(&self, spec: &ServerSpec) {
-        let doc = json!({
-            "server": spec.name,
-            "protocol": self.era.as_ref().map(Era::to_value),
-            "serverInfo": self.description.server_info,
-            "instructions": self.description.instructions,
-            "capabilities": self.description.capabilities,
-            "fetchedAtMs": self.fetched_at_ms,
-            "ttlMs": self.ttl_ms,
-            "listChangedUnprompted": self.unprompted_changes,
-            "stale": self.stale,
-            "tools": self.tools,
-        });
+        let doc = CacheFile {
+            server: spec.name.clone(),
+            protocol: self.era.as_ref().map(Era::to_value),
+            server_info: self.description.server_info.clone(),
+            instructions: self.description.instructions.clone(),
+            capabilities: self.description.capabilities.clone(),
+            fetched_at_ms: self.fetched_at_ms,
+            ttl_ms: self.ttl_ms,
+            list_changed_unprompted: self.unprompted_changes.map(|n| n as u64),
+            stale: self.stale,
+            tools: self.tools.clone(),
+        };
         let path = path_for(spec);
         if let Some(dir) = path.parent() {
             if crate::paths::ensure_private_dir(dir).is_err() {
@@ -131,5 +136,28 @@ impl CacheEntry {
     /// True when the entry holds a tools list that may be used.
     pub fn has_tools(&self) -> bool {
         self.fetched_at_ms > 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_cache_file_round_trips_and_reads_as_earlier_ferries_wrote_it() {
+        let earlier = json!({"server": "ev", "protocol": "2025-11-25",
+            "serverInfo": {"name": "ev", "version": "1"}, "instructions": "Use it.",
+            "capabilities": {"tools": {}}, "fetchedAtMs": 5, "ttlMs": null,
+            "listChangedUnprompted": 1, "stale": false,
+            "tools": [{"name": "echo", "inputSchema": {"type": "object"}}]});
+        let file: CacheFile = serde_json::from_value(earlier.clone()).unwrap();
+        assert_eq!(file.fetched_at_ms, 5);
+        assert_eq!(file.list_changed_unprompted, Some(1));
+        assert_eq!(serde_json::to_value(&file).unwrap(), earlier);
+        // What the cache of a newer or older ferry lacks is taken as unknown.
+        let sparse: CacheFile = serde_json::from_value(json!({"tools": []})).unwrap();
+        assert_eq!(sparse.fetched_at_ms, 0);
+        assert!(serde_json::from_value::<CacheFile>(json!({"tools": 3})).is_err());
     }
 }

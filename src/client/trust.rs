@@ -7,7 +7,6 @@
 //! shared directory, or could swap in, would otherwise run as the user.
 
 use crate::{Error, Result};
-use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 /// What the user has said about a project file as it is now.
@@ -39,6 +38,22 @@ pub struct TrustedFile {
     pub path: PathBuf,
     pub sha256: String,
     pub trusted_at_ms: u64,
+}
+
+/// `trusted.json` as it is on disk. A store that does not read as this trusts nothing.
+#[derive(Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+struct StoreFile {
+    files: Vec<StoredFile>,
+}
+
+#[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredFile {
+    /// As text: a path that is not UTF-8 is written as it displays, never lost with the rest.
+    path: String,
+    sha256: String,
+    #[serde(default)]
+    trusted_at_ms: u64,
 }
 
 /// The trusted project files, from `trusted.json` in the config directory.
@@ -183,28 +198,18 @@ impl TrustStore {
         let Ok(bytes) = std::fs::read(store_path()) else {
             return TrustStore::default();
         };
-        let Ok(doc) = serde_json::from_slice::<Value>(&bytes) else {
+        let Ok(stored) = serde_json::from_slice::<StoreFile>(&bytes) else {
             return TrustStore::default();
         };
-        let files = doc
-            .get("files")
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|item| {
-                        Some(TrustedFile {
-                            path: PathBuf::from(item.get("path")?.as_str()?),
-                            sha256: item.get("sha256")?.as_str()?.to_string(),
-                            trusted_at_ms: item
-                                .get("trustedAtMs")
-                                .and_then(Value::as_u64)
-                                .unwrap_or(0),
-                        })
-                    })
-                    .collect()
+        let files = stored
+            .files
+            .into_iter()
+            .map(|f| TrustedFile {
+                path: PathBuf::from(f.path),
+                sha256: f.sha256,
+                trusted_at_ms: f.trusted_at_ms,
             })
-            .unwrap_or_default();
+            .collect();
         TrustStore { files }
     }
 
@@ -240,13 +245,17 @@ impl TrustStore {
     /// Writes the store (0600, atomically).
     pub fn save(&self) -> Result<()> {
         let path = store_path();
-        let doc = json!({
-            "files": self.files.iter().map(|f| json!({
-                "path": f.path.display().to_string(),
-                "sha256": f.sha256,
-                "trustedAtMs": f.trusted_at_ms,
-            })).collect::<Vec<_>>(),
-        });
+        let doc = StoreFile {
+            files: self
+                .files
+                .iter()
+                .map(|f| StoredFile {
+                    path: f.path.display().to_string(),
+                    sha256: f.sha256.clone(),
+                    trusted_at_ms: f.trusted_at_ms,
+                })
+                .collect(),
+        };
         let io = |e: std::io::Error| {
             Error::usage(format!("cannot write {}: {e}", path.display()))
                 .with_hint(format!("check the permissions of {}", path.display()))
@@ -321,6 +330,20 @@ mod tests {
         );
         set(&dir, 0o755);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_store_round_trips_in_its_file_format() {
+        let text = r#"{"files": [{"path": "/p/.mcp.json", "sha256": "ab", "trustedAtMs": 7}]}"#;
+        let file: StoreFile = serde_json::from_str(text).unwrap();
+        assert_eq!(file.files[0].path, "/p/.mcp.json");
+        assert_eq!(file.files[0].trusted_at_ms, 7);
+        let again: StoreFile =
+            serde_json::from_str(&serde_json::to_string(&file).unwrap()).unwrap();
+        assert_eq!(again, file);
+        assert!(serde_json::to_string(&file)
+            .unwrap()
+            .contains("\"trustedAtMs\":7"));
     }
 
     #[test]
