@@ -17,6 +17,7 @@ pub mod daemon;
 pub mod error;
 pub mod manifest;
 pub mod paths;
+pub mod procfs;
 pub mod protocol;
 pub mod render;
 pub mod schema;

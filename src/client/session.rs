@@ -26,8 +26,11 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
-/// How long the probe waits before also trying the handshake.
+/// How long the probe waits before also trying the handshake, unless the server is busy (a
+/// stdio server still starting uses CPU; one that will never answer sleeps).
 const PROBE_WAIT: Duration = Duration::from_secs(2);
+/// How often a silent stdio server is looked at for signs of work past [`PROBE_WAIT`].
+const BUSY_LOOK: Duration = Duration::from_millis(500);
 /// The same over HTTP, where every request gets an answer (an error at least), so only a slow
 /// server is waited for: a busy 2026-07-28 server is not sent an `initialize` it refuses.
 const PROBE_WAIT_HTTP: Duration = Duration::from_secs(10);
@@ -490,6 +493,38 @@ impl Session {
         }
     }
 
+    /// Waits for the probe's reply until `deadline`, and past it for as long as a stdio
+    /// server keeps using CPU (it is still starting: an interpreter loading its libraries on a
+    /// busy machine), up to the session's timeout. A server that sits idle without answering
+    /// is not waited for.
+    async fn wait_while_busy(
+        &self,
+        mut receiver: oneshot::Receiver<Reply>,
+        deadline: Instant,
+    ) -> std::result::Result<Reply, WaitFailure> {
+        let group = self.pid().filter(|_| self.is_stdio()).map(|pid| pid as i32);
+        let last = Instant::now() + self.timeout();
+        let mut until = deadline;
+        let mut ticks = group.map(crate::procfs::group_cpu_ticks);
+        loop {
+            match tokio::time::timeout_at(until, &mut receiver).await {
+                Ok(Ok(reply)) => return Ok(reply),
+                Ok(Err(_)) => return Ok(Reply::Closed("the session ended".into(), String::new())),
+                Err(_) => {}
+            }
+            let (Some(group), Some(before)) = (group, ticks) else {
+                return Err(WaitFailure::TimedOut);
+            };
+            let now = crate::procfs::group_cpu_ticks(group);
+            if now <= before || Instant::now() >= last {
+                return Err(WaitFailure::TimedOut);
+            }
+            tracing::debug!(server = %self.spec.name, "no answer to server/discover yet, but the server is busy starting; waiting");
+            ticks = Some(now);
+            until = (Instant::now() + BUSY_LOOK).min(last);
+        }
+    }
+
     /// `server/discover`; falls back to the handshake on anything but a usable answer.
     async fn probe(&self) -> std::result::Result<(), ProbeFailure> {
         let id = self.take_id();
@@ -532,7 +567,7 @@ impl Session {
                 return Err(ProbeFailure::Error(refused));
             }
         };
-        let reply = match Session::wait(receiver, deadline).await {
+        let reply = match self.wait_while_busy(receiver, deadline).await {
             Ok(reply) => reply,
             Err(WaitFailure::TimedOut) => {
                 tracing::debug!(server = %self.spec.name, "no answer to server/discover within {wait:?}; trying initialize");

@@ -83,40 +83,10 @@ impl Shared {
     fn settled(&self) -> bool {
         match *self.asking.lock().unwrap_or_else(|e| e.into_inner()) {
             Some(super::ask::Asking::Ferry) => true,
-            Some(super::ask::Asking::Group(group)) => group_sleeps(group),
+            Some(super::ask::Asking::Group(group)) => crate::procfs::group_sleeps(group),
             None => false,
         }
     }
-}
-
-/// Whether every process of a process group sleeps (none running, none in uninterruptible
-/// I/O such as loading a program), read from /proc.
-fn group_sleeps(group: i32) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        if !name.to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // pid (comm) state ppid pgrp ...: comm may hold anything, so read after the last ')'.
-        let mut fields = stat
-            .rsplit_once(')')
-            .map(|(_, r)| r)
-            .unwrap_or("")
-            .split_whitespace();
-        let (state, pgrp) = (fields.next(), fields.nth(1));
-        if pgrp.and_then(|g| g.parse::<i32>().ok()) == Some(group)
-            && !matches!(state, Some("S" | "Z" | "X" | "T" | "t" | "I"))
-        {
-            return false;
-        }
-    }
-    true
 }
 
 struct AbortOnDrop(Option<tokio::task::AbortHandle>);

@@ -107,9 +107,11 @@ impl OAuthConfig {
         let grant = match text("grant")?.as_deref() {
             None | Some("authorization_code") => Grant::AuthorizationCode,
             Some("client_credentials") => Grant::ClientCredentials,
-            Some(other) => return Err(format!(
+            Some(other) => {
+                return Err(format!(
                 "\"oauth\".grant must be authorization_code or client_credentials, not {other:?}"
-            )),
+            ))
+            }
         };
         Ok(OAuthConfig {
             client_id: text("clientId")?,
