@@ -10,6 +10,7 @@
 //! `tokens` is the meter, `find` and skills; `cli` parses and dispatches ferry's commands.
 //! Each layer uses only those before it.
 
+pub mod auth;
 pub mod cli;
 pub mod client;
 pub mod console;

@@ -5,10 +5,10 @@
 
 use super::config::load_registry;
 use super::terminal::{emit, warn};
+use crate::auth::{self, Browser, Challenge};
 use crate::client::config::{ServerSpec, Target};
 use crate::render::text::escape_line;
 use crate::signals::block_on_interruptible;
-use crate::transport::oauth::{self, Browser, Challenge};
 use crate::{Error, Outcome, Result};
 use clap::ArgMatches;
 use serde_json::json;
@@ -49,7 +49,7 @@ pub fn auth(matches: &ArgMatches) -> Result<Outcome> {
     };
     let (spec, url) = http_server(server)?;
     if matches.get_flag("logout") {
-        let text = if oauth::forget(&url) {
+        let text = if auth::forget(&url) {
             format!("signed out of {}\n", spec.name)
         } else {
             format!("{} had no sign-in\n", spec.name)
@@ -66,7 +66,7 @@ pub fn auth(matches: &ArgMatches) -> Result<Outcome> {
     block_on_interruptible(async move {
         let challenge = match probe(&spec, &url).await? {
             Some(challenge) => challenge,
-            None => match oauth::remembered(&url) {
+            None => match auth::remembered(&url) {
                 Some(challenge) => challenge,
                 None => {
                     emit(&format!("{} does not ask for sign-in\n", spec.name))?;
@@ -75,7 +75,7 @@ pub fn auth(matches: &ArgMatches) -> Result<Outcome> {
             },
         };
         let shown = spec.name.clone();
-        let stored = oauth::sign_in(&url, &shown, &challenge, &config, browser, &|text| {
+        let stored = auth::sign_in(&url, &shown, &challenge, &config, browser, &|text| {
             text.lines().for_each(warn)
         })
         .await?;
@@ -136,7 +136,7 @@ fn status(only: Option<&str>) -> Result<Outcome> {
         let Ok((url, _)) = spec.http_target() else {
             continue;
         };
-        let line = match oauth::load(&url) {
+        let line = match auth::load(&url) {
             None => "not signed in".to_string(),
             Some(stored) => {
                 let left = stored.expires_at.saturating_sub(

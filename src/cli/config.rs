@@ -170,7 +170,7 @@ pub fn add(matches: &ArgMatches) -> Result<Outcome> {
                 if let Some(key) = matches.get_one::<String>("private-key") {
                     // A file is checked now; a ${VAR} is read when used.
                     if !key.contains("${") {
-                        crate::transport::jwt::SigningKey::from_config(key)?;
+                        crate::auth::jwt::SigningKey::from_config(key)?;
                     }
                     oauth.insert("privateKey".into(), json!(key));
                 }

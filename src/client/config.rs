@@ -78,7 +78,7 @@ pub struct ServerSpec {
     /// For a server from a project file: the file, and whether the user trusts its content.
     pub project: Option<(PathBuf, TrustState)>,
     /// How to sign in to an HTTP server (`"oauth"`), when the config says.
-    pub oauth: Option<crate::transport::oauth::OAuthConfig>,
+    pub oauth: Option<crate::auth::OAuthConfig>,
     /// The server speaks the 2024 HTTP+SSE transport (`"type": "sse"` in a host's config).
     pub legacy_sse: bool,
 }
@@ -193,12 +193,10 @@ impl ServerSpec {
         };
         let oauth = match entry.get("oauth") {
             None | Some(Value::Null) => None,
-            Some(value) => Some(
-                crate::transport::oauth::OAuthConfig::from_value(value).map_err(|why| {
-                    Error::usage(format!("server {name:?} in {origin}: {why}"))
-                        .with_hint(format!("fix \"oauth\" in {origin}"))
-                })?,
-            ),
+            Some(value) => Some(crate::auth::OAuthConfig::from_value(value).map_err(|why| {
+                Error::usage(format!("server {name:?} in {origin}: {why}"))
+                    .with_hint(format!("fix \"oauth\" in {origin}"))
+            })?),
         };
         Ok(ServerSpec {
             name: name.to_string(),
@@ -442,10 +440,7 @@ impl ServerSpec {
     }
 
     /// The `"oauth"` block with its secret and key expanded from `env`, checked.
-    pub fn oauth_in(
-        &self,
-        env: &Environment,
-    ) -> Result<Option<crate::transport::oauth::OAuthConfig>> {
+    pub fn oauth_in(&self, env: &Environment) -> Result<Option<crate::auth::OAuthConfig>> {
         let Some(config) = &self.oauth else {
             return Ok(None);
         };
@@ -462,7 +457,7 @@ impl ServerSpec {
             .transpose()?;
         // A key that cannot be used is said now, not hidden behind a refused sign-in.
         if let Some(key) = &config.private_key {
-            crate::transport::jwt::SigningKey::from_config(key)?;
+            crate::auth::jwt::SigningKey::from_config(key)?;
         }
         Ok(Some(config))
     }

@@ -38,7 +38,7 @@ pub enum Resolved {
         shown_url: String,
         headers: BTreeMap<String, String>,
         /// The `"oauth"` block with its secret expanded from the caller's environment.
-        oauth: Option<crate::transport::oauth::OAuthConfig>,
+        oauth: Option<crate::auth::OAuthConfig>,
     },
 }
 

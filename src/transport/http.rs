@@ -59,10 +59,10 @@ pub struct SignIn {
     pub command: String,
     /// The server's `"oauth"` block, its secret expanded (client credentials sign in here,
     /// with no person needed).
-    pub config: Option<super::oauth::OAuthConfig>,
+    pub config: Option<crate::auth::OAuthConfig>,
     /// Whether stored tokens are used at all (not when headers carry Authorization).
     enabled: bool,
-    credential: Mutex<Option<super::oauth::Credential>>,
+    credential: Mutex<Option<crate::auth::Credential>>,
     /// The nonce the server last asked DPoP proofs to carry (RFC 9449 section 9).
     dpop_nonce: Mutex<Option<String>>,
     /// The token file as it was when last read (`None` inside: there was none), or `None`
@@ -92,7 +92,7 @@ impl FileStamp {
 }
 
 impl SignIn {
-    pub fn new(command: String, config: Option<super::oauth::OAuthConfig>) -> SignIn {
+    pub fn new(command: String, config: Option<crate::auth::OAuthConfig>) -> SignIn {
         SignIn {
             command,
             config,
@@ -103,11 +103,11 @@ impl SignIn {
         }
     }
 
-    fn credential(&self) -> Option<super::oauth::Credential> {
+    fn credential(&self) -> Option<crate::auth::Credential> {
         self.credential.lock().ok().and_then(|c| c.clone())
     }
 
-    fn set_credential(&self, credential: Option<super::oauth::Credential>) {
+    fn set_credential(&self, credential: Option<crate::auth::Credential>) {
         if let Ok(mut c) = self.credential.lock() {
             *c = credential;
         }
@@ -149,7 +149,7 @@ impl SignIn {
 }
 
 /// What a refusal's `WWW-Authenticate` says.
-pub(crate) fn challenge_of(response: &reqwest::Response) -> super::oauth::Challenge {
+pub(crate) fn challenge_of(response: &reqwest::Response) -> crate::auth::Challenge {
     response
         .headers()
         .get_all("www-authenticate")
@@ -159,7 +159,7 @@ pub(crate) fn challenge_of(response: &reqwest::Response) -> super::oauth::Challe
             let v = v.trim_start().to_ascii_lowercase();
             v.starts_with("bearer") || v.starts_with("dpop")
         })
-        .map(super::oauth::Challenge::parse)
+        .map(crate::auth::Challenge::parse)
         .unwrap_or_default()
 }
 
@@ -250,7 +250,7 @@ impl HttpConnection {
             return;
         }
         let url = self.url.as_str();
-        let now = FileStamp::of(&super::oauth::token_file(url));
+        let now = FileStamp::of(&crate::auth::token_file(url));
         {
             let mut loaded = self
                 .sign_in
@@ -262,47 +262,43 @@ impl HttpConnection {
             }
             *loaded = Some(now);
         }
-        let credential = super::oauth::bearer(url, self.sign_in.config.as_ref()).await;
+        let credential = crate::auth::bearer(url, self.sign_in.config.as_ref()).await;
         self.sign_in.set_credential(credential);
     }
 
     /// After a 401 or 403: a new token when one can be had without a person (a refresh, or
     /// client credentials), `true` if so and the request may be sent again.
-    async fn renew(
-        &self,
-        status: reqwest::StatusCode,
-        challenge: &super::oauth::Challenge,
-    ) -> bool {
-        use super::oauth;
+    async fn renew(&self, status: reqwest::StatusCode, challenge: &crate::auth::Challenge) -> bool {
+        use crate::auth;
         if !self.sign_in.enabled {
             return false;
         }
         let url = self.url.as_str();
-        oauth::remember(url, challenge);
+        auth::remember(url, challenge);
         let scope_short = challenge.error.as_deref() == Some("insufficient_scope");
         if status == reqwest::StatusCode::UNAUTHORIZED && self.sign_in.credential().is_some() {
-            oauth::note_refusal(url, challenge);
-            if let Ok(renewed) = oauth::refresh(url, self.sign_in.config.as_ref()).await {
+            auth::note_refusal(url, challenge);
+            if let Ok(renewed) = auth::refresh(url, self.sign_in.config.as_ref()).await {
                 self.sign_in.set_credential(Some(renewed.credential()));
                 return true;
             }
         }
         if scope_short {
-            oauth::note_refusal(url, challenge);
+            auth::note_refusal(url, challenge);
         }
         let machine = self
             .sign_in
             .config
             .as_ref()
-            .is_some_and(super::oauth::OAuthConfig::machine);
+            .is_some_and(crate::auth::OAuthConfig::machine);
         if machine {
             let config = self.sign_in.config.clone().unwrap_or_default();
-            let signed = oauth::sign_in(
+            let signed = auth::sign_in(
                 url,
                 &self.shown_url,
                 challenge,
                 &config,
-                oauth::Browser::Paste,
+                auth::Browser::Paste,
                 &|_| {},
             )
             .await;
@@ -700,7 +696,7 @@ impl HttpConnection {
     }
 
     /// The error for a request the server refused: sign in (or in again, with more scope).
-    fn refusal(&self, status: reqwest::StatusCode, challenge: &super::oauth::Challenge) -> Error {
+    fn refusal(&self, status: reqwest::StatusCode, challenge: &crate::auth::Challenge) -> Error {
         if !self.sign_in.enabled {
             return Error::auth(format!(
                 "{} refused the credentials in its \"headers\" (HTTP {})",
@@ -794,7 +790,7 @@ fn redacted_or_shown(shown: &str, final_url: &reqwest::Url, configured: &reqwest
 }
 
 /// Reads a whole body, refusing more than `limit` bytes.
-pub(super) async fn read_body(
+pub(crate) async fn read_body(
     mut response: reqwest::Response,
     limit: usize,
 ) -> std::result::Result<Vec<u8>, String> {

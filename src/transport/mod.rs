@@ -7,9 +7,7 @@
 
 pub mod framing;
 pub mod http;
-pub mod jwt;
 pub mod memory;
-pub mod oauth;
 pub mod socket;
 pub mod stdio;
 

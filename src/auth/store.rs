@@ -1,0 +1,168 @@
+//! Where sign-ins are kept: one token file per server URL (0600 in a 0700 directory), the last
+//! refusal beside it, and the lock that makes one refresh at a time across processes.
+
+use super::*;
+
+/// What is stored for one server (its token file): the issuer its credentials are bound to,
+/// the client, and the tokens.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Stored {
+    pub issuer: String,
+    pub resource: String,
+    pub token_endpoint: String,
+    pub client_id: String,
+    pub client_secret: Option<String>,
+    pub auth_method: AuthMethod,
+    pub access_token: String,
+    pub refresh_token: Option<String>,
+    /// Seconds since the epoch; 0 for unknown.
+    pub expires_at: u64,
+    pub scope: Option<String>,
+    /// Scopes a 403 asked for since, to add at the next sign-in (step-up).
+    pub wanted_scope: Option<String>,
+    /// The key a DPoP-bound token is tied to (PKCS#8, base64); `None` for a bearer token.
+    pub dpop_key: Option<String>,
+}
+
+pub(super) fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+impl Stored {
+    pub(super) fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// A token file's content; `None` when it is not one (no issuer: nothing to trust).
+    pub(super) fn from_json(value: &Value) -> Option<Stored> {
+        let stored: Stored = serde_json::from_value(value.clone()).ok()?;
+        (!stored.issuer.is_empty()).then_some(stored)
+    }
+
+    /// What a request carries: the token, and its DPoP key when it is bound to one.
+    pub fn credential(&self) -> Credential {
+        Credential {
+            token: self.access_token.clone(),
+            dpop: self
+                .dpop_key
+                .as_deref()
+                .and_then(DpopKey::from_text)
+                .map(Arc::new),
+        }
+    }
+
+    /// Whether the access token is past, or within a minute of, its expiry.
+    pub fn expiring(&self) -> bool {
+        self.expires_at != 0 && now() + 60 >= self.expires_at
+    }
+}
+
+/// An access token as requests present it: `Bearer`, or `DPoP` with a fresh proof each time.
+#[derive(Clone)]
+pub struct Credential {
+    pub token: String,
+    pub dpop: Option<Arc<DpopKey>>,
+}
+
+impl Credential {
+    /// The headers for one request (`method` to `url`), with the server's DPoP `nonce` if it
+    /// gave one.
+    pub fn headers(&self, method: &str, url: &str, nonce: Option<&str>) -> Vec<(String, String)> {
+        match &self.dpop {
+            None => vec![("Authorization".into(), format!("Bearer {}", self.token))],
+            Some(key) => {
+                let mut headers = vec![("Authorization".into(), format!("DPoP {}", self.token))];
+                if let Ok(proof) = key.proof(method, url, nonce, Some(&self.token), now()) {
+                    headers.push(("DPoP".into(), proof));
+                }
+                headers
+            }
+        }
+    }
+}
+
+/// Where tokens live.
+pub fn auth_dir() -> PathBuf {
+    crate::paths::config_dir().join("auth")
+}
+
+/// The token file of the server at `url`.
+pub fn token_file(url: &str) -> PathBuf {
+    let digest = ring::digest::digest(&ring::digest::SHA256, url.as_bytes());
+    let hash: String = digest.as_ref()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let host = reqwest::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_else(|| "server".into());
+    auth_dir().join(format!("{}-{hash}.json", crate::paths::file_stem(&host)))
+}
+
+/// The stored sign-in for `url`, if any.
+pub fn load(url: &str) -> Option<Stored> {
+    let text = std::fs::read_to_string(token_file(url)).ok()?;
+    Stored::from_json(&serde_json::from_str(&text).ok()?)
+}
+
+/// Saves a sign-in: 0600 in a 0700 directory, written beside and renamed.
+pub fn save(url: &str, stored: &Stored) -> Result<()> {
+    let path = token_file(url);
+    crate::paths::write_private(&path, stored.to_json().to_string().as_bytes()).map_err(|e| {
+        Error::server(format!(
+            "cannot save the sign-in in {}: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// Forgets a sign-in; false when there was none.
+pub fn forget(url: &str) -> bool {
+    let _ = std::fs::remove_file(challenge_file(url));
+    std::fs::remove_file(token_file(url)).is_ok()
+}
+
+pub(super) fn challenge_file(url: &str) -> PathBuf {
+    token_file(url).with_extension("challenge")
+}
+
+/// Keeps a server's last refusal, so `ferry auth` asks for what it asked for.
+pub fn remember(url: &str, challenge: &Challenge) {
+    let doc = json!({"resourceMetadata": challenge.resource_metadata, "scope": challenge.scope, "error": challenge.error});
+    let _ = crate::paths::write_private(&challenge_file(url), doc.to_string().as_bytes());
+}
+
+/// The last refusal kept for `url`.
+pub fn remembered(url: &str) -> Option<Challenge> {
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(challenge_file(url)).ok()?).ok()?;
+    let text = |k: &str| doc.get(k).and_then(Value::as_str).map(str::to_string);
+    Some(Challenge {
+        resource_metadata: text("resourceMetadata"),
+        scope: text("scope"),
+        error: text("error"),
+    })
+}
+
+/// Marks a stored sign-in as spent (the server refused its token), so the next call refreshes
+/// it, or as needing more scope (a 403 `insufficient_scope`) for the next sign-in.
+pub fn note_refusal(url: &str, challenge: &Challenge) {
+    let Some(mut stored) = load(url) else {
+        return;
+    };
+    if challenge.error.as_deref() == Some("insufficient_scope") {
+        stored.wanted_scope = challenge.scope.clone();
+    } else {
+        stored.expires_at = 1;
+    }
+    let _ = save(url, &stored);
+}
+
+pub(super) fn lock_file(path: &std::path::Path) -> Result<std::fs::File> {
+    crate::paths::locked_file(path)
+        .map_err(|e| Error::auth(format!("cannot lock {}: {e}", path.display())))
+}
