@@ -2,8 +2,10 @@
 //! what each path costs in context tokens.
 //!
 //! Layers, from the bottom: `protocol` (JSON-RPC and MCP message shapes, either direction),
-//! `schema` (the tool schema model and argument validation), `tokenizer`, `console` and
-//! `signals` use nothing of ferry's; `transport` moves messages over stdio, HTTP or memory;
+//! `schema` (the tool schema model and argument validation), `tokenizer`, `signals`, `paths`,
+//! `procfs` and `words` use nothing above them, `console` only the error type and text
+//! escaping; `auth` signs in to remote servers; `transport` moves messages over stdio, HTTP
+//! or memory;
 //! `render` turns tools and results into text; `client` holds the registry, sessions, the
 //! tools cache and the client workflow (MCP to CLI); `manifest` reads and drafts the TOML that
 //! describes command-line tools, and `serve` answers MCP clients with them (CLI to MCP);

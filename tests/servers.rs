@@ -540,7 +540,13 @@ fn a_call_that_changes_the_tools_is_seen_by_the_next_listing() {
     );
     let listed = run(&["--cmd", &server]);
     assert!(listed.stdout.contains("alpha()"), "{}", listed.stdout);
-    assert!(spawns(&counter) <= 3, "at most one start for the refresh");
+    // The first listing and the call started it; the listing after starts it once more only
+    // when the call's shutdown grace did not list the new tools already.
+    let started = spawns(&counter);
+    assert!(
+        started == 2 || started == 3,
+        "{started} starts: the listing after the call starts the server at most once"
+    );
     // Once listed, the new tool is called from the cache like any other.
     let called = run(&["--cmd", &server, "alpha"]);
     assert_eq!(called.stdout, "alpha answers\n", "{}", called.stderr);
