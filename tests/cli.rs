@@ -146,17 +146,22 @@ fn skill_check_asks_the_server_and_cached_says_how_old_its_answer_is() {
 
 #[test]
 fn find_says_when_nothing_is_cached_yet() {
-    let env = Env::new();
-    env.write(
-        "config/servers.json",
-        &serde_json::json!({"mcpServers": {"tour": {"command": FERRY, "args": ["serve", "--demo"]}}}).to_string(),
-    );
-    let run = env.run(&["find", "count", "words"]);
-    assert_eq!(
-        (run.code, run.stderr.as_str()),
-        (2, "error: no server's tools are cached yet (tour), so there is nothing to search\nhint: list a server once to cache its tools: ferry tour\n")
-    );
-    assert_eq!(env.run(&["tour"]).code, 0);
+    let tour = serde_json::json!({"command": FERRY, "args": ["serve", "--demo"]});
+    let env = Test::new()
+        .server("tour", tour)
+        .args(&["find", "count", "words"])
+        .status(2)
+        .stderr("error: no server's tools are cached yet (tour), so there is nothing to search\nhint: list a server once to cache its tools: ferry tour\n")
+        .run();
+    let env = Test::with(env)
+        .args(&["tour"])
+        .stdout(
+            "date - Show current date and time\n\
+             word_count(path) - Count lines, words and bytes of file under current directory\n\
+             list_files - List files of directory under current directory\n\
+             pixel() - Return one-pixel PNG image\n",
+        )
+        .run();
     let run = env.run(&["find", "count", "words"]);
     assert_eq!(run.stdout.lines().next(), Some("tour word_count(path)"));
 }
@@ -308,29 +313,26 @@ fn ferry_names_missing_arguments_suggests_commands_and_knows_help_and_version() 
 /// Issue 16, item 14: `ferry find` with no match exits 1 and says so on stderr, as grep and rg.
 #[test]
 fn find_with_no_match_exits_1() {
-    let env = Env::new();
-    env.write(
-        "config/servers.json",
-        &serde_json::json!({"mcpServers": {"everything": {"command": "sh", "args": ["-c", everything()]}}}).to_string(),
-    );
-    assert_eq!(env.run(&["everything"]).code, 0);
-    let found = env.run(&["find", "echo", "a", "message"]);
+    let everything = serde_json::json!({"command": "sh", "args": ["-c", everything()]});
+    let listing = Test::new().server("everything", everything).scene();
+    assert_eq!(listing.run(&["everything"]).code, 0);
+    let found = listing.run(&["find", "echo", "a", "message"]);
     assert_eq!(found.code, 0, "{}", found.stderr);
     assert!(
         found.stdout.starts_with("everything echo("),
         "{}",
         found.stdout
     );
-    let none = env.run(&["find", "xylophone", "quasar"]);
-    assert_eq!(
-        (none.code, none.stdout.as_str(), none.stderr.as_str()),
-        (1, "", "no tool matches \"xylophone quasar\"\n")
-    );
+    let env = Test::with(listing)
+        .args(&["find", "xylophone", "quasar"])
+        .status(1)
+        .stderr("no tool matches \"xylophone quasar\"\n")
+        .run();
     let saved = env.path("saved.tools.json");
     std::fs::write(&saved, r#"{"tools": [{"name": "get_weather", "description": "Weather for a city", "inputSchema": {"type": "object"}}]}"#).unwrap();
-    let none = env.run(&["find", "--from", saved.to_str().unwrap(), "zebra"]);
-    assert_eq!(
-        (none.code, none.stderr.as_str()),
-        (1, "no tool matches \"zebra\"\n")
-    );
+    Test::with(env)
+        .args(&["find", "--from", saved.to_str().unwrap(), "zebra"])
+        .status(1)
+        .stderr("no tool matches \"zebra\"\n")
+        .run();
 }

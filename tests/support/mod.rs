@@ -8,6 +8,9 @@ use std::process::{Command, Output, Stdio};
 
 pub const FERRY: &str = env!("CARGO_BIN_EXE_ferry");
 
+mod story;
+pub use story::Test;
+
 /// The outcome of one ferry run.
 #[derive(Debug)]
 pub struct Run {
