@@ -9,6 +9,7 @@ use std::process::{Command, Output, Stdio};
 pub const FERRY: &str = env!("CARGO_BIN_EXE_ferry");
 
 mod story;
+#[allow(unused_imports)]
 pub use story::Test;
 
 /// The outcome of one ferry run.
