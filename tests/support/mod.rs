@@ -640,6 +640,23 @@ impl HttpServed {
     }
 }
 
+impl HttpServed {
+    /// The server's process id (to send it a signal).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The server's exit status once it has exited, waiting at most `seconds`.
+    pub fn exit_within(&mut self, seconds: u64) -> Option<std::process::ExitStatus> {
+        let mut status = None;
+        wait_until(seconds, || {
+            status = self.child.try_wait().ok().flatten();
+            status.is_some()
+        });
+        status
+    }
+}
+
 impl Drop for HttpServed {
     fn drop(&mut self) {
         let _ = self.child.kill();
