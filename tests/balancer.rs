@@ -346,3 +346,303 @@ fn the_conformance_suite_scores_through_the_balancer_as_against_one_instance() {
     }
     drop(balancer);
 }
+
+#[test]
+fn a_call_in_flight_finishes_when_its_instance_drains_and_it_exits_0() {
+    let env = Env::new();
+    let manifest = sleeper(&env);
+    let mut server = HttpServed::start(
+        &env,
+        &[
+            "--manifest",
+            &manifest,
+            "--no-token",
+            "--drain-timeout",
+            "20",
+        ],
+    );
+    let port = server.port;
+    let (status, _, body) = get(port, "/healthz");
+    assert_eq!((status, body.as_str()), (200, "ok\n"));
+    let call = std::thread::spawn(move || call_tool(port, "sleep", json!({"seconds": 2.5})));
+    assert!(
+        wait_until(10, || !processes_matching("sleep 2.5").is_empty()),
+        "the call's command did not start"
+    );
+    let told = std::time::Instant::now();
+    signal(server.pid(), libc::SIGTERM);
+    // Draining: the balancer's check fails, new work is refused with a time to retry, and a
+    // new handshake session is sent elsewhere.
+    assert!(wait_until(5, || get(port, "/healthz").0 == 503));
+    let (status, headers, body) = get(port, "/healthz");
+    assert_eq!((status, body.as_str()), (503, "draining\n"));
+    assert_eq!(header(&headers, "retry-after"), Some("1"));
+    let (status, refused) = call_tool(port, "sleep", json!({"seconds": 0}));
+    assert_eq!(status, 503, "{refused}");
+    assert!(text_of(&refused).contains("shutting down"), "{refused}");
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string();
+    let json_headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    let (status, headers, _) = exchange(port, "POST", "/mcp", &json_headers, &initialize);
+    assert_eq!(status, 503);
+    assert_eq!(header(&headers, "retry-after"), Some("1"));
+    // The call in flight finishes, and then the instance exits 0, well within its drain time.
+    let (status, answer) = call.join().unwrap();
+    assert_eq!(
+        (status, text_of(&answer).as_str()),
+        (200, "slept 2.5"),
+        "{answer}"
+    );
+    let exit = server.exit_within(10).expect("the instance did not exit");
+    assert_eq!(exit.code(), Some(0));
+    assert!(told.elapsed() < std::time::Duration::from_secs(10));
+}
+
+#[test]
+fn a_drain_that_runs_out_of_time_stops_what_is_left_and_exits_4() {
+    let env = Env::new();
+    let manifest = sleeper(&env);
+    let mut server = HttpServed::start(
+        &env,
+        &[
+            "--manifest",
+            &manifest,
+            "--no-token",
+            "--drain-timeout",
+            "1",
+        ],
+    );
+    let port = server.port;
+    let call = std::thread::spawn(move || call_tool(port, "sleep", json!({"seconds": 300})));
+    assert!(wait_until(10, || !processes_matching("sleep 300").is_empty()));
+    signal(server.pid(), libc::SIGTERM);
+    let exit = server.exit_within(10).expect("the instance did not exit");
+    assert_eq!(exit.code(), Some(4), "non-zero: a call had to be stopped");
+    assert!(
+        wait_until(5, || processes_matching("sleep 300").is_empty()),
+        "the call's command was left running"
+    );
+    // Its client sees the call end without an answer (the connection closed).
+    let (_, answer) = call.join().unwrap();
+    assert!(answer.get("result").is_none(), "{answer}");
+}
+
+#[test]
+fn calls_through_the_balancer_all_succeed_while_an_instance_drains_and_once_it_is_gone() {
+    let env = Env::new();
+    let manifest = sleeper(&env);
+    let port = free_port();
+    let public = format!("http://127.0.0.1:{port}/mcp");
+    env.write("work/token", &"t".repeat(32));
+    let token_file = env.path("work/token").display().to_string();
+    let mut instances = three_instances(
+        &env,
+        &["--manifest", &manifest, "--token-file", &token_file],
+        &public,
+    );
+    let balancer = Balancer::start(&env, port, &named(&instances));
+    let bearer = format!("Bearer {}", "t".repeat(32));
+    let authorized = [("Authorization", bearer.as_str())];
+    let through = |seconds: u32| {
+        let (status, answer) = modern_call(
+            balancer.port,
+            "tools/call",
+            json!({"name": "sleep", "arguments": {"seconds": seconds}}),
+            &authorized,
+        );
+        (status, text_of(&answer))
+    };
+    assert_eq!(through(0), (200, "slept 0".to_string()));
+    // The first instance is told to stop while a call runs on it: until it is gone, the
+    // balancer still sends it some requests, which it refuses (503) and HAProxy retries on
+    // another instance.
+    let first = instances[0].port;
+    let long = std::thread::spawn(move || {
+        let bearer = format!("Bearer {}", "t".repeat(32));
+        let (status, answer) = modern_call(
+            first,
+            "tools/call",
+            json!({"name": "sleep", "arguments": {"seconds": 1.5}}),
+            &[("Authorization", bearer.as_str())],
+        );
+        (status, text_of(&answer))
+    });
+    assert!(wait_until(10, || !processes_matching("sleep 1.5").is_empty()));
+    signal(instances[0].pid(), libc::SIGTERM);
+    assert!(wait_until(5, || get(first, "/healthz").0 == 503));
+    for n in 0..20 {
+        assert_eq!(
+            through(0),
+            (200, "slept 0".to_string()),
+            "call {n}, draining"
+        );
+    }
+    assert_eq!(long.join().unwrap(), (200, "slept 1.5".to_string()));
+    assert_eq!(instances[0].exit_within(10).and_then(|s| s.code()), Some(0));
+    // With the instance gone, 20 calls in a row all succeed.
+    for n in 0..20 {
+        assert_eq!(
+            through(0),
+            (200, "slept 0".to_string()),
+            "call {n}, stopped"
+        );
+    }
+    drop(balancer);
+}
+
+#[test]
+fn healthz_needs_no_token_and_names_nothing() {
+    let env = Env::new();
+    let server = HttpServed::start(&env, &["--manifest", &serve_manifest()]);
+    let (status, headers, body) = get(server.port, "/healthz");
+    assert_eq!((status, body.as_str()), (200, "ok\n"));
+    assert_eq!(
+        header(&headers, "content-type"),
+        Some("text/plain; charset=utf-8")
+    );
+    // The endpoint itself still wants the token.
+    assert_eq!(get(server.port, "/mcp").0, 401);
+    let (status, _, _) = exchange(server.port, "POST", "/healthz", &[], "");
+    assert_eq!(status, 405);
+}
+
+#[test]
+fn a_public_url_admits_its_own_host_and_origin_and_nothing_more() {
+    let env = Env::new();
+    let server = HttpServed::start(
+        &env,
+        &[
+            "--cli",
+            "echo",
+            "--no-token",
+            "--public-url",
+            "https://MCP.example.com/mcp",
+            "--public-url",
+            "http://localhost:8080/mcp",
+        ],
+    );
+    let port = server.port;
+    let ping = |headers: &[(&str, &str)]| {
+        let mut all = vec![
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "server/discover"),
+        ];
+        all.extend_from_slice(headers);
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": modern_meta()}}).to_string();
+        exchange(port, "POST", "/mcp", &all, &body).0
+    };
+    let bound = format!("127.0.0.1:{port}");
+    // The public names, as a balancer passes them on, and the address bound.
+    for host in [
+        "mcp.example.com",
+        "mcp.example.com:443",
+        "localhost:8080",
+        &bound,
+    ] {
+        assert_eq!(ping(&[("Host", host)]), 200, "Host {host}");
+    }
+    for origin in ["https://mcp.example.com", "http://localhost:8080"] {
+        assert_eq!(
+            ping(&[("Host", "mcp.example.com"), ("Origin", origin)]),
+            200,
+            "{origin}"
+        );
+    }
+    // Everything else is refused as before: other hosts and ports, another scheme.
+    for host in [
+        "evil.example.com",
+        "mcp.example.com:8443",
+        "localhost:8081",
+        "localhost",
+    ] {
+        assert_eq!(ping(&[("Host", host)]), 421, "Host {host}");
+    }
+    for origin in [
+        "http://mcp.example.com",
+        "https://evil.example.com",
+        "http://localhost:8081",
+        "https://mcp.example.com:8443",
+    ] {
+        assert_eq!(
+            ping(&[("Host", "mcp.example.com"), ("Origin", origin)]),
+            403,
+            "{origin}"
+        );
+    }
+    // A URL that is not one is a usage error, in one line.
+    let run = env.run(&[
+        "serve",
+        "--cli",
+        "echo",
+        "--http",
+        "127.0.0.1:0",
+        "--public-url",
+        "mcp.example.com",
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("error: --public-url expects an http(s) URL such as https://mcp.example.com/mcp, not \"mcp.example.com\""), "{}", run.stderr);
+}
+
+#[test]
+fn instances_sharing_a_state_key_take_over_each_others_rounds_and_route_tasks() {
+    let env = Env::new();
+    let manifest = fixtures().join("conformance.toml").display().to_string();
+    let instances = three_instances(
+        &env,
+        &["--manifest", &manifest, "--no-token"],
+        "http://localhost/mcp",
+    );
+    let (a1, a2) = (instances[0].port, instances[1].port);
+    let ask = json!({"name": "test_input_required_result_multi_round", "arguments": {}});
+    // Round one on a1, its answer to a2, round two's answer to a3: each instance runs the
+    // request again with every answer given so far, and the last one finishes it.
+    let (_, first) = modern_call(a1, "tools/call", ask.clone(), &[]);
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let accept = |content: Value| json!({"action": "accept", "content": content});
+    let mut retry = ask.clone();
+    retry["requestState"] = first["result"]["requestState"].clone();
+    retry["inputResponses"] = json!({"step1": accept(json!({"name": "Ada"}))});
+    let (_, second) = modern_call(a2, "tools/call", retry.clone(), &[]);
+    assert_eq!(second["result"]["resultType"], "input_required", "{second}");
+    assert!(
+        second["result"]["inputRequests"].get("step2").is_some(),
+        "{second}"
+    );
+    retry["requestState"] = second["result"]["requestState"].clone();
+    retry["inputResponses"] = json!({"step2": accept(json!({"color": "green"}))});
+    let (_, done) = modern_call(instances[2].port, "tools/call", retry.clone(), &[]);
+    assert_eq!(text_of(&done), "both steps answered", "{done}");
+    // An instance without the key cannot tell the state from a forged one, and says what to do.
+    let stranger = HttpServed::start(&env, &["--manifest", &manifest, "--no-token"]);
+    let (status, refused) = modern_call(stranger.port, "tools/call", retry, &[]);
+    assert_eq!(status, 400);
+    assert_eq!(
+        text_of(&refused),
+        "error: requestState failed its integrity check (altered, or signed by a server that does not share this one's --state-key-file): send the request again without it"
+    );
+    // A task lives where its command runs: its id names that instance, and another says so.
+    let (_, task) = modern_call(
+        a1,
+        "tools/call",
+        json!({"name": "slow_compute", "arguments": {"seconds": 3}}),
+        &[],
+    );
+    let id = task["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no task: {task}"))
+        .to_string();
+    assert!(id.starts_with("a1."), "{id}");
+    let (_, elsewhere) = modern_call(a2, "tasks/get", json!({"taskId": id}), &[]);
+    assert!(
+        text_of(&elsewhere).starts_with(&format!(
+            "error: task \"{id}\" runs on instance \"a1\", not on this one (\"a2\")"
+        )),
+        "{elsewhere}"
+    );
+    let (status, here) = modern_call(a1, "tasks/cancel", json!({"taskId": id}), &[]);
+    assert_eq!(status, 200, "{here}");
+}
