@@ -40,7 +40,7 @@ struct Balancer {
 impl Balancer {
     /// HAProxy on 127.0.0.1:`port` in front of `instances` (name, port).
     fn start(env: &Env, port: u16, instances: &[(&str, u16)]) -> Balancer {
-        let haproxy = which("haproxy");
+        let haproxy = haproxy();
         let mut config = format!(
             "global\n  maxconn 1000\n\
              defaults\n  mode http\n  timeout connect 2s\n  timeout client 60s\n  timeout server 60s\n  \
@@ -86,13 +86,16 @@ impl Drop for Balancer {
     }
 }
 
-fn which(program: &str) -> PathBuf {
+/// HAProxy from PATH, or where Debian puts it (/usr/sbin is not on every user's PATH).
+fn haproxy() -> PathBuf {
     let found = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
-            .map(|dir| dir.join(program))
+            .map(|dir| dir.join("haproxy"))
             .find(|path| path.is_file())
     });
-    found.unwrap_or_else(|| panic!("{program} is missing: run tests/fixtures/setup.sh"))
+    found
+        .or_else(|| Some(PathBuf::from("/usr/sbin/haproxy")).filter(|p| p.is_file()))
+        .unwrap_or_else(|| panic!("haproxy is missing: run tests/fixtures/setup.sh"))
 }
 
 /// One raw HTTP/1.1 exchange with 127.0.0.1:`port`: the status, the headers (lower-case
