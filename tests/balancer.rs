@@ -53,7 +53,7 @@ impl Balancer {
         );
         for (name, _) in instances {
             config.push_str(&format!(
-                "  use-server {name} if {{ req.hdr(mcp-name) -m beg {name}. }}\n"
+                "  use-server {name} if {{ req.hdr(mcp-method) -m beg tasks/ }} {{ req.hdr(mcp-name) -m beg {name}. }}\n"
             ));
         }
         for (name, port) in instances {
