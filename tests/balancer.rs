@@ -649,3 +649,67 @@ fn instances_sharing_a_state_key_take_over_each_others_rounds_and_route_tasks() 
     let (status, here) = modern_call(a1, "tasks/cancel", json!({"taskId": id}), &[]);
     assert_eq!(status, 200, "{here}");
 }
+
+/// The suite's protocol scenarios (as tests/conformance.rs runs them for every provider)
+/// through the balancer.
+fn protocol_scenarios_pass_through_a_balancer(env: &Env, args: &[&str]) {
+    let port = free_port();
+    let public = format!("http://localhost:{port}/mcp");
+    let instances = three_instances(env, args, &public);
+    let _balancer = Balancer::start(env, port, &named(&instances));
+    let node = fixtures().join("node_modules/node/bin/node");
+    let suite = fixtures().join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    let baseline = fixtures().join("conformance-quick-expected.yaml");
+    let scenarios = [
+        ("2025-11-25", "server-initialize"),
+        ("2025-11-25", "tools-list"),
+        ("2025-11-25", "server-sse-multiple-streams"),
+        ("2025-11-25", "dns-rebinding-protection"),
+        ("2026-07-28", "server-stateless"),
+        ("2026-07-28", "tools-list"),
+        ("2026-07-28", "dns-rebinding-protection"),
+    ];
+    for (version, scenario) in scenarios {
+        let mut command = Command::new(&node);
+        command
+            .arg(&suite)
+            .args([
+                "server",
+                "--url",
+                &public,
+                "--scenario",
+                scenario,
+                "--spec-version",
+                version,
+            ])
+            .arg("-o")
+            .arg(env.path(&format!("protocol-{scenario}-{version}")))
+            .stdin(Stdio::null());
+        if scenario == "server-stateless" {
+            command.arg("--expected-failures").arg(&baseline);
+        }
+        let output = command.output().unwrap();
+        assert!(
+            output.status.success(),
+            "{scenario} at {version} through the balancer:\n{}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+    }
+}
+
+#[test]
+fn quick_mode_passes_the_protocol_scenarios_through_the_balancer() {
+    let env = Env::new();
+    protocol_scenarios_pass_through_a_balancer(&env, &["--cli", "echo", "--no-token"]);
+}
+
+#[test]
+fn the_proxy_passes_the_protocol_scenarios_through_the_balancer() {
+    let env = Env::new();
+    env.write(
+        "config/servers.json",
+        &json!({"mcpServers": {"ev": {"command": "sh", "args": ["-c", everything()]}}}).to_string(),
+    );
+    assert_eq!(env.run(&["ev"]).code, 0);
+    protocol_scenarios_pass_through_a_balancer(&env, &["--servers", "--no-token"]);
+}
