@@ -983,4 +983,25 @@ mod tests {
         }
         assert!(!constant_time_eq(b"abc", b"abd"));
     }
+
+    #[test]
+    fn a_public_url_names_its_hosts_and_origin() {
+        let public = PublicUrl::parse("https://MCP.example.com/mcp").unwrap();
+        assert_eq!(public.origin, "https://mcp.example.com");
+        assert_eq!(public.hosts, ["mcp.example.com:443", "mcp.example.com"]);
+        let public = PublicUrl::parse("http://localhost:8080/mcp").unwrap();
+        assert_eq!(public.origin, "http://localhost:8080");
+        assert_eq!(public.hosts, ["localhost:8080"]);
+        let public = PublicUrl::parse("http://[::1]").unwrap();
+        assert_eq!(public.hosts, ["[::1]:80", "[::1]"]);
+        for bad in [
+            "mcp.example.com",
+            "ftp://mcp.example.com",
+            "https://u@mcp.example.com/",
+            "https:///mcp",
+            "https://mcp.example.com/mcp?x=1",
+        ] {
+            assert_eq!(PublicUrl::parse(bad), None, "{bad}");
+        }
+    }
 }
