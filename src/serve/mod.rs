@@ -447,8 +447,15 @@ async fn serve_http(
     );
     let running = || drain.answering() + server.tasks_running();
     let finished = async {
-        while running() > 0 {
-            tokio::time::sleep(Duration::from_millis(20)).await;
+        loop {
+            while running() > 0 {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            // The last answer may still be on its way to its client: give it a moment.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if running() == 0 {
+                break;
+            }
         }
     };
     tokio::select! {
