@@ -713,3 +713,50 @@ fn the_proxy_passes_the_protocol_scenarios_through_the_balancer() {
     assert_eq!(env.run(&["ev"]).code, 0);
     protocol_scenarios_pass_through_a_balancer(&env, &["--servers", "--no-token"]);
 }
+
+#[test]
+fn a_bad_balancer_option_is_one_line_and_exit_2() {
+    let env = Env::new();
+    env.write("work/short.key", "too short");
+    let short = env.path("work/short.key").display().to_string();
+    let missing = env.path("work/none.key").display().to_string();
+    let cases: [(&[&str], String); 5] = [
+        (
+            &["--drain-timeout", "soon"],
+            "error: --drain-timeout expects whole seconds from 0 to 86400, not \"soon\"".into(),
+        ),
+        (
+            &["--state-key-file", &short],
+            format!("error: the state key in {short} is shorter than 32 characters"),
+        ),
+        (
+            &["--state-key-file", &missing],
+            format!("error: cannot read the state key file {missing}: "),
+        ),
+        (
+            &["--instance", "a.1"],
+            "error: --instance expects 1 to 32 letters, digits, '_' or '-', not \"a.1\"".into(),
+        ),
+        (
+            &["--public-url", "https://mcp.example.com/mcp?x"],
+            "error: --public-url expects an http(s) URL such as https://mcp.example.com/mcp, not \"https://mcp.example.com/mcp?x\"".into(),
+        ),
+    ];
+    for (option, message) in cases {
+        let mut args = vec!["serve", "--cli", "echo", "--http", "127.0.0.1:0"];
+        args.extend_from_slice(option);
+        let run = env.run(&args);
+        assert_eq!(run.code, 2, "{option:?}: {}", run.stderr);
+        let lines: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("error:"))
+            .collect();
+        assert_eq!(lines.len(), 1, "{}", run.stderr);
+        assert!(lines[0].starts_with(&message), "{option:?}: {}", run.stderr);
+        assert!(run.stderr.contains("\nhint: "), "{}", run.stderr);
+    }
+    // They are about HTTP serving: without --http, clap says so.
+    let run = env.run(&["serve", "--cli", "echo", "--drain-timeout", "5"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+}
