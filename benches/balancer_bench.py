@@ -3,8 +3,9 @@ one instance reached directly, in the same run (run by benches/run.sh; prints fi
 
 python3 balancer_bench.py FERRY HAPROXY CALLS
 
-Each client holds one keep-alive connection and sends 2026-07-28 `tools/call` requests of a
-tool running /bin/echo, one after the other; 1 client and 8 clients at once. Rounds alternate
+Each client holds one keep-alive connection and sends 2026-07-28 requests one after the
+other, 1 client and 8 clients at once: `tools/call` of a tool running /bin/echo (a process per
+call), and `server/discover` (no process: what the balancer's hop costs shows). Rounds alternate
 direct and balanced, so drift hits both alike; the median round is shown. HAProxy is
 configured as docs/deploy.md says (round robin, health checks, retry on 503).
 """
@@ -56,22 +57,33 @@ def start_instance(work, name, public):
     raise SystemExit(f"instance {name} did not start")
 
 
-def call_body(n):
-    return json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
-        "name": "say", "arguments": {"text": "hi"},
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                  "io.modelcontextprotocol/clientCapabilities": {},
-                  "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}}}})
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}}
+# What each workload sends: its method, params and Mcp-Name header.
+WORKLOADS = {
+    "tools/call echo": ("tools/call", {"name": "say", "arguments": {"text": "hi"}}, "say"),
+    "server/discover": ("server/discover", {}, None),
+}
 
 
-HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-           "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "say"}
+def request(workload, n):
+    method, params, name = WORKLOADS[workload]
+    body = json.dumps({"jsonrpc": "2.0", "id": n, "method": method,
+                       "params": dict(params, _meta=META)})
+    headers = {"Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
+    if name:
+        headers["Mcp-Name"] = name
+    return body, headers
 
 
-def client(port, calls, errors):
+def client(port, workload, calls, errors):
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     for n in range(calls):
-        connection.request("POST", "/mcp", call_body(n), HEADERS)
+        body, headers = request(workload, n)
+        connection.request("POST", "/mcp", body, headers)
         response = connection.getresponse()
         body = response.read()
         if response.status != 200 or b'"isError":true' in body or b'"error"' in body:
@@ -79,10 +91,11 @@ def client(port, calls, errors):
     connection.close()
 
 
-def calls_per_second(port, clients):
+def calls_per_second(port, workload, clients):
     errors = []
     each = max(1, CALLS // clients)
-    threads = [threading.Thread(target=client, args=(port, each, errors)) for _ in range(clients)]
+    threads = [threading.Thread(target=client, args=(port, workload, each, errors))
+               for _ in range(clients)]
     started = time.perf_counter()
     for t in threads:
         t.start()
@@ -127,26 +140,27 @@ def main():
             except OSError:
                 time.sleep(0.01)
         # Warm up both paths (first process spawns, HAProxy's first connections).
-        calls_per_second(ports[0], 1)
-        calls_per_second(lb, 1)
+        calls_per_second(ports[0], "tools/call echo", 1)
+        calls_per_second(lb, "tools/call echo", 1)
         rows = []
-        for clients in (1, 8):
-            figures = {"direct": [], "balanced": []}
-            errors = 0
-            for _ in range(ROUNDS):
-                for label, port in (("direct", ports[0]), ("balanced", lb)):
-                    rate, failed = calls_per_second(port, clients)
-                    figures[label].append(rate)
-                    errors += failed
-            direct = statistics.median(figures["direct"])
-            balanced = statistics.median(figures["balanced"])
-            rows.append((clients, direct, balanced, errors))
-        print(f"  l. ferry serve --http behind HAProxy ({ROUNDS} rounds of {CALLS} calls of "
-              "/bin/echo, median round)")
-        print(f"    {'clients':>7} {'one instance, calls/s':>22} {'HAProxy + 3, calls/s':>21} "
-              f"{'ratio':>6} {'errors':>6}")
-        for clients, direct, balanced, errors in rows:
-            print(f"    {clients:>7} {direct:>22.0f} {balanced:>21.0f} "
+        for workload in WORKLOADS:
+            for clients in (1, 8):
+                figures = {"direct": [], "balanced": []}
+                errors = 0
+                for _ in range(ROUNDS):
+                    for label, port in (("direct", ports[0]), ("balanced", lb)):
+                        rate, failed = calls_per_second(port, workload, clients)
+                        figures[label].append(rate)
+                        errors += failed
+                direct = statistics.median(figures["direct"])
+                balanced = statistics.median(figures["balanced"])
+                rows.append((workload, clients, direct, balanced, errors))
+        print(f"  l. ferry serve --http behind HAProxy ({ROUNDS} rounds of {CALLS} requests, "
+              "median round)")
+        print(f"    {'request':16} {'clients':>7} {'one instance, /s':>17} "
+              f"{'HAProxy + 3, /s':>16} {'ratio':>6} {'errors':>6}")
+        for workload, clients, direct, balanced, errors in rows:
+            print(f"    {workload:16} {clients:>7} {direct:>17.0f} {balanced:>16.0f} "
                   f"{balanced / direct:>6.2f} {errors:>6}")
         # An instance answers on one thread: three of them can use more of the machine's CPUs.
         print(f"    ({os.cpu_count()} CPUs; one instance answers on one thread, the commands it "
