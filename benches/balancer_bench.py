@@ -124,7 +124,9 @@ def main():
             "defaults\n  mode http\n  timeout connect 2s\n  timeout client 60s\n"
             "  timeout server 60s\n  option redispatch\n  retries 3\n  retry-on conn-failure 503\n"
             f"frontend mcp\n  bind 127.0.0.1:{lb}\n  default_backend ferry\n"
-            "backend ferry\n  balance roundrobin\n  option httpchk GET /healthz\n"
+            "backend ferry\n  balance roundrobin\n  option httpchk\n"
+            "  http-check send meth GET uri /healthz\n"
+            "  http-check expect ! status 503 error-status L7OKC\n"
             "  http-check expect status 200\n  default-server check inter 1s\n"
             + "".join(f"  server a{i + 1} 127.0.0.1:{p}\n" for i, p in enumerate(ports)))
         with open(f"{work}/haproxy.cfg", "w") as f:

@@ -30,11 +30,14 @@ fn free_port() -> u16 {
 
 /// HAProxy in front of the instances, as docs/deploy.md configures it: round robin, a
 /// handshake session kept on the instance that opened it, tasks routed by their id's prefix,
-/// `/healthz` checked, and a request an instance refused with 503 (draining) or never got
-/// (stopped) tried on another one.
+/// `/healthz` checked (503, draining, puts an instance in HAProxy's NOLB state: its sessions
+/// still reach it, new work does not), and a request an instance refused with 503 (draining)
+/// or never got (stopped) tried on another one.
 struct Balancer {
     child: Child,
     port: u16,
+    /// HAProxy's stats socket.
+    socket: PathBuf,
 }
 
 impl Balancer {
@@ -42,14 +45,17 @@ impl Balancer {
     fn start(env: &Env, port: u16, instances: &[(&str, u16)]) -> Balancer {
         let haproxy = haproxy();
         let mut config = format!(
-            "global\n  maxconn 1000\n\
+            "global\n  maxconn 1000\n  stats socket {}\n\
              defaults\n  mode http\n  timeout connect 2s\n  timeout client 60s\n  timeout server 60s\n  \
              option redispatch\n  retries 3\n  retry-on conn-failure 503\n\
              frontend mcp\n  bind 127.0.0.1:{port}\n  default_backend ferry\n\
-             backend ferry\n  balance roundrobin\n  option httpchk GET /healthz\n  \
+             backend ferry\n  balance roundrobin\n  option httpchk\n  \
+             http-check send meth GET uri /healthz\n  \
+             http-check expect ! status 503 error-status L7OKC\n  \
              http-check expect status 200\n  default-server check inter 300ms fall 1 rise 2\n  \
              stick-table type string len 64 size 100k expire 30m\n  \
-             stick match req.hdr(mcp-session-id)\n  stick store-response res.hdr(mcp-session-id)\n"
+             stick match req.hdr(mcp-session-id)\n  stick store-response res.hdr(mcp-session-id)\n",
+            env.path("haproxy.sock").display()
         );
         for (name, _) in instances {
             config.push_str(&format!(
@@ -70,12 +76,34 @@ impl Balancer {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let balancer = Balancer { child, port };
+        let balancer = Balancer {
+            child,
+            port,
+            socket: env.path("haproxy.sock"),
+        };
         assert!(
             wait_until(10, || get(balancer.port, "/healthz").0 == 200),
             "HAProxy did not come up"
         );
         balancer
+    }
+}
+
+impl Balancer {
+    /// What HAProxy thinks of an instance: UP, NOLB (draining), DOWN...
+    fn status_of(&self, instance: &str) -> String {
+        let Ok(mut socket) = std::os::unix::net::UnixStream::connect(&self.socket) else {
+            return String::new();
+        };
+        let _ = socket.write_all(b"show stat\n");
+        let mut csv = String::new();
+        let _ = socket.read_to_string(&mut csv);
+        // pxname,svname,...: the status is the 18th field.
+        csv.lines()
+            .map(|line| line.split(',').collect::<Vec<_>>())
+            .find(|fields| fields.len() > 17 && fields[0] == "ferry" && fields[1] == instance)
+            .map(|fields| fields[17].to_string())
+            .unwrap_or_default()
     }
 }
 
@@ -759,4 +787,64 @@ fn a_bad_balancer_option_is_one_line_and_exit_2() {
     // They are about HTTP serving: without --http, clap says so.
     let run = env.run(&["serve", "--cli", "echo", "--drain-timeout", "5"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
+}
+
+#[test]
+fn a_handshake_session_keeps_its_draining_instance_until_it_has_exited() {
+    let env = Env::new();
+    let manifest = sleeper(&env);
+    let port = free_port();
+    let public = format!("http://127.0.0.1:{port}/mcp");
+    let mut instances = three_instances(&env, &["--manifest", &manifest, "--no-token"], &public);
+    let balancer = Balancer::start(&env, port, &named(&instances));
+    let json_headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string();
+    let (status, headers, _) = exchange(port, "POST", "/mcp", &json_headers, &initialize);
+    assert_eq!(status, 200);
+    let session = header(&headers, "mcp-session-id").unwrap().to_string();
+    let in_session = |port: u16, body: &str| {
+        let mut headers = json_headers.to_vec();
+        headers.extend([
+            ("Mcp-Session-Id", session.as_str()),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ]);
+        exchange(port, "POST", "/mcp", &headers, body)
+    };
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string();
+    let owner = instances
+        .iter()
+        .position(|i| in_session(i.port, &ping).0 == 200)
+        .expect("no instance has the session");
+    let name = ["a1", "a2", "a3"][owner];
+    // A call of the session runs on its instance, which is told to stop.
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "sleep", "arguments": {"seconds": 1.75}}}).to_string();
+    let running = std::thread::scope(|scope| {
+        let long = scope.spawn(|| in_session(port, &call));
+        assert!(wait_until(10, || !processes_matching("sleep 1.75").is_empty()));
+        signal(instances[owner].pid(), libc::SIGTERM);
+        assert!(
+            wait_until(5, || balancer.status_of(name) == "NOLB"),
+            "HAProxy did not see {name} draining: {}",
+            balancer.status_of(name)
+        );
+        // The session's requests still reach it; a new session goes to another instance.
+        let (status, _, body) = in_session(port, &ping);
+        assert_eq!(status, 200, "{body}");
+        let (status, headers, _) = exchange(port, "POST", "/mcp", &json_headers, &initialize);
+        assert_eq!(status, 200);
+        let elsewhere = header(&headers, "mcp-session-id").unwrap().to_string();
+        assert_ne!(elsewhere, session);
+        long.join().unwrap()
+    });
+    assert!(running.2.contains("slept 1.75"), "{}", running.2);
+    assert_eq!(
+        instances[owner].exit_within(10).and_then(|s| s.code()),
+        Some(0)
+    );
+    // Once it has exited, the session is gone: another instance says so (404), and the
+    // client starts a new one.
+    assert!(wait_until(5, || in_session(port, &ping).0 == 404));
 }
