@@ -8,8 +8,10 @@
 //!
 //! Behind a load balancer the retry may reach another instance. Instances that share the key
 //! (`--state-key-file`) accept each other's states: a command cannot move, so the request runs
-//! again there with every answer the client gave so far (the state carries them). Without a
-//! shared key the state fails its check, and the client is told to send the request again.
+//! again there with every answer the client gave so far (the state carries them). A state
+//! replayed to another instance thus runs the request again, as a request carrying its answers
+//! from the start would. Without a shared key the state fails its check, and the client is told
+//! to send the request again.
 
 use super::ask::{refusal, Asker, ClientRequest};
 use super::provider::Notifier;
