@@ -340,6 +340,16 @@ bench t "$(runs 20)" "ferry tokens --from everything --json" "" "$(q "$FERRY") t
 echo "== [h] the lazy proxy: find and a warm call over the corpus" >&2
 PROXY_FIGURES=$(python3 "$ROOT/benches/proxy_bench.py" "$FERRY" "$ROOT/target/release/examples/replay_server" "$ROOT/tests/corpus")
 
+# --- l. ferry serve --http behind a load balancer (HAProxy), against one instance directly --------
+BALANCER_FIGURES=""
+HAPROXY=$(command -v haproxy || { [[ -x /usr/sbin/haproxy ]] && echo /usr/sbin/haproxy; } || true)
+if [[ -n $HAPROXY ]]; then
+    echo "== [l] ferry serve behind HAProxy: calls per second, balanced and direct" >&2
+    BALANCER_FIGURES=$(python3 "$ROOT/benches/balancer_bench.py" "$FERRY" "$HAPROXY" "$(runs 400)")
+else
+    echo "== [l] skipped: no haproxy (tests/fixtures/setup.sh installs it)" >&2
+fi
+
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- report ----------------------------------------------------------------------------------------
@@ -406,3 +416,7 @@ if [[ -n $PERF_FIGURES ]]; then
     echo
 fi
 echo "$PROXY_FIGURES"
+if [[ -n $BALANCER_FIGURES ]]; then
+    echo
+    echo "$BALANCER_FIGURES"
+fi

@@ -3,6 +3,10 @@
 //! stream), DELETE (ends a session). Bound to loopback unless a bearer token is configured;
 //! Host and Origin are checked against DNS rebinding; request bodies are limited.
 //!
+//! Behind a load balancer: `--public-url` names what clients reach (its Host and Origin are
+//! this server's too), `GET /healthz` says whether this instance takes requests, and a
+//! draining instance ([`Drain`]) refuses new work with 503 while it finishes what it has.
+//!
 //! Both eras share the endpoint: a request with an `Mcp-Session-Id` belongs to its handshake
 //! session, `initialize` opens one, and stateless requests need none. Closing a stateless
 //! request's stream cancels it (its command's process group is killed).
@@ -20,6 +24,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -44,6 +49,48 @@ const MAX_SESSIONS: usize = 1000;
 const EVICTABLE_AFTER: Duration = Duration::from_secs(300);
 /// A session never used after its `initialize` makes room sooner.
 const UNUSED_EVICTABLE_AFTER: Duration = Duration::from_secs(10);
+/// What a draining instance asks a client (or balancer) to wait before trying again, seconds.
+const RETRY_AFTER: &str = "1";
+
+/// Whether this instance is draining (stopping: no new work, what runs finishes), and how
+/// many requests it is still answering.
+#[derive(Default)]
+pub struct Drain {
+    draining: AtomicBool,
+    answering: AtomicUsize,
+}
+
+impl Drain {
+    /// From now on new work is refused.
+    pub fn start(&self) {
+        self.draining.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_draining(&self) -> bool {
+        self.draining.load(Ordering::SeqCst)
+    }
+
+    /// Requests still being answered.
+    pub fn answering(&self) -> usize {
+        self.answering.load(Ordering::SeqCst)
+    }
+}
+
+/// Counts a request as being answered until dropped (answered, or cancelled).
+struct Answering(Arc<Drain>);
+
+impl Answering {
+    fn new(drain: &Arc<Drain>) -> Answering {
+        drain.answering.fetch_add(1, Ordering::SeqCst);
+        Answering(drain.clone())
+    }
+}
+
+impl Drop for Answering {
+    fn drop(&mut self) {
+        self.0.answering.fetch_sub(1, Ordering::SeqCst);
+    }
+}
 
 /// A response body: all at once, or an event stream fed by a channel. Dropping a stream
 /// (the client went away) drops its guard, which cancels the request it carries.
@@ -98,6 +145,43 @@ pub struct Guard {
     /// Browser origins admitted besides this server's own (`--allow-origin`), normalised by
     /// [`origin_of`]; a CORS preflight from one of them is answered.
     pub origins: Vec<String>,
+    /// The URLs clients reach this server by (`--public-url`, behind a balancer): their
+    /// origins are this server's own too.
+    pub public: Vec<PublicUrl>,
+}
+
+/// A URL clients reach this server by: its origin, and the `Host` values that name it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PublicUrl {
+    pub origin: String,
+    hosts: Vec<String>,
+}
+
+impl PublicUrl {
+    /// `http(s)://host[:port][/path]`; `None` for anything else (user info, a query).
+    pub fn parse(text: &str) -> Option<PublicUrl> {
+        let text = text.trim();
+        let (scheme, rest) = text.split_once("://")?;
+        let authority_end = rest.find('/').unwrap_or(rest.len());
+        let (authority, path) = rest.split_at(authority_end);
+        if path.contains(['?', '#']) {
+            return None;
+        }
+        let origin = origin_of(&format!("{scheme}://{authority}"))?;
+        let host = origin.split_once("://")?.1.to_string();
+        let default_port = if origin.starts_with("https:") {
+            443
+        } else {
+            80
+        };
+        // A Host names the default port or leaves it out: both are this URL.
+        let hosts = if host.ends_with(']') || !host.contains(':') {
+            vec![format!("{host}:{default_port}"), host]
+        } else {
+            vec![host]
+        };
+        Some(PublicUrl { origin, hosts })
+    }
 }
 
 /// The headers a browser client may send (CORS), besides the simple ones.
@@ -139,14 +223,21 @@ struct State {
     server: Arc<Server>,
     guard: Guard,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    drain: Arc<Drain>,
 }
 
-/// Serves until the process is stopped.
-pub async fn serve(server: Arc<Server>, listener: tokio::net::TcpListener, guard: Guard) {
+/// Serves until the process is stopped; once `drain` starts, new work is refused.
+pub async fn serve(
+    server: Arc<Server>,
+    listener: tokio::net::TcpListener,
+    guard: Guard,
+    drain: Arc<Drain>,
+) {
     let state = Arc::new(State {
         server,
         guard,
         sessions: Mutex::new(HashMap::new()),
+        drain,
     });
     // Connections are capped, so a flood of idle ones cannot take every descriptor; past the
     // cap, new ones wait in the kernel's backlog.
@@ -212,9 +303,19 @@ fn header<'a>(request: &'a Request<IncomingBody>, name: &str) -> Option<&'a str>
     request.headers().get(name).and_then(|v| v.to_str().ok())
 }
 
+/// Whether a Host names this server: the address bound, or a public URL's host.
+fn allowed_host(host: &str, guard: &Guard) -> bool {
+    let lower = host.to_ascii_lowercase();
+    names_bound(host, guard)
+        || guard
+            .public
+            .iter()
+            .any(|public| public.hosts.contains(&lower))
+}
+
 /// Whether a Host or Origin names this loopback server (`localhost`, `127.0.0.1`, `[::1]`,
 /// with the port served), or the address bound when it is not loopback.
-fn allowed_host(host: &str, guard: &Guard) -> bool {
+fn names_bound(host: &str, guard: &Guard) -> bool {
     let port = guard.addr.port();
     let bound = guard.addr.ip().to_string();
     let names: Vec<String> = if guard.addr.ip().is_loopback() {
@@ -248,7 +349,10 @@ fn check_guard(request: &Request<IncomingBody>, guard: &Guard) -> Option<Respons
             .strip_prefix("http://")
             .or_else(|| origin.strip_prefix("https://"))
             .unwrap_or("");
-        if !allowed_host(host, guard) && admitted_origin(request, guard).is_none() {
+        // A public URL's origin matches whole, scheme and port included.
+        let public =
+            origin_of(origin).is_some_and(|origin| guard.public.iter().any(|p| p.origin == origin));
+        if !names_bound(host, guard) && !public && admitted_origin(request, guard).is_none() {
             return Some(plain(StatusCode::FORBIDDEN, "Invalid Origin header"));
         }
     }
@@ -311,7 +415,34 @@ fn allow_origin(response: &mut Response<OutBody>, origin: &str) {
     headers.insert("vary", HeaderValue::from_static("Origin"));
 }
 
+/// `GET /healthz` for a balancer: whether this instance takes new requests. It needs no
+/// token and says nothing of what is served.
+fn health(request: &Request<IncomingBody>, drain: &Drain) -> Response<OutBody> {
+    if request.method() != Method::GET && request.method() != Method::HEAD {
+        let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "use GET");
+        response
+            .headers_mut()
+            .insert("allow", HeaderValue::from_static("GET, HEAD"));
+        return response;
+    }
+    if drain.is_draining() {
+        return draining(plain(StatusCode::SERVICE_UNAVAILABLE, "draining"));
+    }
+    plain(StatusCode::OK, "ok")
+}
+
+/// Says "try again elsewhere, soon" on a draining instance's refusal.
+fn draining(mut response: Response<OutBody>) -> Response<OutBody> {
+    response
+        .headers_mut()
+        .insert("retry-after", HeaderValue::from_static(RETRY_AFTER));
+    response
+}
+
 async fn handle(request: Request<IncomingBody>, state: Arc<State>) -> Response<OutBody> {
+    if request.uri().path() == "/healthz" {
+        return health(&request, &state.drain);
+    }
     if request.uri().path() != "/mcp" {
         return plain(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp");
     }
@@ -443,6 +574,19 @@ async fn post(request: Request<IncomingBody>, state: Arc<State>) -> Response<Out
                     .protocol_version
                     .as_deref()
                     .is_some_and(|v| !HANDSHAKE_VERSIONS.contains(&v));
+            // A draining instance finishes what it has: its sessions' requests, its tasks,
+            // its calls' next rounds. New work goes to another instance.
+            let finishing = session.is_some()
+                || method.starts_with("tasks/")
+                || params.get("requestState").is_some();
+            if state.drain.is_draining() && !finishing {
+                return draining(rpc_error(
+                    503,
+                    id,
+                    protocol::INTERNAL_ERROR,
+                    "this instance is shutting down: send the request again (to another instance)",
+                ));
+            }
             if modern {
                 return request_response(state, id, method, params, None, Some(headers), true)
                     .await;
@@ -594,7 +738,9 @@ async fn request_response(
     let (done, mut done_in) = tokio::sync::oneshot::channel();
     let server = state.server.clone();
     let task_session = session.clone();
+    let answering = Answering::new(&state.drain);
     let task = tokio::spawn(async move {
+        let _answering = answering;
         let notify: Notifier = Arc::new(move |note| {
             let _ = events.send(note);
         });
@@ -809,6 +955,7 @@ mod tests {
             addr: "127.0.0.1:8765".parse().unwrap(),
             token: None,
             origins: Vec::new(),
+            public: Vec::new(),
         };
         assert!(allowed_host("localhost:8765", &guard));
         assert!(allowed_host("127.0.0.1:8765", &guard));
@@ -835,5 +982,26 @@ mod tests {
             assert_eq!(origin_of(bad), None, "{bad}");
         }
         assert!(!constant_time_eq(b"abc", b"abd"));
+    }
+
+    #[test]
+    fn a_public_url_names_its_hosts_and_origin() {
+        let public = PublicUrl::parse("https://MCP.example.com/mcp").unwrap();
+        assert_eq!(public.origin, "https://mcp.example.com");
+        assert_eq!(public.hosts, ["mcp.example.com:443", "mcp.example.com"]);
+        let public = PublicUrl::parse("http://localhost:8080/mcp").unwrap();
+        assert_eq!(public.origin, "http://localhost:8080");
+        assert_eq!(public.hosts, ["localhost:8080"]);
+        let public = PublicUrl::parse("http://[::1]").unwrap();
+        assert_eq!(public.hosts, ["[::1]:80", "[::1]"]);
+        for bad in [
+            "mcp.example.com",
+            "ftp://mcp.example.com",
+            "https://u@mcp.example.com/",
+            "https:///mcp",
+            "https://mcp.example.com/mcp?x=1",
+        ] {
+            assert_eq!(PublicUrl::parse(bad), None, "{bad}");
+        }
     }
 }

@@ -90,6 +90,35 @@ pub fn command() -> Command {
                 .help("Admit this browser origin (https://app.example.com), CORS preflight included (repeatable)"),
         )
         .arg(
+            Arg::new("public-url")
+                .long("public-url")
+                .value_name("URL")
+                .action(ArgAction::Append)
+                .requires("http")
+                .help("A URL clients reach this server by, through a balancer or proxy (https://mcp.example.com/mcp): its host is accepted in Host, its origin in Origin (repeatable)"),
+        )
+        .arg(
+            Arg::new("drain-timeout")
+                .long("drain-timeout")
+                .value_name("SECONDS")
+                .requires("http")
+                .help("On SIGTERM or SIGINT, refuse new requests and let those running finish for this long, then stop them (default 30)"),
+        )
+        .arg(
+            Arg::new("state-key-file")
+                .long("state-key-file")
+                .value_name("FILE")
+                .requires("http")
+                .help("A file holding the key that signs request state, shared by the instances behind one balancer so each accepts the others' (32 characters or more)"),
+        )
+        .arg(
+            Arg::new("instance")
+                .long("instance")
+                .value_name("NAME")
+                .requires("http")
+                .help("This instance's name behind a balancer: task ids start with it, so tasks/* requests can be routed by their Mcp-Name header (default: random)"),
+        )
+        .arg(
             Arg::new("network")
                 .long("network")
                 .action(ArgAction::SetTrue)
@@ -149,6 +178,7 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
         Some(_) => token(matches)?,
         None => Token::None,
     };
+    let balanced = Balanced::from(matches)?;
     let mut origins = Vec::new();
     for given in matches
         .get_many::<String>("allow-origin")
@@ -191,29 +221,122 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
             (Arc::new(provider), concurrency)
         };
     reaper::start();
-    let server = Arc::new(server::Server::new(provider, concurrency));
+    let mut server = server::Server::new(provider, concurrency);
+    if http.is_some() {
+        server = server.instance(&balanced.instance, balanced.state_key.as_deref());
+    }
+    let server = Arc::new(server);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Error::server(format!("cannot start the async runtime: {e}")))?;
     let outcome = runtime.block_on(async move {
-        let serving = async {
-            server.provider().start().await;
-            match http {
-                None => {
-                    stdio::serve(server).await;
-                    Ok(())
-                }
-                Some(addr) => serve_http(server, &addr, token, origins).await,
-            }
-        };
+        // Start-up work (the proxy listing servers never listed) gives way to a signal.
         tokio::select! {
-            outcome = serving => outcome,
-            _ = crate::signals::interrupted() => Ok(()),
+            _ = server.provider().start() => {}
+            _ = crate::signals::interrupted() => return Ok(()),
+        }
+        match http {
+            None => {
+                tokio::select! {
+                    _ = stdio::serve(server) => Ok(()),
+                    _ = crate::signals::interrupted() => Ok(()),
+                }
+            }
+            // HTTP hears the signals itself: it drains first.
+            Some(addr) => serve_http(server, &addr, token, origins, balanced).await,
         }
     });
     runtime.shutdown_timeout(Duration::from_millis(500));
     outcome.map(|_| Outcome::Success)
+}
+
+/// What serving as one of several instances behind a balancer takes.
+struct Balanced {
+    public: Vec<http::PublicUrl>,
+    drain_timeout: Duration,
+    state_key: Option<Vec<u8>>,
+    instance: String,
+}
+
+/// The shortest shared state key accepted.
+const MIN_STATE_KEY: usize = 32;
+
+impl Balanced {
+    fn from(matches: &ArgMatches) -> Result<Balanced> {
+        let mut public = Vec::new();
+        for given in matches
+            .get_many::<String>("public-url")
+            .into_iter()
+            .flatten()
+        {
+            public.push(http::PublicUrl::parse(given).ok_or_else(|| {
+                Error::usage(format!(
+                    "--public-url expects an http(s) URL such as https://mcp.example.com/mcp, not {given:?}"
+                ))
+                .with_hint("give the URL clients use: scheme, host, optional port and path")
+            })?);
+        }
+        let drain_timeout = match matches.get_one::<String>("drain-timeout") {
+            None => Duration::from_secs(30),
+            Some(text) => text
+                .parse::<u64>()
+                .ok()
+                .filter(|s| *s <= 24 * 3600)
+                .map(Duration::from_secs)
+                .ok_or_else(|| {
+                    Error::usage(format!(
+                        "--drain-timeout expects whole seconds from 0 to 86400, not {text:?}"
+                    ))
+                    .with_hint("--drain-timeout 30")
+                })?,
+        };
+        let state_key = match matches.get_one::<String>("state-key-file") {
+            None => None,
+            Some(file) => {
+                let text = std::fs::read_to_string(file).map_err(|e| {
+                    Error::usage(format!("cannot read the state key file {file}: {e}"))
+                        .with_hint("give a file that holds the key on one line")
+                })?;
+                let key = text.trim();
+                if key.len() < MIN_STATE_KEY {
+                    return Err(Error::usage(format!(
+                        "the state key in {file} is shorter than {MIN_STATE_KEY} characters"
+                    ))
+                    .with_hint("use a long random key, e.g. `openssl rand -hex 32 > state.key`"));
+                }
+                Some(key.as_bytes().to_vec())
+            }
+        };
+        let instance = match matches.get_one::<String>("instance") {
+            Some(name) => {
+                let valid = !name.is_empty()
+                    && name.len() <= 32
+                    && name
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+                if !valid {
+                    return Err(Error::usage(format!(
+                        "--instance expects 1 to 32 letters, digits, '_' or '-', not {name:?}"
+                    ))
+                    .with_hint("--instance a1"));
+                }
+                name.clone()
+            }
+            None => {
+                let mut bytes = [0u8; 4];
+                ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes)
+                    .map_err(|_| Error::server("no randomness for an instance name"))?;
+                bytes.iter().map(|b| format!("{b:02x}")).collect()
+            }
+        };
+        Ok(Balanced {
+            public,
+            drain_timeout,
+            state_key,
+            instance,
+        })
+    }
 }
 
 /// The token HTTP clients must send.
@@ -267,6 +390,7 @@ async fn serve_http(
     addr: &str,
     token: Token,
     origins: Vec<String>,
+    balanced: Balanced,
 ) -> Result<()> {
     let addr: SocketAddr = addr.parse().map_err(|_| {
         Error::usage(format!(
@@ -302,13 +426,58 @@ async fn serve_http(
             Some(token)
         }
     };
+    for public in &balanced.public {
+        eprintln!("ferry serve: also answering as {}", public.origin);
+    }
     let guard = http::Guard {
         addr: bound,
         token,
         origins,
+        public: balanced.public,
     };
-    http::serve(server, listener, guard).await;
-    Ok(())
+    let drain = Arc::new(http::Drain::default());
+    let serving = http::serve(server.clone(), listener, guard, drain.clone());
+    tokio::pin!(serving);
+    tokio::select! {
+        _ = &mut serving => return Ok(()),
+        _ = crate::signals::interrupted() => {}
+    }
+    // Stopping: new work is refused (503, and /healthz says so) while what runs finishes, up
+    // to the drain timeout; a second signal stops at once.
+    drain.start();
+    let limit = balanced.drain_timeout;
+    eprintln!(
+        "ferry serve: draining: finishing what runs (at most {}s; signal again to stop now)",
+        limit.as_secs()
+    );
+    let running = || drain.answering() + server.tasks_running();
+    let finished = async {
+        loop {
+            while running() > 0 {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            // The last answer may still be on its way to its client: give it a moment.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if running() == 0 {
+                break;
+            }
+        }
+    };
+    tokio::select! {
+        _ = &mut serving => {}
+        _ = finished => return Ok(()),
+        _ = tokio::time::sleep(limit) => {}
+        _ = crate::signals::interrupted() => {}
+    }
+    match running() {
+        0 => Ok(()),
+        // What is left is stopped as a timeout stops it: dropped with the runtime, which kills
+        // each command's process group.
+        left => Err(Error::timeout(format!(
+            "stopped {left} request(s) and task(s) still running after the drain"
+        ))
+        .with_hint("give them longer with --drain-timeout SECONDS")),
+    }
 }
 
 /// The provider the options describe.

@@ -5,6 +5,13 @@
 //! questions. Calls waiting for answers are kept here, by id, for as long as their command
 //! may run; the state names one round of one call and the request it belongs to, signed
 //! (HMAC-SHA256) with this server's key, so a client can neither forge, swap nor replay it.
+//!
+//! Behind a load balancer the retry may reach another instance. Instances that share the key
+//! (`--state-key-file`) accept each other's states: a command cannot move, so the request runs
+//! again there with every answer the client gave so far (the state carries them). A state
+//! replayed to another instance thus runs the request again, as a request carrying its answers
+//! from the start would. Without a shared key the state fails its check, and the client is told
+//! to send the request again.
 
 use super::ask::{refusal, Asker, ClientRequest};
 use super::provider::Notifier;
@@ -29,6 +36,9 @@ const STATE_TTL: Duration = Duration::from_secs(15 * 60);
 const MAX_WAITING: usize = 1000;
 /// How many answers to questions not asked yet a call keeps.
 const ASKS_KEPT: usize = super::ask::ASKS_PER_CALL;
+/// The most answers (serialised) a state carries for another instance; past it they are left
+/// out, and a call run again there asks them again.
+const ANSWERS_CARRIED: usize = 64 * 1024;
 
 /// What a client's answer comes back as to whoever asked.
 type Reply = oneshot::Sender<Result<Value, String>>;
@@ -53,6 +63,9 @@ struct Waiting {
     round: u64,
     /// What the state is bound to: the request's method and salient parameters.
     bound: String,
+    /// Every answer the client has given this call, carried in its state so another instance
+    /// can run the request again without asking them anew.
+    answered: Map<String, Value>,
     expires: Instant,
     shared: Arc<Shared>,
     /// Stops the call's work when the call is dropped unanswered.
@@ -102,6 +115,8 @@ impl Drop for AbortOnDrop {
 /// The calls waiting for answers, and the key their states are signed with.
 pub struct Rounds {
     key: ring::hmac::Key,
+    /// This instance's name in its states: a state of another instance's call is run again.
+    instance: String,
     waiting: Mutex<HashMap<u64, Waiting>>,
     next: std::sync::atomic::AtomicU64,
 }
@@ -110,7 +125,7 @@ impl Default for Rounds {
     fn default() -> Rounds {
         let mut key = [0u8; 32];
         let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut key);
-        Rounds::with_key(&key)
+        Rounds::with_key(&key, "")
     }
 }
 
@@ -201,13 +216,22 @@ fn now_ms() -> u64 {
 }
 
 impl Rounds {
-    /// Rounds whose states are signed with `key` (instances that share a key accept each
-    /// other's states, and answer clearly when the call is not theirs).
-    pub fn with_key(key: &[u8]) -> Rounds {
+    /// Rounds whose states are signed with `key` and name `instance` (instances that share a
+    /// key accept each other's states).
+    pub fn with_key(key: &[u8], instance: &str) -> Rounds {
         Rounds {
             key: ring::hmac::Key::new(ring::hmac::HMAC_SHA256, key),
+            instance: instance.to_string(),
             waiting: Mutex::new(HashMap::new()),
             next: std::sync::atomic::AtomicU64::new(1),
+        }
+    }
+
+    /// These rounds, their states naming `instance`.
+    pub fn named(self, instance: &str) -> Rounds {
+        Rounds {
+            instance: instance.to_string(),
+            ..self
         }
     }
 
@@ -223,15 +247,23 @@ impl Rounds {
         tasks: Option<Arc<super::tasks::Tasks>>,
         start: impl FnOnce(Arc<dyn Asker>, Notifier) -> tokio::task::JoinHandle<Result<Value, RpcError>>,
     ) -> Result<Value, RpcError> {
+        let mut given = Map::new();
         if let Some(state) = params.get("requestState") {
-            return self
-                .resume(method, params, state, capabilities, notify)
-                .await;
+            let claims = self.check(method, params, state)?;
+            let instance = claims.get("i").and_then(Value::as_str).unwrap_or("");
+            if instance == self.instance {
+                return self.resume(params, &claims, capabilities, notify).await;
+            }
+            // Another instance's call: its command cannot move, so the request runs again
+            // here, every answer given so far at hand.
+            if let Some(Value::Object(answered)) = claims.get("a") {
+                given = answered.clone();
+            }
         }
-        let given = match params.get("inputResponses") {
-            Some(Value::Object(map)) => map.clone(),
-            _ => Map::new(),
-        };
+        if let Some(Value::Object(map)) = params.get("inputResponses") {
+            given.extend(map.clone());
+        }
+        let answered = given.clone();
         let shared = Arc::new(Shared {
             capabilities: Mutex::new(capabilities),
             notify: Mutex::new(notify),
@@ -269,6 +301,7 @@ impl Rounds {
             pending: Vec::new(),
             round: 0,
             bound: binding(method, params),
+            answered,
             expires: Instant::now() + STATE_TTL,
             shared,
             task: abort,
@@ -335,12 +368,18 @@ impl Rounds {
                 json!({"method": pending.request.method, "params": pending.request.params}),
             );
         }
-        let state = self.sign(&json!({
+        let mut claims = json!({
             "c": id,
             "r": call.round,
             "x": now_ms() + STATE_TTL.as_millis() as u64,
             "b": call.bound,
-        }));
+            "i": self.instance,
+        });
+        let answered = Value::Object(call.answered.clone());
+        if !call.answered.is_empty() && answered.to_string().len() <= ANSWERS_CARRIED {
+            claims["a"] = answered;
+        }
+        let state = self.sign(&claims);
         call.expires = Instant::now() + STATE_TTL;
         let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
@@ -360,17 +399,15 @@ impl Rounds {
         }))
     }
 
-    /// The next round of a call waiting here: its answers delivered, then its next event.
-    async fn resume(
+    /// The claims of a request's state, once it is found genuine, current and this request's.
+    fn check(
         &self,
         method: &str,
         params: &Value,
         state: &Value,
-        capabilities: Value,
-        notify: Notifier,
-    ) -> Result<Value, RpcError> {
+    ) -> Result<Map<String, Value>, RpcError> {
         let claims = state.as_str().and_then(|s| self.verify(s)).ok_or_else(|| {
-            invalid("requestState failed its integrity check: send the request again without it")
+            invalid("requestState failed its integrity check (altered, or signed by a server that does not share this one's --state-key-file): send the request again without it")
         })?;
         let expired = claims
             .get("x")
@@ -386,6 +423,17 @@ impl Rounds {
                 "requestState belongs to another request: send each state back only with the request it came with",
             ));
         }
+        Ok(claims)
+    }
+
+    /// The next round of a call waiting here: its answers delivered, then its next event.
+    async fn resume(
+        &self,
+        params: &Value,
+        claims: &Map<String, Value>,
+        capabilities: Value,
+        notify: Notifier,
+    ) -> Result<Value, RpcError> {
         let id = claims.get("c").and_then(Value::as_u64).unwrap_or(0);
         let round = claims.get("r").and_then(Value::as_u64).unwrap_or(0);
         let mut call = {
@@ -431,6 +479,7 @@ impl Rounds {
         for pending in call.pending.drain(..) {
             match responses.remove(&pending.key) {
                 Some(result @ Value::Object(_)) => {
+                    call.answered.insert(pending.key.clone(), result.clone());
                     let _ = pending.reply.send(Ok(result));
                 }
                 _ => unanswered.push(pending),
@@ -440,6 +489,7 @@ impl Rounds {
         {
             let mut given = call.shared.given.lock().unwrap_or_else(|e| e.into_inner());
             for (key, value) in responses.into_iter().take(ASKS_KEPT) {
+                call.answered.insert(key.clone(), value.clone());
                 given.insert(key, value);
             }
         }
@@ -562,10 +612,10 @@ mod tests {
 
     #[test]
     fn a_state_is_signed_and_bound() {
-        let rounds = Rounds::with_key(b"a key for the test");
+        let rounds = Rounds::with_key(b"a key for the test", "a");
         let state = rounds.sign(&json!({"c": 1, "r": 1}));
         assert_eq!(rounds.verify(&state).unwrap()["c"], 1);
-        let other = Rounds::with_key(b"another key");
+        let other = Rounds::with_key(b"another key", "a");
         assert!(other.verify(&state).is_none(), "another key's state");
         let mut tampered = state.clone();
         tampered.insert(0, 'x');

@@ -221,6 +221,23 @@ impl Server {
         }
     }
 
+    /// The server as one instance among several behind a load balancer: its task ids start
+    /// with `instance`, and its request states are signed with `state_key` (shared among the
+    /// instances, so each accepts the others'), or with a key of its own.
+    pub fn instance(mut self, instance: &str, state_key: Option<&[u8]>) -> Server {
+        self.rounds = match state_key {
+            Some(key) => super::rounds::Rounds::with_key(key, instance),
+            None => super::rounds::Rounds::default().named(instance),
+        };
+        self.tasks = Arc::new(super::tasks::Tasks::named(instance));
+        self
+    }
+
+    /// How many tasks are still running.
+    pub fn tasks_running(&self) -> usize {
+        self.tasks.running()
+    }
+
     /// The provider served.
     pub fn provider(&self) -> &Arc<dyn Provider> {
         &self.provider

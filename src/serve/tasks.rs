@@ -7,6 +7,10 @@
 //!
 //! The call itself is the one `serve::rounds` runs: a task takes over its events (questions,
 //! progress, the end) when it outlives [`TASK_AFTER`].
+//!
+//! A task lives in the instance that runs its command. Behind a load balancer its id starts
+//! with the instance's name (`--instance`), and requests about it carry the id in `Mcp-Name`,
+//! so the balancer can route them there; another instance says whose task it is.
 
 use super::ask::ClientRequest;
 use crate::protocol::{self, RpcError};
@@ -98,6 +102,8 @@ struct Task {
 #[derive(Default)]
 pub struct Tasks {
     table: Mutex<HashMap<String, Arc<Mutex<Task>>>>,
+    /// The prefix of this instance's task ids (`NAME.`), empty when it has no name.
+    prefix: String,
 }
 
 fn iso(time: SystemTime) -> String {
@@ -125,12 +131,6 @@ fn iso(time: SystemTime) -> String {
     )
 }
 
-fn new_id() -> String {
-    let mut bytes = [0u8; 16];
-    let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes);
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fn unknown(id: &str) -> RpcError {
     let shown: String = id.chars().take(80).collect();
     RpcError {
@@ -141,6 +141,55 @@ fn unknown(id: &str) -> RpcError {
 }
 
 impl Tasks {
+    /// The tasks of the instance called `instance` (their ids start with it).
+    pub fn named(instance: &str) -> Tasks {
+        Tasks {
+            table: Mutex::default(),
+            prefix: format!("{instance}."),
+        }
+    }
+
+    fn new_id(&self) -> String {
+        let mut bytes = [0u8; 16];
+        let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes);
+        let random: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        format!("{}{random}", self.prefix)
+    }
+
+    /// The error for an id this instance does not know: another instance's task is named so.
+    fn not_here(&self, id: &str) -> RpcError {
+        let owner = id.split_once('.').map(|(owner, _)| owner);
+        match owner {
+            Some(owner) if !self.prefix.is_empty() && !id.starts_with(&self.prefix) => {
+                let owner: String = owner.chars().take(64).collect();
+                RpcError {
+                    code: protocol::INVALID_PARAMS,
+                    message: format!("task {:?} runs on instance {owner:?}, not on this one ({:?}): send requests about it there (a balancer routes them by the Mcp-Name header's prefix)", id.chars().take(80).collect::<String>(), self.instance_name()),
+                    data: Some(json!({"instance": owner})),
+                }
+            }
+            _ => unknown(id),
+        }
+    }
+
+    fn instance_name(&self) -> &str {
+        self.prefix.trim_end_matches('.')
+    }
+
+    /// How many tasks are still running (a draining server waits for them).
+    pub fn running(&self) -> usize {
+        let table = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        table
+            .values()
+            .filter(|t| {
+                !t.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .status
+                    .terminal()
+            })
+            .count()
+    }
+
     /// Takes over a call as a new task: `reports` brings what it does from now on; `stop`
     /// ends its work. Returns the `CreateTaskResult`.
     pub fn create(
@@ -149,7 +198,7 @@ impl Tasks {
         stop: tokio::task::AbortHandle,
     ) -> Result<Value, RpcError> {
         let now = SystemTime::now();
-        let id = new_id();
+        let id = self.new_id();
         let task = Arc::new(Mutex::new(Task {
             created: now,
             updated: now,
@@ -223,7 +272,7 @@ impl Tasks {
         table
             .get(id)
             .map(|t| (id.to_string(), t.clone()))
-            .ok_or_else(|| unknown(id))
+            .ok_or_else(|| self.not_here(id))
     }
 
     /// `tasks/get`: the task as it is now, its result or error once it has ended.

@@ -612,10 +612,16 @@ impl HttpServed {
             .strip_prefix("http://127.0.0.1:")
             .and_then(|rest| rest.trim_end_matches("/mcp").parse().ok())
             .unwrap_or_else(|| panic!("not a loopback address: {line}"));
-        let given = vars
+        let from_file = args
             .iter()
-            .find(|(k, _)| *k == "FERRY_SERVE_TOKEN")
-            .map(|(_, v)| v.to_string());
+            .position(|a| *a == "--token-file")
+            .and_then(|i| std::fs::read_to_string(args[i + 1]).ok())
+            .map(|t| t.trim().to_string());
+        let given = from_file.or_else(|| {
+            vars.iter()
+                .find(|(k, _)| *k == "FERRY_SERVE_TOKEN")
+                .map(|(_, v)| v.to_string())
+        });
         let token = if given.is_some() || args.contains(&"--no-token") {
             given
         } else {
@@ -641,6 +647,23 @@ impl HttpServed {
             token,
             endpoint,
         }
+    }
+}
+
+impl HttpServed {
+    /// The server's process id (to send it a signal).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The server's exit status once it has exited, waiting at most `seconds`.
+    pub fn exit_within(&mut self, seconds: u64) -> Option<std::process::ExitStatus> {
+        let mut status = None;
+        wait_until(seconds, || {
+            status = self.child.try_wait().ok().flatten();
+            status.is_some()
+        });
+        status
     }
 }
 
