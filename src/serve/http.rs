@@ -278,7 +278,7 @@ fn plain(status: StatusCode, text: &str) -> Response<OutBody> {
     *response.status_mut() = status;
     response.headers_mut().insert(
         "content-type",
-        "text/plain; charset=utf-8".parse().expect("a header"),
+        HeaderValue::from_static("text/plain; charset=utf-8"),
     );
     response
 }
@@ -288,10 +288,9 @@ fn json_response(status: u16, message: &Value) -> Response<OutBody> {
         serde_json::to_vec(message).unwrap_or_default(),
     ))));
     *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-    response.headers_mut().insert(
-        "content-type",
-        "application/json".parse().expect("a header"),
-    );
+    response
+        .headers_mut()
+        .insert("content-type", HeaderValue::from_static("application/json"));
     response
 }
 
@@ -363,7 +362,7 @@ fn check_guard(request: &Request<IncomingBody>, guard: &Guard) -> Option<Respons
             let mut response = plain(StatusCode::UNAUTHORIZED, "a bearer token is required");
             response
                 .headers_mut()
-                .insert("www-authenticate", "Bearer".parse().expect("a header"));
+                .insert("www-authenticate", HeaderValue::from_static("Bearer"));
             return Some(response);
         }
     }
@@ -512,13 +511,13 @@ fn sse_headers(response: &mut Response<OutBody>) {
     let headers = response.headers_mut();
     headers.insert(
         "content-type",
-        "text/event-stream".parse().expect("a header"),
+        HeaderValue::from_static("text/event-stream"),
     );
     headers.insert(
         "cache-control",
-        "no-cache, no-transform".parse().expect("a header"),
+        HeaderValue::from_static("no-cache, no-transform"),
     );
-    headers.insert("x-accel-buffering", "no".parse().expect("a header"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
 }
 
 async fn post(request: Request<IncomingBody>, state: Arc<State>) -> Response<OutBody> {
@@ -643,7 +642,7 @@ async fn post(request: Request<IncomingBody>, state: Arc<State>) -> Response<Out
                                 );
                                 response
                                     .headers_mut()
-                                    .insert("retry-after", "60".parse().expect("a header"));
+                                    .insert("retry-after", HeaderValue::from_static("60"));
                                 return response;
                             }
                         }
@@ -652,9 +651,10 @@ async fn post(request: Request<IncomingBody>, state: Arc<State>) -> Response<Out
                 }
                 let mut response =
                     request_response(state, id, method, params, Some(created), None, false).await;
-                response
-                    .headers_mut()
-                    .insert("mcp-session-id", id_text.parse().expect("a hex header"));
+                // The id is hex digits, always a valid header value.
+                if let Ok(value) = HeaderValue::from_str(&id_text) {
+                    response.headers_mut().insert("mcp-session-id", value);
+                }
                 return response;
             }
             let Some(session) = session else {
@@ -871,7 +871,7 @@ fn get(request: Request<IncomingBody>, state: Arc<State>) -> Response<OutBody> {
             );
             response
                 .headers_mut()
-                .insert("allow", "POST".parse().expect("a header"));
+                .insert("allow", HeaderValue::from_static("POST"));
             return response;
         }
         Err(response) => return response,
@@ -919,7 +919,7 @@ fn delete(request: Request<IncomingBody>, state: Arc<State>) -> Response<OutBody
         );
         response
             .headers_mut()
-            .insert("allow", "POST".parse().expect("a header"));
+            .insert("allow", HeaderValue::from_static("POST"));
         return response;
     };
     let removed = state
