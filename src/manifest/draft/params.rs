@@ -1,0 +1,191 @@
+//! Options and operands become parameters: a name, a kind, choices, and the command element
+//! each renders as (`["--max-count", "{max-count}"]`, `"--color={color}"`, `"{quiet}"`).
+
+use super::options::OptionSpec;
+use std::collections::HashSet;
+
+/// The kind of a drafted parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    String,
+    Integer,
+    Number,
+    Path,
+    Boolean,
+    /// An array of strings (the operands).
+    Strings,
+}
+
+impl Kind {
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Kind::String => "string",
+            Kind::Integer => "integer",
+            Kind::Number => "number",
+            Kind::Path => "path",
+            Kind::Boolean => "boolean",
+            Kind::Strings => "array",
+        }
+    }
+}
+
+/// One element of a command template, its text already in template syntax.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Element {
+    Word(String),
+    Group(Vec<String>),
+}
+
+/// One drafted parameter and the element it renders as.
+#[derive(Debug, Clone)]
+pub(super) struct Param {
+    pub(super) name: String,
+    pub(super) kind: Kind,
+    pub(super) description: String,
+    pub(super) choices: Vec<String>,
+    pub(super) flag: Option<String>,
+    pub(super) element: Element,
+}
+
+/// The parameter kind a value name suggests.
+pub(super) fn value_kind(value: &str) -> Kind {
+    if value.contains(|c: char| "|:,=[]{}+?()".contains(c)) {
+        return Kind::String;
+    }
+    let word: String = value
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let integers = [
+        "n", "num", "number", "int", "integer", "count", "lines", "level", "levels", "depth",
+        "port", "jobs", "limit", "max", "min", "width", "cols", "columns", "int8", "int16",
+        "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64",
+    ];
+    let numbers = [
+        "seconds",
+        "secs",
+        "sec",
+        "float",
+        "float32",
+        "float64",
+        "fractionalseconds",
+        "decimal",
+    ];
+    if integers.contains(&word.as_str()) {
+        Kind::Integer
+    } else if numbers.contains(&word.as_str()) {
+        Kind::Number
+    } else if (word.ends_with("file") && word != "profile")
+        || word.ends_with("filename")
+        || word.ends_with("path")
+        || word.ends_with("dir")
+        || word.ends_with("directory")
+        || word == "folder"
+        || word == "archive"
+    {
+        Kind::Path
+    } else {
+        Kind::String
+    }
+}
+
+/// A parameter name for an option: `--max-count` → `max-count`, `-n` → `n`.
+pub(super) fn param_name(spec: &OptionSpec) -> Option<String> {
+    let raw = match (&spec.long, spec.short) {
+        (Some(long), _) => long.trim_start_matches('-').to_string(),
+        (None, Some(c)) if c.is_ascii_alphanumeric() => c.to_string(),
+        _ => return None,
+    };
+    let name: String = raw
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.is_empty() || name.chars().all(|c| c == '_' || c == '-') {
+        None
+    } else if name.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+        Some(format!("opt_{name}"))
+    } else {
+        Some(name)
+    }
+}
+
+/// The parameter for an option, or `None` when it cannot be drafted.
+pub(super) fn option_param(spec: &OptionSpec, name: String) -> Option<Param> {
+    let spelled = match (&spec.long, spec.short) {
+        (Some(long), _) => long.clone(),
+        (None, Some(c)) => format!("-{c}"),
+        (None, None) => return None,
+    };
+    if spelled.contains(['{', '}']) || spelled.contains(char::is_whitespace) {
+        return None;
+    }
+    let shown = match &spec.value {
+        Some(v) if spec.optional_value => format!("{spelled}[={v}]"),
+        Some(v) => format!("{spelled} {v}"),
+        None => spelled.clone(),
+    };
+    let description = if spec.description.is_empty() {
+        shown
+    } else {
+        spec.description.clone()
+    };
+    let Some(value) = &spec.value else {
+        return Some(Param {
+            element: Element::Word(format!("{{{name}}}")),
+            flag: Some(spelled),
+            name,
+            kind: Kind::Boolean,
+            description,
+            choices: Vec::new(),
+        });
+    };
+    let choices: Vec<String> = dedup(
+        spec.choices
+            .iter()
+            .filter(|c| !c.is_empty() && !c.starts_with('-'))
+            .cloned(),
+    );
+    let kind = if choices.is_empty() {
+        value_kind(value)
+    } else if choices
+        .iter()
+        .all(|c| c.parse::<i64>().is_ok_and(|n| n.to_string() == *c))
+    {
+        // Only choices written as TOML writes them (`0644` or `+1` stay text: the program
+        // is given what it listed, and the draft still loads).
+        Kind::Integer
+    } else {
+        Kind::String
+    };
+    let placeholder = format!("{{{name}}}");
+    let element = if !spec.optional_value {
+        Element::Group(vec![spelled, placeholder])
+    } else if spelled.starts_with("--") {
+        // An optional value must be attached: given apart it would be an operand.
+        Element::Word(format!("{spelled}={placeholder}"))
+    } else if spelled.chars().count() == 2 {
+        Element::Word(format!("{spelled}{placeholder}"))
+    } else {
+        Element::Group(vec![spelled, placeholder])
+    };
+    Some(Param {
+        name,
+        kind,
+        description,
+        choices,
+        flag: None,
+        element,
+    })
+}
+
+pub(super) fn dedup(items: impl Iterator<Item = String>) -> Vec<String> {
+    let mut seen = HashSet::new();
+    items.filter(|i| seen.insert(i.clone())).collect()
+}
