@@ -7,8 +7,11 @@
 //! programs that run code in [`super::policy`]), each with its reason. They give clear errors;
 //! the kernel sandbox (`serve::sandbox`, read-only, no network) is what holds where they miss.
 
+use super::model::{
+    ItemKind, Manifest, OutputKind, Param, ParamKind, Permissions, ServerDef, TaskSupport, ToolDef,
+    DEFAULT_CONCURRENCY, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT,
+};
 use super::template::Element;
-use super::{ItemKind, Manifest, OutputKind, Param, ParamKind, Permissions, ServerDef, ToolDef};
 use crate::Error;
 use serde_json::{json, Map};
 use std::path::PathBuf;
@@ -432,7 +435,7 @@ pub fn quick_tool(program: &str, summary: &str, allowed: Option<&[String]>) -> T
         },
         confirm: None,
         needs: Vec::new(),
-        task: super::TaskSupport::Never,
+        task: TaskSupport::Never,
         line: 0,
     }
 }
@@ -539,9 +542,9 @@ pub fn manifest(clis: &[QuickCli], dir: PathBuf, network: bool) -> Manifest {
             )),
             roots: vec![dir],
             env: Vec::new(),
-            timeout: super::DEFAULT_TIMEOUT,
-            max_output: super::DEFAULT_MAX_OUTPUT,
-            concurrency: super::DEFAULT_CONCURRENCY,
+            timeout: DEFAULT_TIMEOUT,
+            max_output: DEFAULT_MAX_OUTPUT,
+            concurrency: DEFAULT_CONCURRENCY,
         },
         tools,
         resources: Vec::new(),

@@ -21,20 +21,8 @@ mod write;
 
 pub use options::{options, OptionSpec};
 pub use subcommands::subcommands;
-pub use write::draft;
-
-/// One help text: the CLI's own (`path` empty) or a subcommand's (`path = ["log"]`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HelpText {
-    pub path: Vec<String>,
-    pub text: String,
-}
-
-/// Parameters per tool at most, so a draft stays reviewable (the first ones are kept).
-pub const MAX_PARAMS: usize = 40;
-
-/// Tools per draft at most (a CLI with hundreds of subcommands gets the first ones).
-pub const MAX_TOOLS: usize = 100;
+pub use text::HelpText;
+pub use write::{draft, MAX_PARAMS, MAX_TOOLS};
 
 #[cfg(test)]
 mod tests;

@@ -3,6 +3,13 @@
 
 use crate::render::text::collapse_whitespace;
 
+/// One help text: the CLI's own (`path` empty) or a subcommand's (`path = ["log"]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelpText {
+    pub path: Vec<String>,
+    pub text: String,
+}
+
 /// Descriptions are cut to about this many characters.
 pub(super) const MAX_DESCRIPTION: usize = 200;
 

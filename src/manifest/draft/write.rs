@@ -8,11 +8,17 @@ use super::risks::{
     READ_ONLY_SUBCOMMANDS,
 };
 use super::subcommands::subcommands;
+use super::text::HelpText;
 use super::text::{clean, help_summary, lines, shorten, MAX_DESCRIPTION};
 use super::usage::usage;
-use super::{HelpText, MAX_PARAMS, MAX_TOOLS};
 use std::collections::HashSet;
 use std::fmt::Write as _;
+
+/// Parameters per tool at most, so a draft stays reviewable (the first ones are kept).
+pub const MAX_PARAMS: usize = 40;
+
+/// Tools per draft at most (a CLI with hundreds of subcommands gets the first ones).
+pub const MAX_TOOLS: usize = 100;
 
 /// The program's own name: `/usr/bin/git` → `git`.
 pub(super) fn program_base(program: &str) -> &str {
