@@ -172,10 +172,22 @@ pub fn ok_exit(program: &str) -> Vec<i32> {
     }
 }
 
-/// A program's name as the table knows it: its file name without a version suffix
-/// (`/usr/bin/python3.11` is `python`, `node22` is `node`, `gcc-12` is `gcc`).
+/// A program's file name, as it is shown: `/usr/bin/git` and `git.exe` are `git`.
+pub fn file_name(program: &str) -> &str {
+    let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    let base = base.strip_suffix(".exe").unwrap_or(base);
+    if base.is_empty() {
+        program
+    } else {
+        base
+    }
+}
+
+/// A program's name as the table knows it: its [`file_name`] without a version suffix
+/// (`/usr/bin/python3.11` is `python`, `node22` is `node`, `gcc-12` is `gcc`). Quick mode,
+/// help reading and drafts all ask the table through this one rule.
 pub fn program_name(program: &str) -> &str {
-    let base = program.rsplit('/').next().unwrap_or(program);
+    let base = file_name(program);
     let name = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-');
     if name.is_empty() {
         base
@@ -226,7 +238,7 @@ pub fn is_script_flag(word: &str) -> bool {
 
 /// How a value reaches `program`'s script as data, for an error's hint.
 pub fn safe_form(program: &str) -> String {
-    let shown = program.rsplit('/').next().unwrap_or(program);
+    let shown = file_name(program);
     match program_name(program) {
         "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "busybox" => {
             format!("[\"{shown}\", \"-c\", \"echo \\\"$1\\\"\", \"{shown}\", \"{{x}}\"]")
@@ -267,5 +279,51 @@ mod tests {
         assert!(!runs_arguments("npm"), "`npm install --help` runs nothing");
         assert_eq!(ok_exit("/usr/bin/rg"), [0, 1]);
         assert_eq!(ok_exit("git"), [0]);
+        for (program, name) in [
+            ("/usr/bin/git", "git"),
+            ("git.exe", "git"),
+            ("python3.11", "python3.11"),
+        ] {
+            assert_eq!(file_name(program), name, "{program}");
+        }
+    }
+
+    /// Quick mode, help reading and drafts ask the one table with the one name rule: a
+    /// versioned interpreter (`node22`) is the interpreter for each of them.
+    #[test]
+    fn every_user_of_the_table_finds_a_versioned_name() {
+        use crate::manifest::{draft, help, quick};
+        // A `node22` that prints help like any program: only the table keeps ferry from
+        // running `node22 WORD --help`.
+        let dir = std::env::temp_dir().join(format!("ferry-policy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let node22 = dir.join("node22");
+        let _ = std::fs::remove_file(&node22);
+        std::os::unix::fs::symlink(which::which("ls").unwrap(), &node22).unwrap();
+        let node22 = node22.to_str().unwrap();
+        assert!(!help::run(node22, &["--help"]).is_empty());
+        for program in [node22, "node22", "/usr/bin/python3.11", "perl5.36"] {
+            assert!(
+                quick::refused_cli(program, false).is_some(),
+                "quick: {program}"
+            );
+            assert!(
+                quick::refused_cli(program, true).is_some(),
+                "quick: {program}"
+            );
+            assert_eq!(
+                help::for_command(program, "node22", &["script.js".into()]),
+                None,
+                "help: {program}"
+            );
+            assert!(
+                draft::draft(program, &[]).contains("can run code or commands it is given"),
+                "draft: {program}"
+            );
+        }
+        // And a program that runs no code is read and drafted without the warning.
+        assert!(quick::refused_cli("/usr/bin/git", false).is_none());
+        assert!(!draft::draft("git", &[]).contains("can run code"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -11,6 +11,7 @@ use super::model::{
     ItemKind, Manifest, OutputKind, Param, ParamKind, Permissions, ServerDef, TaskSupport, ToolDef,
     DEFAULT_CONCURRENCY, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT,
 };
+use super::policy::file_name;
 use super::template::Element;
 use crate::Error;
 use serde_json::{json, Map};
@@ -300,11 +301,6 @@ fn is_option(arg: &str, option: &str) -> bool {
     }
 }
 
-/// The CLI's base name (`/usr/bin/git` → `git`).
-pub fn base_name(program: &str) -> &str {
-    program.rsplit('/').next().unwrap_or(program)
-}
-
 /// Why a CLI cannot be served in quick mode, if it cannot: one whose arguments are code never
 /// is; one that runs a project's code only when `--allow` names its subcommands (`limited`).
 pub fn refused_cli(program: &str, limited: bool) -> Option<String> {
@@ -326,7 +322,7 @@ pub fn check_args(
     args: &[String],
     allowed: Option<&[String]>,
 ) -> Result<(), String> {
-    let cli = base_name(program);
+    let cli = file_name(program);
     if args.iter().any(|a| a.contains('\0')) {
         return Err("an argument contains a NUL byte".into());
     }
@@ -380,7 +376,7 @@ pub fn check_args(
 
 /// The tool for one CLI. `summary` is the start of its `--help`.
 pub fn quick_tool(program: &str, summary: &str, allowed: Option<&[String]>) -> ToolDef {
-    let cli = base_name(program).to_string();
+    let cli = file_name(program).to_string();
     let name: String = cli
         .chars()
         .map(|c| {
@@ -465,7 +461,7 @@ pub fn resolve(clis: &[String], allows: &[String]) -> crate::Result<Vec<QuickCli
                     .with_hint("for example: --allow git:log,status,diff"),
             );
         };
-        if !clis.iter().any(|c| c == name || base_name(c) == name) {
+        if !clis.iter().any(|c| c == name || file_name(c) == name) {
             return Err(
                 Error::usage(format!("--allow names {name}, which no --cli serves"))
                     .with_hint(format!("add --cli {name}")),
@@ -476,7 +472,7 @@ pub fn resolve(clis: &[String], allows: &[String]) -> crate::Result<Vec<QuickCli
     for cli in clis {
         let limited = allows.iter().any(|a| {
             a.split_once(':')
-                .is_some_and(|(name, _)| name == cli || name == base_name(cli))
+                .is_some_and(|(name, _)| name == cli || name == file_name(cli))
         });
         if let Some(why) = refused_cli(cli, limited) {
             return Err(
@@ -493,7 +489,7 @@ pub fn resolve(clis: &[String], allows: &[String]) -> crate::Result<Vec<QuickCli
         // Two CLIs of one name would be two tools of one name, and the second unreachable.
         if resolved
             .iter()
-            .any(|r: &QuickCli| base_name(&r.program) == base_name(&program))
+            .any(|r: &QuickCli| file_name(&r.program) == file_name(&program))
         {
             return Err(
                 Error::usage(format!("--cli {cli} names a CLI already served"))
@@ -503,7 +499,7 @@ pub fn resolve(clis: &[String], allows: &[String]) -> crate::Result<Vec<QuickCli
         let allowed = allows
             .iter()
             .filter_map(|a| a.split_once(':'))
-            .find(|(name, _)| *name == cli || *name == base_name(cli))
+            .find(|(name, _)| *name == cli || *name == file_name(cli))
             .map(|(_, subs)| {
                 subs.split(',')
                     .map(str::trim)

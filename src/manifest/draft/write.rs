@@ -11,6 +11,7 @@ use super::subcommands::subcommands;
 use super::text::HelpText;
 use super::text::{clean, help_summary, lines, shorten, MAX_DESCRIPTION};
 use super::usage::usage;
+use crate::manifest::policy::{self, file_name};
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
@@ -19,17 +20,6 @@ pub const MAX_PARAMS: usize = 40;
 
 /// Tools per draft at most (a CLI with hundreds of subcommands gets the first ones).
 pub const MAX_TOOLS: usize = 100;
-
-/// The program's own name: `/usr/bin/git` → `git`.
-pub(super) fn program_base(program: &str) -> &str {
-    let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
-    let base = base.strip_suffix(".exe").unwrap_or(base);
-    if base.is_empty() {
-        program
-    } else {
-        base
-    }
-}
 
 /// A tool name: 1-128 of `[A-Za-z0-9_.-]`.
 pub(super) fn tool_name(text: &str) -> String {
@@ -127,7 +117,7 @@ pub fn draft(program: &str, helps: &[HelpText]) -> String {
         "" => "program",
         p => p,
     };
-    let base = program_base(program);
+    let base = file_name(program);
     let top = helps.iter().find(|h| h.path.is_empty());
     let subs = top.map(|h| subcommands(&h.text)).unwrap_or_default();
     let mut plans: Vec<Plan> = Vec::new();
@@ -183,7 +173,7 @@ pub fn draft(program: &str, helps: &[HelpText]) -> String {
         &mut out,
         "names more, and reaches the network only with `network = true`.",
     );
-    if crate::manifest::policy::runs_code(base).is_some() {
+    if policy::runs_code(base).is_some() {
         comment(
             &mut out,
             &format!("Careful: `{base}` can run code or commands it is given (scripts, arguments); serve it only if a model may do that."),
@@ -451,8 +441,8 @@ pub(super) fn write_tool(
             );
         }
     }
-    let exit_one = crate::manifest::policy::ok_exit(last_word).len() > 1
-        || (words.len() == 1 && crate::manifest::policy::ok_exit(base).len() > 1);
+    let exit_one = policy::ok_exit(last_word).len() > 1
+        || (words.len() == 1 && policy::ok_exit(base).len() > 1);
     out.push_str(if exit_one {
         "ok_exit = [0, 1]\n"
     } else {
