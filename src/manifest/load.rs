@@ -1040,7 +1040,7 @@ impl Reader {
                     line,
                     format!(
                         "{what}: {{{name}*}} spreads an array, but {name} is a {}",
-                        kind_name(&param.kind)
+                        param.kind.name()
                     ),
                 ));
             }
@@ -1345,17 +1345,6 @@ impl Reader {
             messages,
             params,
         })
-    }
-}
-
-fn kind_name(kind: &ParamKind) -> &'static str {
-    match kind {
-        ParamKind::String => "string",
-        ParamKind::Integer => "integer",
-        ParamKind::Number => "number",
-        ParamKind::Boolean => "boolean",
-        ParamKind::Path => "path",
-        ParamKind::Array(_) => "array",
     }
 }
 

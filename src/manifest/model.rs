@@ -97,6 +97,20 @@ pub enum ParamKind {
     Array(ItemKind),
 }
 
+impl ParamKind {
+    /// The kind's name as a manifest writes it (`type = "path"`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ParamKind::String => "string",
+            ParamKind::Integer => "integer",
+            ParamKind::Number => "number",
+            ParamKind::Boolean => "boolean",
+            ParamKind::Path => "path",
+            ParamKind::Array(_) => "array",
+        }
+    }
+}
+
 /// The kinds of an array's items.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ItemKind {

@@ -78,15 +78,11 @@ fn argparse_draft() {
     assert_eq!(add.description, "add a thing");
     assert_eq!(add.kind("priority"), "integer");
     assert_eq!(
-        add.param("priority")["enum"],
-        Value::Array(vec![
-            Value::Integer(1),
-            Value::Integer(2),
-            Value::Integer(3)
-        ])
+        add.param("priority").enum_values,
+        [json!(1), json!(2), json!(3)]
     );
     assert_eq!(
-        add.param("args")["description"].as_str(),
+        add.param("args").description.as_deref(),
         Some("Further arguments (after --): text")
     );
     let list = tool(&tools, "list");
@@ -100,7 +96,7 @@ fn argparse_draft() {
     assert_eq!(server.description, "Run `server.py`");
     assert_eq!(server.kind("directory"), "path");
     assert_eq!(
-        server.param("args")["description"].as_str(),
+        server.param("args").description.as_deref(),
         Some("Further arguments (after --): port")
     );
 }

@@ -65,23 +65,15 @@ fn clap_draft() {
         r#"["garden", "plant", ["--depth", "{depth}"], ["--message-format", "{message-format}"], "--package={package}", "{dry-run}", ["--", "{args*}"]]"#
     );
     assert_eq!(plant.kind("depth"), "integer");
+    assert_eq!(plant.param("message-format").enum_values.len(), 4);
     assert_eq!(
-        plant.param("message-format")["enum"]
-            .as_array()
-            .map(Vec::len),
-        Some(4)
-    );
-    assert_eq!(
-        plant.param("args")["description"].as_str(),
+        plant.param("args").description.as_deref(),
         Some("Further arguments (after --): <BED>, SEEDS")
     );
     let water = tool(&tools, "water");
     assert_eq!(
-        water.param("when")["enum"],
-        Value::Array(vec![
-            Value::String("now".into()),
-            Value::String("later".into())
-        ])
+        water.param("when").enum_values,
+        [json!("now"), json!("later")]
     );
     assert!(!water.params.contains_key("args"));
 }

@@ -63,9 +63,9 @@ fn curl_options() {
     );
     assert_eq!(curl.kind("connect-timeout"), "number");
     assert_eq!(curl.kind("abstract-unix-socket"), "path");
-    assert_eq!(curl.param("http1_1")["flag"].as_str(), Some("--http1.1"));
+    assert_eq!(curl.param("http1_1").flag.as_deref(), Some("--http1.1"));
     assert!(curl
         .command_text()
         .contains(r#"["--request", "{request}"]"#));
-    assert!(!curl.table.contains_key("annotations"));
+    assert!(curl.def.annotations.is_empty());
 }

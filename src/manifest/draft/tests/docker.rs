@@ -106,7 +106,7 @@ fn docker_draft() {
     assert!(!run.params.contains_key("cidfile") && !run.params.contains_key("health-cmd"));
     assert_eq!(run.kind("cpus"), "number");
     assert_eq!(
-        run.param("args")["description"].as_str(),
+        run.param("args").description.as_deref(),
         Some("Further arguments (after --): IMAGE, COMMAND, ARG")
     );
     assert_eq!(

@@ -37,7 +37,7 @@ fn strings_are_escaped() {
     let nasty = "Usage: we\"ird [OPTIONS]\n\nA \"quoted\" \\ tool {with} braces\u{7}.\n\nOptions:\n  -x, --ex\"tra <V>  say \"hi\" \\ {now}\u{1b}[1m bold\u{1b}[0m\n";
     let text = draft("we\"ird{x}", &[help(&[], nasty)]);
     let tools = check(&text);
-    assert_eq!(tools[0].command[0].as_str(), Some("we\"ird{{x}}"));
+    assert_eq!(tools[0].program(), "we\"ird{x}");
     assert_eq!(tools[0].description, "A \"quoted\" \\ tool {with} braces.");
     assert_eq!(
         toml_string("a\"b\\c\nd\u{7f}"),
@@ -131,7 +131,7 @@ fn other_command_list_layouts() {
     // `--output` is kept where it is a format.
     assert_eq!(tools[0].kind("output"), "string");
     assert_eq!(
-        tools[0].param("args")["description"].as_str(),
+        tools[0].param("args").description.as_deref(),
         Some("Further arguments (after --): TYPE[.VERSION][.GROUP], NAME")
     );
 }
@@ -160,7 +160,7 @@ fn no_help_at_all_still_loads() {
         ("tool", "Run `tool`")
     );
     let tools = check(&draft("", &[help(&[], "")]));
-    assert_eq!(tools[0].command[0].as_str(), Some("program"));
+    assert_eq!(tools[0].program(), "program");
     let tools = check(&draft("my tool!", &[help(&[], "nothing useful here\n")]));
     assert_eq!(tools[0].name, "my_tool_");
 }

@@ -107,13 +107,16 @@ fn git_draft() {
         log.command_text(),
         r#"["git", "log", "{quiet}", "{source}", "{use-mailmap}", ["--decorate-refs", "{decorate-refs}"], "--decorate={decorate}", ["-L", "{L}"], ["--", "{args*}"]]"#
     );
-    assert_eq!(log.param("quiet")["flag"].as_str(), Some("--quiet"));
+    assert_eq!(log.param("quiet").flag.as_deref(), Some("--quiet"));
     assert_eq!(
-        log.param("args")["description"].as_str(),
+        log.param("args").description.as_deref(),
         Some("Further arguments (after --): <revision-range>, <path>, <object>")
     );
     assert_eq!(
-        log.table["annotations"]["readOnlyHint"].as_bool(),
+        log.def
+            .annotations
+            .get("readOnlyHint")
+            .and_then(Value::as_bool),
         Some(true)
     );
     // git's own dangerous options are never drafted.
@@ -128,19 +131,14 @@ fn git_draft() {
         "# Left out on purpose (they run programs or write files): --output, --ext-diff"
     ));
     assert_eq!(commit.kind("file"), "path");
-    assert!(commit.param("file").get("exists").is_none());
+    assert!(commit.param("file").exists);
     assert!(commit.command_text().contains(r#""--gpg-sign={gpg-sign}""#));
     assert!(commit.command_text().contains(r#"["--fixup", "{fixup}"]"#));
-    assert!(!commit.table.contains_key("annotations"));
+    assert!(commit.def.annotations.is_empty());
     // Commands whose help was not read are still drafted, and say so.
     assert_eq!(tool(&tools, "clone").command_text(), r#"["git", "clone"]"#);
     assert!(text.contains("# No help text for `git clone` was read"));
-    assert_eq!(
-        tool(&tools, "grep").table["ok_exit"]
-            .as_array()
-            .map(Vec::len),
-        Some(2)
-    );
+    assert_eq!(tool(&tools, "grep").def.ok_exit.len(), 2);
 }
 
 #[test]
@@ -148,13 +146,7 @@ fn subcommands_that_delete_overwrite_or_publish_are_drafted_with_confirm() {
     let top = "These are common Git commands used in various situations:\n\n   rm        Remove files from the working tree and from the index\n   push      Update remote refs along with associated objects\n   restore   Restore working tree files\n   zap       Deletes every stash\n   branch    List, create, or delete branches\n   log       Show commit logs\n   tag       Create, list, delete or verify a tag object\n";
     let text = draft("git", &[help(&[], top)]);
     let tools = check(&text);
-    let confirm = |name: &str| {
-        tool(&tools, name)
-            .table
-            .get("confirm")
-            .and_then(|c| c.as_str())
-            .map(str::to_string)
-    };
+    let confirm = |name: &str| tool(&tools, name).def.confirm.clone();
     assert_eq!(confirm("rm").as_deref(), Some("Run `git rm`? It deletes."));
     assert_eq!(
         confirm("push").as_deref(),

@@ -68,11 +68,14 @@ fn gnu_draft() {
         ls.command_text(),
         r#"["/bin/ls", "{all}", ["--block-size", "{block-size}"], "{c}", "{C}", "--color={color}", "{human-readable}", ["--ignore", "{ignore}"], ["--tabsize", "{tabsize}"], "{opt_1}", ["--", "{args*}"]]"#
     );
-    assert_eq!(ls.param("c")["flag"].as_str(), Some("-c"));
-    assert_eq!(ls.param("opt_1")["flag"].as_str(), Some("-1"));
+    assert_eq!(ls.param("c").flag.as_deref(), Some("-c"));
+    assert_eq!(ls.param("opt_1").flag.as_deref(), Some("-1"));
     assert_eq!(ls.kind("tabsize"), "integer");
     assert_eq!(
-        ls.table["annotations"]["readOnlyHint"].as_bool(),
+        ls.def
+            .annotations
+            .get("readOnlyHint")
+            .and_then(Value::as_bool),
         Some(true)
     );
 }
@@ -125,7 +128,7 @@ fn find_packed_lists() {
         .starts_with(r#"["find", "{args*}", "{depth}", ["-files0-from", "{files0-from}"]"#));
     assert!(!find_tool.command_text().contains("\"--\""));
     assert_eq!(
-        find_tool.param("maxdepth")["description"].as_str(),
+        find_tool.param("maxdepth").description.as_deref(),
         Some("-maxdepth LEVELS")
     );
 }

@@ -75,18 +75,18 @@ fn ripgrep_draft() {
     assert_eq!(rg.kind("after-context"), "integer");
     assert_eq!(rg.kind("dfa-size-limit"), "string");
     assert_eq!(rg.kind("file"), "path");
-    assert_eq!(rg.param("null")["flag"].as_str(), Some("--null"));
+    assert_eq!(rg.param("null").flag.as_deref(), Some("--null"));
     assert_eq!(
-        rg.param("args")["description"].as_str(),
+        rg.param("args").description.as_deref(),
         Some("Further arguments (after --): PATTERN, PATH")
     );
     assert!(rg.command_text().ends_with(r#"["--", "{args*}"]]"#));
+    assert_eq!(rg.def.ok_exit, [0, 1]);
     assert_eq!(
-        rg.table["ok_exit"],
-        Value::Array(vec![Value::Integer(0), Value::Integer(1)])
-    );
-    assert_eq!(
-        rg.table["annotations"]["readOnlyHint"].as_bool(),
+        rg.def
+            .annotations
+            .get("readOnlyHint")
+            .and_then(Value::as_bool),
         Some(true)
     );
     check(&draft("rg", &[help(&[], RG_LONG)]));
