@@ -41,25 +41,10 @@ pub(super) fn tool_name(text: &str) -> String {
     }
 }
 
-/// A TOML basic string.
+/// A TOML string, quoted as the `toml` crate quotes it (a basic string where one reads
+/// plainly, a literal one where the text holds quotes or backslashes).
 pub(super) fn toml_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    toml::Value::String(text.to_string()).to_string()
 }
 
 /// A TOML key, quoted unless bare.

@@ -39,10 +39,20 @@ fn strings_are_escaped() {
     let tools = check(&text);
     assert_eq!(tools[0].program(), "we\"ird{x}");
     assert_eq!(tools[0].description, "A \"quoted\" \\ tool {with} braces.");
-    assert_eq!(
-        toml_string("a\"b\\c\nd\u{7f}"),
-        "\"a\\\"b\\\\c\\nd\\u007F\""
-    );
+    // Whatever a string holds, its quoted form reads back as it.
+    for text in [
+        "a\"b\\c\nd\u{7f}",
+        "it's \"both\"",
+        "'''\"\"\"\\",
+        "tab\there\r\u{85}",
+        "",
+    ] {
+        let quoted = toml_string(text);
+        let table: toml::Table =
+            toml::from_str(&format!("v = {quoted}\n")).unwrap_or_else(|e| panic!("{quoted}: {e}"));
+        assert_eq!(table["v"].as_str(), Some(text), "{quoted}");
+    }
+    assert_eq!(toml_string("plain words"), "\"plain words\"");
     assert_eq!(toml_key("max-count"), "max-count");
     assert_eq!(toml_key("a.b"), "\"a.b\"");
     // Control characters and line breaks cannot escape a comment.
