@@ -689,4 +689,37 @@ mod tests {
         assert!(refused_cli("npm", false).unwrap().contains("--allow"));
         assert!(refused_cli("npm", true).is_none());
     }
+
+    /// Quick mode, help reading and drafts ask the one table with the one name rule: a
+    /// versioned interpreter (`node22`) is the interpreter for each of them.
+    #[test]
+    fn every_user_of_the_table_finds_a_versioned_name() {
+        use crate::manifest::{draft, help};
+        // A `node22` that prints help like any program: only the table keeps ferry from
+        // running `node22 WORD --help`.
+        let dir = std::env::temp_dir().join(format!("ferry-policy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let node22 = dir.join("node22");
+        let _ = std::fs::remove_file(&node22);
+        std::os::unix::fs::symlink(which::which("ls").unwrap(), &node22).unwrap();
+        let node22 = node22.to_str().unwrap();
+        assert!(!help::run(node22, &["--help"]).is_empty());
+        for program in [node22, "node22", "/usr/bin/python3.11", "perl5.36"] {
+            assert!(refused_cli(program, false).is_some(), "quick: {program}");
+            assert!(refused_cli(program, true).is_some(), "quick: {program}");
+            assert_eq!(
+                help::for_command(program, "node22", &["script.js".into()]),
+                None,
+                "help: {program}"
+            );
+            assert!(
+                draft::draft(program, &[]).contains("can run code or commands it is given"),
+                "draft: {program}"
+            );
+        }
+        // And a program that runs no code is read and drafted without the warning.
+        assert!(refused_cli("/usr/bin/git", false).is_none());
+        assert!(!draft::draft("git", &[]).contains("can run code"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
