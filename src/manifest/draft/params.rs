@@ -2,45 +2,15 @@
 //! each renders as (`["--max-count", "{max-count}"]`, `"--color={color}"`, `"{quiet}"`).
 
 use super::options::OptionSpec;
+use crate::manifest::template::{Element, Piece};
+use crate::manifest::ParamKind;
 use std::collections::HashSet;
-
-/// The kind of a drafted parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
-    String,
-    Integer,
-    Number,
-    Path,
-    Boolean,
-    /// An array of strings (the operands).
-    Strings,
-}
-
-impl Kind {
-    pub(super) fn name(self) -> &'static str {
-        match self {
-            Kind::String => "string",
-            Kind::Integer => "integer",
-            Kind::Number => "number",
-            Kind::Path => "path",
-            Kind::Boolean => "boolean",
-            Kind::Strings => "array",
-        }
-    }
-}
-
-/// One element of a command template, its text already in template syntax.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Element {
-    Word(String),
-    Group(Vec<String>),
-}
 
 /// One drafted parameter and the element it renders as.
 #[derive(Debug, Clone)]
 pub(super) struct Param {
     pub(super) name: String,
-    pub(super) kind: Kind,
+    pub(super) kind: ParamKind,
     pub(super) description: String,
     pub(super) choices: Vec<String>,
     pub(super) flag: Option<String>,
@@ -48,9 +18,9 @@ pub(super) struct Param {
 }
 
 /// The parameter kind a value name suggests.
-pub(super) fn value_kind(value: &str) -> Kind {
+pub(super) fn value_kind(value: &str) -> ParamKind {
     if value.contains(|c: char| "|:,=[]{}+?()".contains(c)) {
-        return Kind::String;
+        return ParamKind::String;
     }
     let word: String = value
         .chars()
@@ -73,9 +43,9 @@ pub(super) fn value_kind(value: &str) -> Kind {
         "decimal",
     ];
     if integers.contains(&word.as_str()) {
-        Kind::Integer
+        ParamKind::Integer
     } else if numbers.contains(&word.as_str()) {
-        Kind::Number
+        ParamKind::Number
     } else if (word.ends_with("file") && word != "profile")
         || word.ends_with("filename")
         || word.ends_with("path")
@@ -84,9 +54,9 @@ pub(super) fn value_kind(value: &str) -> Kind {
         || word == "folder"
         || word == "archive"
     {
-        Kind::Path
+        ParamKind::Path
     } else {
-        Kind::String
+        ParamKind::String
     }
 }
 
@@ -138,10 +108,10 @@ pub(super) fn option_param(spec: &OptionSpec, name: String) -> Option<Param> {
     };
     let Some(value) = &spec.value else {
         return Some(Param {
-            element: Element::Word(format!("{{{name}}}")),
+            element: Element::Whole(name.clone()),
             flag: Some(spelled),
             name,
-            kind: Kind::Boolean,
+            kind: ParamKind::Boolean,
             description,
             choices: Vec::new(),
         });
@@ -160,20 +130,22 @@ pub(super) fn option_param(spec: &OptionSpec, name: String) -> Option<Param> {
     {
         // Only choices written as TOML writes them (`0644` or `+1` stay text: the program
         // is given what it listed, and the draft still loads).
-        Kind::Integer
+        ParamKind::Integer
     } else {
-        Kind::String
+        ParamKind::String
     };
-    let placeholder = format!("{{{name}}}");
     let element = if !spec.optional_value {
-        Element::Group(vec![spelled, placeholder])
+        Element::Group(vec![Element::Word(spelled), Element::Whole(name.clone())])
     } else if spelled.starts_with("--") {
         // An optional value must be attached: given apart it would be an operand.
-        Element::Word(format!("{spelled}={placeholder}"))
+        Element::Mixed(vec![
+            Piece::Text(format!("{spelled}=")),
+            Piece::Param(name.clone()),
+        ])
     } else if spelled.chars().count() == 2 {
-        Element::Word(format!("{spelled}{placeholder}"))
+        Element::Mixed(vec![Piece::Text(spelled), Piece::Param(name.clone())])
     } else {
-        Element::Group(vec![spelled, placeholder])
+        Element::Group(vec![Element::Word(spelled), Element::Whole(name.clone())])
     };
     Some(Param {
         name,

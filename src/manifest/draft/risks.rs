@@ -3,7 +3,8 @@
 //! subcommands that only read. (Which programs run code at all is [`crate::manifest::policy`].)
 
 use super::options::OptionSpec;
-use super::params::{value_kind, Kind};
+use super::params::value_kind;
+use crate::manifest::ParamKind;
 
 /// Options never drafted because they run other programs, load configuration that can, or
 /// write files: `(program, scope, options)`, program `"*"` for any. A trailing `*` matches every
@@ -293,6 +294,6 @@ pub(super) fn runs_or_writes(spec: &OptionSpec) -> bool {
     let names_file = ["file", " dir", "directory", "folder"]
         .iter()
         .any(|w| lower.contains(w))
-        || value_kind(value) == Kind::Path;
+        || value_kind(value) == ParamKind::Path;
     names_file && WRITES_VERBS.iter().any(|v| lower.contains(v))
 }

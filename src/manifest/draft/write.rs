@@ -2,7 +2,7 @@
 //! subcommand, their parameters, and comments that tell a reviewer what was left out and why.
 
 use super::options::options;
-use super::params::{option_param, param_name, Element, Kind, Param};
+use super::params::{option_param, param_name, Param};
 use super::risks::{
     is_denied, is_help_or_version, needs_confirming, runs_or_writes, READ_ONLY_PROGRAMS,
     READ_ONLY_SUBCOMMANDS,
@@ -12,6 +12,8 @@ use super::text::HelpText;
 use super::text::{clean, help_summary, lines, shorten, MAX_DESCRIPTION};
 use super::usage::usage;
 use crate::manifest::policy::{self, file_name};
+use crate::manifest::template::Element;
+use crate::manifest::{ItemKind, ParamKind};
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
@@ -60,9 +62,15 @@ pub(super) fn toml_key(key: &str) -> String {
     }
 }
 
-/// A fixed word of a command template (braces doubled).
-pub(super) fn template_word(word: &str) -> String {
-    word.replace('{', "{{").replace('}', "}}")
+/// A command element as TOML: its template string, or an array for an optional group.
+fn element_toml(element: &Element) -> String {
+    match element {
+        Element::Group(items) => {
+            let items: Vec<String> = items.iter().map(element_toml).collect();
+            format!("[{}]", items.join(", "))
+        }
+        other => toml_string(&other.template_text().unwrap_or_default()),
+    }
 }
 
 /// A TOML comment, wrapped at about 100 columns; no line breaks or control characters get in.
@@ -330,15 +338,17 @@ pub(super) fn write_tool(
             ""
         };
         let shown: Vec<&str> = usage.operands.iter().map(String::as_str).take(6).collect();
-        let placeholder = format!("{{{name}*}}");
         Param {
             element: if dashdash && !usage.expression {
-                Element::Group(vec!["--".to_string(), placeholder])
+                Element::Group(vec![
+                    Element::Word("--".to_string()),
+                    Element::Spread(name.clone()),
+                ])
             } else {
-                Element::Word(placeholder)
+                Element::Spread(name.clone())
             },
             name,
-            kind: Kind::Strings,
+            kind: ParamKind::Array(ItemKind::String),
             description: shorten(
                 &format!("Further arguments{after}: {}", shown.join(", ")),
                 MAX_DESCRIPTION,
@@ -389,18 +399,10 @@ pub(super) fn write_tool(
     }
     out.push_str("command = [\n");
     for word in words {
-        let _ = writeln!(out, "  {},", toml_string(&template_word(word)));
+        let _ = writeln!(out, "  {},", element_toml(&Element::Word(word.to_string())));
     }
     for param in &ordered {
-        match &param.element {
-            Element::Word(text) => {
-                let _ = writeln!(out, "  {},", toml_string(text));
-            }
-            Element::Group(items) => {
-                let items: Vec<String> = items.iter().map(|i| toml_string(i)).collect();
-                let _ = writeln!(out, "  [{}],", items.join(", "));
-            }
-        }
+        let _ = writeln!(out, "  {},", element_toml(&param.element));
     }
     out.push_str("]\n");
     let last_word = words.last().copied().unwrap_or_default();
@@ -438,7 +440,7 @@ pub(super) fn write_tool(
         out.push('\n');
         let _ = writeln!(out, "[tools.params.{}]", toml_key(&param.name));
         let _ = writeln!(out, "type = {}", toml_string(param.kind.name()));
-        if param.kind == Kind::Strings {
+        if param.kind == ParamKind::Array(ItemKind::String) {
             out.push_str("items = \"string\"\n");
         }
         if !param.description.is_empty() {
@@ -450,7 +452,7 @@ pub(super) fn write_tool(
         if !param.choices.is_empty() {
             let values: Vec<String> = match param.kind {
                 // Integer choices are checked to parse as integers: written bare.
-                Kind::Integer => param.choices.clone(),
+                ParamKind::Integer => param.choices.clone(),
                 _ => param.choices.iter().map(|c| toml_string(c)).collect(),
             };
             let _ = writeln!(out, "enum = [{}]", values.join(", "));

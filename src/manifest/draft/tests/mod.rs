@@ -4,7 +4,7 @@
 use super::text::{clean, MAX_DESCRIPTION};
 use super::write::{comment, toml_key, toml_string};
 use super::*;
-use crate::manifest::template::{Element, Piece};
+use crate::manifest::template::Element;
 use crate::manifest::{ItemKind, Param, ParamKind, ToolDef};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -47,24 +47,12 @@ impl Tool {
     }
 }
 
-/// An element as the template text that reads as it (fixed braces doubled).
+/// An element as a manifest writes it: its template string, or an array for a group.
 fn element_text(element: &Element) -> toml::Value {
-    let fixed = |text: &str| text.replace('{', "{{").replace('}', "}}");
-    toml::Value::String(match element {
-        Element::Word(word) => fixed(word),
-        Element::Whole(name) => format!("{{{name}}}"),
-        Element::Spread(name) => format!("{{{name}*}}"),
-        Element::Mixed(pieces) => pieces
-            .iter()
-            .map(|piece| match piece {
-                Piece::Text(text) => fixed(text),
-                Piece::Param(name) => format!("{{{name}}}"),
-            })
-            .collect(),
-        Element::Group(items) => {
-            return toml::Value::Array(items.iter().map(element_text).collect())
-        }
-    })
+    match element {
+        Element::Group(items) => toml::Value::Array(items.iter().map(element_text).collect()),
+        other => toml::Value::String(other.template_text().unwrap_or_default()),
+    }
 }
 
 /// Loads a draft with the loader `ferry serve` runs, the judge of every rule of the format
