@@ -2,8 +2,8 @@
 //! each renders as (`["--max-count", "{max-count}"]`, `"--color={color}"`, `"{quiet}"`).
 
 use super::options::OptionSpec;
+use crate::manifest::model::ParamKind;
 use crate::manifest::template::{Element, Piece};
-use crate::manifest::ParamKind;
 use std::collections::HashSet;
 
 /// One drafted parameter and the element it renders as.

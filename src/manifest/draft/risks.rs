@@ -4,7 +4,7 @@
 
 use super::options::OptionSpec;
 use super::params::value_kind;
-use crate::manifest::ParamKind;
+use crate::manifest::model::ParamKind;
 
 /// Options never drafted because they run other programs, load configuration that can, or
 /// write files: `(program, scope, options)`, program `"*"` for any. A trailing `*` matches every

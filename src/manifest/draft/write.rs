@@ -11,9 +11,9 @@ use super::subcommands::subcommands;
 use super::text::HelpText;
 use super::text::{clean, help_summary, lines, shorten, MAX_DESCRIPTION};
 use super::usage::usage;
+use crate::manifest::model::{ItemKind, ParamKind};
 use crate::manifest::policy::{self, file_name};
 use crate::manifest::template::Element;
-use crate::manifest::{ItemKind, ParamKind};
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
