@@ -2,19 +2,39 @@
 //! each renders as (`["--max-count", "{max-count}"]`, `"--color={color}"`, `"{quiet}"`).
 
 use super::options::OptionSpec;
-use crate::manifest::model::ParamKind;
+use crate::manifest::model::{Param, ParamKind};
 use crate::manifest::template::{Element, Piece};
+use serde_json::Value;
 use std::collections::HashSet;
 
-/// One drafted parameter and the element it renders as.
+/// One drafted parameter, as the manifest's own [`Param`], and the command element it
+/// renders as.
 #[derive(Debug, Clone)]
-pub(super) struct Param {
-    pub(super) name: String,
-    pub(super) kind: ParamKind,
-    pub(super) description: String,
-    pub(super) choices: Vec<String>,
-    pub(super) flag: Option<String>,
+pub(super) struct Drafted {
+    pub(super) param: Param,
     pub(super) element: Element,
+}
+
+impl Drafted {
+    /// An optional parameter (a draft requires nothing) of a kind, its description and
+    /// allowed values, and its element.
+    pub(super) fn new(
+        name: &str,
+        kind: ParamKind,
+        description: String,
+        enum_values: Vec<Value>,
+        element: Element,
+    ) -> Drafted {
+        Drafted {
+            param: Param {
+                required: false,
+                description: Some(description).filter(|d| !d.is_empty()),
+                enum_values,
+                ..Param::new(name, kind)
+            },
+            element,
+        }
+    }
 }
 
 /// The parameter kind a value name suggests.
@@ -87,7 +107,7 @@ pub(super) fn param_name(spec: &OptionSpec) -> Option<String> {
 }
 
 /// The parameter for an option, or `None` when it cannot be drafted.
-pub(super) fn option_param(spec: &OptionSpec, name: String) -> Option<Param> {
+pub(super) fn option_param(spec: &OptionSpec, name: String) -> Option<Drafted> {
     let spelled = match (&spec.long, spec.short) {
         (Some(long), _) => long.clone(),
         (None, Some(c)) => format!("-{c}"),
@@ -107,14 +127,15 @@ pub(super) fn option_param(spec: &OptionSpec, name: String) -> Option<Param> {
         spec.description.clone()
     };
     let Some(value) = &spec.value else {
-        return Some(Param {
-            element: Element::Whole(name.clone()),
-            flag: Some(spelled),
-            name,
-            kind: ParamKind::Boolean,
+        let mut flag = Drafted::new(
+            &name,
+            ParamKind::Boolean,
             description,
-            choices: Vec::new(),
-        });
+            Vec::new(),
+            Element::Whole(name.clone()),
+        );
+        flag.param.flag = Some(spelled);
+        return Some(flag);
     };
     let choices: Vec<String> = dedup(
         spec.choices
@@ -147,14 +168,14 @@ pub(super) fn option_param(spec: &OptionSpec, name: String) -> Option<Param> {
     } else {
         Element::Group(vec![Element::Word(spelled), Element::Whole(name.clone())])
     };
-    Some(Param {
-        name,
-        kind,
-        description,
-        choices,
-        flag: None,
-        element,
-    })
+    let enum_values = choices
+        .into_iter()
+        .map(|c| match kind {
+            ParamKind::Integer => Value::from(c.parse::<i64>().unwrap_or_default()),
+            _ => Value::String(c),
+        })
+        .collect();
+    Some(Drafted::new(&name, kind, description, enum_values, element))
 }
 
 pub(super) fn dedup(items: impl Iterator<Item = String>) -> Vec<String> {

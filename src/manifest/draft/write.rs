@@ -2,7 +2,7 @@
 //! subcommand, their parameters, and comments that tell a reviewer what was left out and why.
 
 use super::options::options;
-use super::params::{option_param, param_name, Param};
+use super::params::{option_param, param_name, Drafted};
 use super::risks::{
     is_denied, is_help_or_version, needs_confirming, runs_or_writes, READ_ONLY_PROGRAMS,
     READ_ONLY_SUBCOMMANDS,
@@ -14,6 +14,7 @@ use super::usage::usage;
 use crate::manifest::model::{ItemKind, ParamKind};
 use crate::manifest::policy::{self, file_name};
 use crate::manifest::template::Element;
+use serde_json::Value;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
@@ -277,7 +278,7 @@ pub(super) fn write_tool(
     let usage = usage(&lines);
     let options = help.map(options).unwrap_or_default();
 
-    let mut params: Vec<Param> = Vec::new();
+    let mut params: Vec<Drafted> = Vec::new();
     let mut taken: HashSet<String> = HashSet::new();
     let mut left_out: Vec<String> = Vec::new();
     let mut cut: Vec<String> = Vec::new();
@@ -338,24 +339,24 @@ pub(super) fn write_tool(
             ""
         };
         let shown: Vec<&str> = usage.operands.iter().map(String::as_str).take(6).collect();
-        Param {
-            element: if dashdash && !usage.expression {
-                Element::Group(vec![
-                    Element::Word("--".to_string()),
-                    Element::Spread(name.clone()),
-                ])
-            } else {
-                Element::Spread(name.clone())
-            },
-            name,
-            kind: ParamKind::Array(ItemKind::String),
-            description: shorten(
+        let element = if dashdash && !usage.expression {
+            Element::Group(vec![
+                Element::Word("--".to_string()),
+                Element::Spread(name.clone()),
+            ])
+        } else {
+            Element::Spread(name.clone())
+        };
+        Drafted::new(
+            &name,
+            ParamKind::Array(ItemKind::String),
+            shorten(
                 &format!("Further arguments{after}: {}", shown.join(", ")),
                 MAX_DESCRIPTION,
             ),
-            choices: Vec::new(),
-            flag: None,
-        }
+            Vec::new(),
+            element,
+        )
     });
 
     out.push('\n');
@@ -389,7 +390,7 @@ pub(super) fn write_tool(
     let _ = writeln!(out, "description = {}", toml_string(description));
 
     // Find takes its operands (paths) before its expression.
-    let mut ordered: Vec<&Param> = Vec::new();
+    let mut ordered: Vec<&Drafted> = Vec::new();
     if usage.expression {
         ordered.extend(operands.iter());
     }
@@ -401,8 +402,8 @@ pub(super) fn write_tool(
     for word in words {
         let _ = writeln!(out, "  {},", element_toml(&Element::Word(word.to_string())));
     }
-    for param in &ordered {
-        let _ = writeln!(out, "  {},", element_toml(&param.element));
+    for drafted in &ordered {
+        let _ = writeln!(out, "  {},", element_toml(&drafted.element));
     }
     out.push_str("]\n");
     let last_word = words.last().copied().unwrap_or_default();
@@ -436,25 +437,29 @@ pub(super) fn write_tool(
         "ok_exit = [0]\n"
     });
 
-    for param in &ordered {
+    for param in ordered.iter().map(|d| &d.param) {
         out.push('\n');
         let _ = writeln!(out, "[tools.params.{}]", toml_key(&param.name));
         let _ = writeln!(out, "type = {}", toml_string(param.kind.name()));
         if param.kind == ParamKind::Array(ItemKind::String) {
             out.push_str("items = \"string\"\n");
         }
-        if !param.description.is_empty() {
-            let _ = writeln!(out, "description = {}", toml_string(&param.description));
+        if let Some(description) = &param.description {
+            let _ = writeln!(out, "description = {}", toml_string(description));
         }
         if let Some(flag) = &param.flag {
             let _ = writeln!(out, "flag = {}", toml_string(flag));
         }
-        if !param.choices.is_empty() {
-            let values: Vec<String> = match param.kind {
-                // Integer choices are checked to parse as integers: written bare.
-                ParamKind::Integer => param.choices.clone(),
-                _ => param.choices.iter().map(|c| toml_string(c)).collect(),
-            };
+        if !param.enum_values.is_empty() {
+            let values: Vec<String> = param
+                .enum_values
+                .iter()
+                .map(|value| match value {
+                    Value::String(text) => toml_string(text),
+                    // Integer choices, checked to be written as TOML writes them: bare.
+                    other => other.to_string(),
+                })
+                .collect();
             let _ = writeln!(out, "enum = [{}]", values.join(", "));
         }
         out.push_str("required = false\n");
