@@ -3,7 +3,7 @@
 //! commands cost an agent that runs them in a shell and reads their own help when first needed.
 
 use super::terminal::emit;
-use crate::manifest::{self, help, quick, Manifest};
+use crate::manifest::{self, help, policy, quick, Manifest};
 use crate::tokens::meter::{break_even, break_even_words, Meter};
 use crate::{Error, Outcome, Result};
 use serde_json::json;
@@ -134,7 +134,7 @@ fn shell_helps(manifest: &Manifest, quick_mode: bool) -> Vec<Option<help::ShellH
         .map(|tool| {
             let (program, words) = tool.program_and_words()?;
             let resolved = which::which_in(program, std::env::var_os("PATH"), &root).ok()?;
-            let shown = quick::base_name(program).to_string();
+            let shown = policy::file_name(program).to_string();
             // Quick mode's tool is the whole CLI: its top-level help is what a shell user reads.
             let words = if quick_mode { Vec::new() } else { words };
             Some((resolved.display().to_string(), shown, words))

@@ -7,6 +7,7 @@
 //! to `cat`, a 256 KiB cap per stream and 10 seconds; its whole process group is killed after.
 
 use super::draft::{self, HelpText};
+use super::policy::runs_arguments;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
@@ -14,12 +15,6 @@ use std::time::{Duration, Instant};
 
 const STREAM_LIMIT: u64 = 256 * 1024;
 const DEADLINE: Duration = Duration::from_secs(10);
-
-/// Whether `program` (a name or path) runs what its next word names: ferry never runs
-/// `program WORD --help` for those, since that runs WORD.
-pub fn runs_scripts(program: &str) -> bool {
-    super::policy::runs_arguments(program)
-}
 
 /// Runs `program ARGS` and returns what it printed, stdout then stderr.
 pub fn run(program: &str, args: &[&str]) -> String {
@@ -153,7 +148,8 @@ pub struct ShellHelp {
 /// words follow it. `None` when the program runs scripts (reading the script's help would run
 /// it) or printed nothing.
 pub fn for_command(program: &str, shown: &str, words: &[String]) -> Option<ShellHelp> {
-    if runs_scripts(program) {
+    // `program WORD --help` runs WORD when program runs its arguments.
+    if runs_arguments(program) {
         return None;
     }
     let top = run(program, &["--help"]);
@@ -197,11 +193,14 @@ mod tests {
 
     #[test]
     fn script_runners_are_never_given_their_next_word() {
-        assert!(runs_scripts("/usr/bin/python3.11"));
-        assert!(runs_scripts("sh"));
-        assert!(runs_scripts("/usr/bin/env"));
-        assert!(runs_scripts("node22"), "the same name rule as quick mode's");
-        assert!(!runs_scripts("/usr/bin/git"));
+        assert!(runs_arguments("/usr/bin/python3.11"));
+        assert!(runs_arguments("sh"));
+        assert!(runs_arguments("/usr/bin/env"));
+        assert!(
+            runs_arguments("node22"),
+            "the same name rule as quick mode's"
+        );
+        assert!(!runs_arguments("/usr/bin/git"));
         assert_eq!(for_command("/bin/sh", "sh", &["script.sh".into()]), None);
     }
 

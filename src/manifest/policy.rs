@@ -172,10 +172,22 @@ pub fn ok_exit(program: &str) -> Vec<i32> {
     }
 }
 
-/// A program's name as the table knows it: its file name without a version suffix
-/// (`/usr/bin/python3.11` is `python`, `node22` is `node`, `gcc-12` is `gcc`).
+/// A program's file name, as it is shown: `/usr/bin/git` and `git.exe` are `git`.
+pub fn file_name(program: &str) -> &str {
+    let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    let base = base.strip_suffix(".exe").unwrap_or(base);
+    if base.is_empty() {
+        program
+    } else {
+        base
+    }
+}
+
+/// A program's name as the table knows it: its [`file_name`] without a version suffix
+/// (`/usr/bin/python3.11` is `python`, `node22` is `node`, `gcc-12` is `gcc`). Quick mode,
+/// help reading and drafts all ask the table through this one rule.
 pub fn program_name(program: &str) -> &str {
-    let base = program.rsplit('/').next().unwrap_or(program);
+    let base = file_name(program);
     let name = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-');
     if name.is_empty() {
         base
@@ -226,7 +238,7 @@ pub fn is_script_flag(word: &str) -> bool {
 
 /// How a value reaches `program`'s script as data, for an error's hint.
 pub fn safe_form(program: &str) -> String {
-    let shown = program.rsplit('/').next().unwrap_or(program);
+    let shown = file_name(program);
     match program_name(program) {
         "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "busybox" => {
             format!("[\"{shown}\", \"-c\", \"echo \\\"$1\\\"\", \"{shown}\", \"{{x}}\"]")
@@ -267,5 +279,12 @@ mod tests {
         assert!(!runs_arguments("npm"), "`npm install --help` runs nothing");
         assert_eq!(ok_exit("/usr/bin/rg"), [0, 1]);
         assert_eq!(ok_exit("git"), [0]);
+        for (program, name) in [
+            ("/usr/bin/git", "git"),
+            ("git.exe", "git"),
+            ("python3.11", "python3.11"),
+        ] {
+            assert_eq!(file_name(program), name, "{program}");
+        }
     }
 }

@@ -7,8 +7,12 @@
 //! programs that run code in [`super::policy`]), each with its reason. They give clear errors;
 //! the kernel sandbox (`serve::sandbox`, read-only, no network) is what holds where they miss.
 
+use super::model::{
+    ItemKind, Manifest, OutputKind, Param, ParamKind, Permissions, ServerDef, TaskSupport, ToolDef,
+    DEFAULT_CONCURRENCY, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT,
+};
+use super::policy::file_name;
 use super::template::Element;
-use super::{ItemKind, Manifest, OutputKind, Param, ParamKind, Permissions, ServerDef, ToolDef};
 use crate::Error;
 use serde_json::{json, Map};
 use std::path::PathBuf;
@@ -297,11 +301,6 @@ fn is_option(arg: &str, option: &str) -> bool {
     }
 }
 
-/// The CLI's base name (`/usr/bin/git` → `git`).
-pub fn base_name(program: &str) -> &str {
-    program.rsplit('/').next().unwrap_or(program)
-}
-
 /// Why a CLI cannot be served in quick mode, if it cannot: one whose arguments are code never
 /// is; one that runs a project's code only when `--allow` names its subcommands (`limited`).
 pub fn refused_cli(program: &str, limited: bool) -> Option<String> {
@@ -323,7 +322,7 @@ pub fn check_args(
     args: &[String],
     allowed: Option<&[String]>,
 ) -> Result<(), String> {
-    let cli = base_name(program);
+    let cli = file_name(program);
     if args.iter().any(|a| a.contains('\0')) {
         return Err("an argument contains a NUL byte".into());
     }
@@ -377,7 +376,7 @@ pub fn check_args(
 
 /// The tool for one CLI. `summary` is the start of its `--help`.
 pub fn quick_tool(program: &str, summary: &str, allowed: Option<&[String]>) -> ToolDef {
-    let cli = base_name(program).to_string();
+    let cli = file_name(program).to_string();
     let name: String = cli
         .chars()
         .map(|c| {
@@ -432,7 +431,7 @@ pub fn quick_tool(program: &str, summary: &str, allowed: Option<&[String]>) -> T
         },
         confirm: None,
         needs: Vec::new(),
-        task: super::TaskSupport::Never,
+        task: TaskSupport::Never,
         line: 0,
     }
 }
@@ -462,7 +461,7 @@ pub fn resolve(clis: &[String], allows: &[String]) -> crate::Result<Vec<QuickCli
                     .with_hint("for example: --allow git:log,status,diff"),
             );
         };
-        if !clis.iter().any(|c| c == name || base_name(c) == name) {
+        if !clis.iter().any(|c| c == name || file_name(c) == name) {
             return Err(
                 Error::usage(format!("--allow names {name}, which no --cli serves"))
                     .with_hint(format!("add --cli {name}")),
@@ -473,7 +472,7 @@ pub fn resolve(clis: &[String], allows: &[String]) -> crate::Result<Vec<QuickCli
     for cli in clis {
         let limited = allows.iter().any(|a| {
             a.split_once(':')
-                .is_some_and(|(name, _)| name == cli || name == base_name(cli))
+                .is_some_and(|(name, _)| name == cli || name == file_name(cli))
         });
         if let Some(why) = refused_cli(cli, limited) {
             return Err(
@@ -490,7 +489,7 @@ pub fn resolve(clis: &[String], allows: &[String]) -> crate::Result<Vec<QuickCli
         // Two CLIs of one name would be two tools of one name, and the second unreachable.
         if resolved
             .iter()
-            .any(|r: &QuickCli| base_name(&r.program) == base_name(&program))
+            .any(|r: &QuickCli| file_name(&r.program) == file_name(&program))
         {
             return Err(
                 Error::usage(format!("--cli {cli} names a CLI already served"))
@@ -500,7 +499,7 @@ pub fn resolve(clis: &[String], allows: &[String]) -> crate::Result<Vec<QuickCli
         let allowed = allows
             .iter()
             .filter_map(|a| a.split_once(':'))
-            .find(|(name, _)| *name == cli || *name == base_name(cli))
+            .find(|(name, _)| *name == cli || *name == file_name(cli))
             .map(|(_, subs)| {
                 subs.split(',')
                     .map(str::trim)
@@ -539,9 +538,9 @@ pub fn manifest(clis: &[QuickCli], dir: PathBuf, network: bool) -> Manifest {
             )),
             roots: vec![dir],
             env: Vec::new(),
-            timeout: super::DEFAULT_TIMEOUT,
-            max_output: super::DEFAULT_MAX_OUTPUT,
-            concurrency: super::DEFAULT_CONCURRENCY,
+            timeout: DEFAULT_TIMEOUT,
+            max_output: DEFAULT_MAX_OUTPUT,
+            concurrency: DEFAULT_CONCURRENCY,
         },
         tools,
         resources: Vec::new(),
@@ -689,5 +688,38 @@ mod tests {
         // A package manager runs project code unless limited to named subcommands.
         assert!(refused_cli("npm", false).unwrap().contains("--allow"));
         assert!(refused_cli("npm", true).is_none());
+    }
+
+    /// Quick mode, help reading and drafts ask the one table with the one name rule: a
+    /// versioned interpreter (`node22`) is the interpreter for each of them.
+    #[test]
+    fn every_user_of_the_table_finds_a_versioned_name() {
+        use crate::manifest::{draft, help};
+        // A `node22` that prints help like any program: only the table keeps ferry from
+        // running `node22 WORD --help`.
+        let dir = std::env::temp_dir().join(format!("ferry-policy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let node22 = dir.join("node22");
+        let _ = std::fs::remove_file(&node22);
+        std::os::unix::fs::symlink(which::which("ls").unwrap(), &node22).unwrap();
+        let node22 = node22.to_str().unwrap();
+        assert!(!help::run(node22, &["--help"]).is_empty());
+        for program in [node22, "node22", "/usr/bin/python3.11", "perl5.36"] {
+            assert!(refused_cli(program, false).is_some(), "quick: {program}");
+            assert!(refused_cli(program, true).is_some(), "quick: {program}");
+            assert_eq!(
+                help::for_command(program, "node22", &["script.js".into()]),
+                None,
+                "help: {program}"
+            );
+            assert!(
+                draft::draft(program, &[]).contains("can run code or commands it is given"),
+                "draft: {program}"
+            );
+        }
+        // And a program that runs no code is read and drafted without the warning.
+        assert!(refused_cli("/usr/bin/git", false).is_none());
+        assert!(!draft::draft("git", &[]).contains("can run code"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -117,6 +117,25 @@ pub fn parse_element(text: &str) -> Result<Element, String> {
 }
 
 impl Element {
+    /// The string a manifest writes for this element, which [`parse_element`] reads back as
+    /// it (fixed braces doubled); `None` for a group, written as an array of its elements.
+    pub fn template_text(&self) -> Option<String> {
+        let fixed = |text: &str| text.replace('{', "{{").replace('}', "}}");
+        Some(match self {
+            Element::Word(word) => fixed(word),
+            Element::Whole(name) => format!("{{{name}}}"),
+            Element::Spread(name) => format!("{{{name}*}}"),
+            Element::Mixed(pieces) => pieces
+                .iter()
+                .map(|piece| match piece {
+                    Piece::Text(text) => fixed(text),
+                    Piece::Param(name) => format!("{{{name}}}"),
+                })
+                .collect(),
+            Element::Group(_) => return None,
+        })
+    }
+
     /// Every parameter this element names, with whether it spreads.
     pub fn params(&self, out: &mut Vec<(String, bool)>) {
         match self {
@@ -316,6 +335,27 @@ mod tests {
         assert!(parse_element("{open").is_err());
         assert!(parse_element("{not a name}").is_err());
         assert!(parse_element("close}").is_err());
+    }
+
+    #[test]
+    fn an_element_is_written_as_the_text_that_parses_back_to_it() {
+        for text in [
+            "log",
+            "{count}",
+            "{paths*}",
+            "--author={a}",
+            "-L{range}",
+            "{{literal}}",
+            "we\"ird{{x}}",
+            "{a}{{b}}{c}",
+        ] {
+            let element = parse_element(text).unwrap();
+            assert_eq!(element.template_text().as_deref(), Some(text));
+        }
+        assert_eq!(
+            Element::Group(elements(&["-n", "{n}"])).template_text(),
+            None
+        );
     }
 
     #[test]

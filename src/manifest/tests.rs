@@ -2,6 +2,8 @@
 //! model reads, and every kind of mistake is refused with its line.
 
 use super::*;
+use serde_json::json;
+use std::path::PathBuf;
 
 fn dir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ferry-manifest-{}", std::process::id()));
