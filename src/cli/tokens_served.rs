@@ -126,7 +126,7 @@ pub fn served(what: Served, meter: &Meter, as_json: bool) -> Result<Outcome> {
 
 /// Each tool's shell help, read concurrently (once per distinct command).
 fn shell_helps(manifest: &Manifest, quick_mode: bool) -> Vec<Option<help::ShellHelp>> {
-    let root = manifest.server.roots.first().cloned().unwrap_or_default();
+    let root = manifest.server.roots.working_dir().clone();
     // (resolved program, as the manifest names it, fixed words)
     let commands: Vec<Option<(String, String, Vec<String>)>> = manifest
         .tools

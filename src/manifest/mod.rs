@@ -1,4 +1,4 @@
-//! The serve manifest (DESIGN.md section 4): a TOML file that says which commands `ferry
+//! The serve manifest (docs/manifest.md): a TOML file that says which commands `ferry
 //! serve` exposes as MCP tools, resources, resource templates and prompts, and with what
 //! parameters. It compiles into the schema model (each tool's `inputSchema`, draft 2020-12,
 //! `additionalProperties: false`), so listing, help, the meter and the checks serve applies

@@ -184,8 +184,8 @@ impl TaskSupport {
     }
 }
 
-/// What a command may touch beyond what every command gets (DESIGN.md section 4,
-/// "Confinement"): the kernel sandbox of `serve` enforces it. Paths are absolute: `~/` is the
+/// What a command may touch beyond what every command gets (docs/sandbox.md): the kernel
+/// sandbox of `serve` enforces it. Paths are absolute: `~/` is the
 /// home directory, a relative path is relative to the first root.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Permissions {
@@ -306,7 +306,7 @@ pub struct ServerDef {
     pub instructions: Option<String>,
     /// Canonical directories path parameters may point into; the first is the working
     /// directory.
-    pub roots: Vec<PathBuf>,
+    pub roots: Roots,
     /// Environment variables passed through besides `BASE_ENV` (globs).
     pub env: Vec<String>,
     pub timeout: Duration,
@@ -347,5 +347,26 @@ impl Param {
             exists: true,
             header: None,
         }
+    }
+}
+
+/// The served roots: canonical directories, never none (a manifest without `roots` serves its
+/// own directory), so there is always a first one to run commands in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Roots(Vec<PathBuf>);
+
+impl Roots {
+    pub fn new(first: PathBuf, rest: impl IntoIterator<Item = PathBuf>) -> Roots {
+        Roots(std::iter::once(first).chain(rest).collect())
+    }
+
+    /// The first root: where commands run, and what relative paths start from.
+    pub fn working_dir(&self) -> &PathBuf {
+        &self.0[0]
+    }
+
+    /// Every root, the first first.
+    pub fn all(&self) -> &[PathBuf] {
+        &self.0
     }
 }

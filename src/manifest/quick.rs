@@ -536,7 +536,7 @@ pub fn manifest(clis: &[QuickCli], dir: PathBuf, network: bool) -> Manifest {
                 "Command-line tools run without a shell: {}.",
                 names.join(", ")
             )),
-            roots: vec![dir],
+            roots: super::Roots::new(dir, []),
             env: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
             max_output: DEFAULT_MAX_OUTPUT,

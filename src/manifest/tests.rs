@@ -1,4 +1,4 @@
-//! The manifest format of DESIGN.md section 4: the example loads and compiles to the schema the
+//! The manifest format of docs/manifest.md: the example loads and compiles to the schema the
 //! model reads, and every kind of mistake is refused with its line.
 
 use super::*;
@@ -88,7 +88,7 @@ fn the_design_example_loads_and_compiles() {
     let manifest = parse(EXAMPLE, &dir.join("repo.toml")).unwrap();
     assert_eq!(manifest.server.name, "repo");
     assert_eq!(
-        manifest.server.roots,
+        manifest.server.roots.all(),
         [std::fs::canonicalize(&dir).unwrap()]
     );
     let tools = manifest.tools();

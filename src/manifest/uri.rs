@@ -51,7 +51,7 @@ pub fn match_uri(
                     None => rest_u.len(),
                 };
                 // Checked once decoded: `%2F` is a slash too, and `..%2F..` would climb.
-                let value = percent_decode(&rest_u[..len])?;
+                let value = crate::words::percent_decode(&rest_u[..len])?;
                 let slash = value.contains('/') && !path_like(name);
                 if value.is_empty() || slash || value.contains(char::is_control) {
                     return None;
@@ -61,21 +61,4 @@ pub fn match_uri(
             }
         }
     }
-}
-
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }

@@ -66,7 +66,7 @@ impl ManifestProvider {
     /// Prepares a manifest: every command is resolved to an absolute path now, so a missing
     /// one is a start-up error naming it and PATH is never looked up per call.
     pub fn new(mut manifest: Manifest, confinement: Confinement) -> Result<ManifestProvider> {
-        let root = manifest.server.roots[0].clone();
+        let root = manifest.server.roots.working_dir().clone();
         for tool in &mut manifest.tools {
             resolve_program(&mut tool.command, &root, &format!("tool {:?}", tool.name))?;
         }
@@ -95,7 +95,7 @@ impl ManifestProvider {
             .iter()
             .map(|t| ToolSchema::from_input_schema(&input_schema(&t.params)))
             .collect();
-        let roots = manifest.server.roots.clone();
+        let roots = manifest.server.roots.all().to_vec();
         let path = std::env::var_os("PATH");
         let policy = |what: String,
                       command: &[Element],
@@ -272,7 +272,7 @@ impl ManifestProvider {
         Job {
             argv,
             env: self.environment(),
-            cwd: self.manifest.server.roots[0].clone(),
+            cwd: self.manifest.server.roots.working_dir().clone(),
             stdin,
             timeout: timeout.unwrap_or(self.manifest.server.timeout),
             max_output: self.manifest.server.max_output,
@@ -317,8 +317,8 @@ impl ManifestProvider {
                 continue;
             };
             let resolve = |text: &str| -> std::result::Result<Value, String> {
-                let path = roots[0].join(text);
-                confine(&path, roots, param.exists)
+                let path = roots.working_dir().join(text);
+                confine(&path, roots.all(), param.exists)
                     .map(|p| Value::String(p.display().to_string()))
                     .map_err(|why| format!("{} {text:?}: {why}", param.name))
             };
@@ -430,7 +430,7 @@ impl ManifestProvider {
                     let failed = !matches!(finished.ending, Ending::Exited(code) if tool.ok_exit.contains(&code));
                     let said = format!("{}\n{}", finished.stderr.text(), finished.stdout.text());
                     failed
-                        .then(|| sandbox::explain_denial(policy, &self.manifest.server.roots[0], &said))
+                        .then(|| sandbox::explain_denial(policy, self.manifest.server.roots.working_dir(), &said))
                         .flatten()
                 });
                 let result = call_result(tool, finished, timeout, ctx.modern)?;
@@ -481,7 +481,7 @@ impl ManifestProvider {
     /// somewhere outside the roots since serving started is refused.
     async fn read_file(&self, path: &std::path::Path) -> std::result::Result<Vec<u8>, String> {
         let path = path.to_path_buf();
-        let roots = self.manifest.server.roots.clone();
+        let roots = self.manifest.server.roots.all().to_vec();
         let hidden = self.hidden.clone();
         let limit = self.manifest.server.max_output;
         tokio::task::spawn_blocking(move || manifest::read_confined(&path, &roots, &hidden, limit))

@@ -300,6 +300,12 @@ impl Reader {
                 return Err(self.fail(other.line, "roots must be an array of directories"))
             }
         }
+        // Never empty: no `roots` is the manifest's directory, and `[]` is refused above.
+        let mut roots = roots.into_iter();
+        let Some(first) = roots.next() else {
+            return Err(self.fail(node.line, "roots must name at least one directory"));
+        };
+        let roots = Roots::new(first, roots);
         let env = match node.get("env") {
             None => Vec::new(),
             Some(Node {

@@ -120,8 +120,8 @@ impl Reader {
                 (None, None, Some(i)) => {
                     let file = self.string(i, "image")?;
                     let path = confine(
-                        &manifest.server.roots[0].join(&file),
-                        &manifest.server.roots,
+                        &manifest.server.roots.working_dir().join(&file),
+                        manifest.server.roots.all(),
                         true,
                     )
                     .map_err(|why| self.fail(i.line, format!("{what}: image {file:?}: {why}")))?;

@@ -39,8 +39,8 @@ impl Reader {
         let source = match (node.get("file"), node.get("command")) {
             (Some(f), None) => {
                 let file = self.string(f, "file")?;
-                let root = &server.roots[0];
-                let path = confine(&root.join(&file), &server.roots, true)
+                let root = server.roots.working_dir();
+                let path = confine(&root.join(&file), server.roots.all(), true)
                     .map_err(|why| self.fail(f.line, format!("{what}: file {file:?}: {why}")))?;
                 ResourceSource::File(path)
             }

@@ -286,7 +286,7 @@ impl Reader {
                 )),
             }
         };
-        let root = &server.roots[0];
+        let root = server.roots.working_dir();
         let mut permissions = Permissions::default();
         for (text, _) in list("reads")? {
             let path = place(&text, root);
@@ -297,14 +297,15 @@ impl Reader {
         if writes && node.get("writes").is_some() {
             let mut places = Vec::new();
             for (text, line) in list("writes")? {
-                let path = confine(&place(&text, root), &server.roots, false).map_err(|why| {
-                    self.fail(
-                        line,
-                        format!(
+                let path =
+                    confine(&place(&text, root), server.roots.all(), false).map_err(|why| {
+                        self.fail(
+                            line,
+                            format!(
                             "{what}: writes {text:?}: {why}; a tool writes only under the roots"
                         ),
-                    )
-                })?;
+                        )
+                    })?;
                 places.push(path);
             }
             permissions.writes = Some(places);

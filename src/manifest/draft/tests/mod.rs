@@ -65,7 +65,7 @@ fn check(text: &str) -> Vec<Tool> {
     assert!(!server.name.is_empty());
     assert!(server.instructions.is_some());
     assert_eq!(
-        server.roots,
+        server.roots.all(),
         [std::fs::canonicalize(".").unwrap()],
         "roots = [\".\"]"
     );
