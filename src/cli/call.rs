@@ -11,7 +11,8 @@ use super::terminal::{Console, Local};
 use super::{options, Globals};
 use crate::client::catalog::{self, Listing};
 use crate::client::config::ServerSpec;
-use crate::client::{CacheEntry, CallContext, Session};
+use crate::client::tasks::{self, Called, Fetched, Task};
+use crate::client::{CacheEntry, CallContext, Session, Target};
 use crate::daemon;
 use crate::daemon::client::Handed;
 use crate::daemon::pool::{Busy, Pool, ServerRef};
@@ -19,6 +20,7 @@ use crate::daemon::wire::Run;
 use crate::protocol::json_kind;
 use crate::protocol::tools::Tool;
 use crate::render::output::{self, OutputContext};
+use crate::render::text::escape_line;
 use crate::render::{prompts, tool_help};
 use crate::schema::ToolSchema;
 use crate::signals::block_on_interruptible;
@@ -26,6 +28,7 @@ use crate::words::closest;
 use crate::{Error, Outcome, Result};
 use clap::{Arg, ArgAction, Command};
 use serde_json::{json, Map, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -40,6 +43,8 @@ pub enum Action {
     Prompts,
     Prompt(String, Vec<String>),
     Tool(String, Vec<String>),
+    /// `--task ID`: a task's status, or its result once it has ended.
+    Task(String),
 }
 
 /// The options a server takes before a tool name.
@@ -59,6 +64,8 @@ fn server_options() -> Command {
                 .long("no-daemon")
                 .action(ArgAction::SetTrue),
         )
+        .arg(Arg::new("detach").long("detach").action(ArgAction::SetTrue))
+        .arg(Arg::new("task").long("task").value_name("ID"))
         .arg(Arg::new("max-tokens").long("max-tokens").value_name("N"))
         .arg(Arg::new("timeout").long("timeout").value_name("SECONDS"))
         .arg(
@@ -112,7 +119,7 @@ pub fn parse_server_words(
         .try_get_matches_from(words)
         .map_err(|e| {
             let (first, suggestion) = super::clap_message(&e);
-            let options = "--refresh, --json, --max-tokens N, --timeout SECONDS, --resources, --read URI, --prompts, --prompt NAME";
+            let options = "--refresh, --json, --max-tokens N, --timeout SECONDS, --detach, --resources, --read URI, --prompts, --prompt NAME, --task ID";
             let hint = match suggestion {
                 Some(s) => format!("did you mean {s}? a server takes {options} before a tool"),
                 None => format!("a server takes {options} before a tool; `{}` lists its tools", spec.invocation),
@@ -122,6 +129,7 @@ pub fn parse_server_words(
     globals.refresh |= matches.get_flag("refresh");
     globals.json |= matches.get_flag("json");
     globals.no_daemon |= matches.get_flag("no-daemon");
+    globals.detach |= matches.get_flag("detach");
     if let Some(text) = matches.get_one::<String>("max-tokens") {
         globals.max_tokens = Some(options::parse_max_tokens(text)?);
     }
@@ -135,6 +143,8 @@ pub fn parse_server_words(
         Action::Tool(name.clone(), rest.to_vec())
     } else if let Some((name, rest)) = prompt.split_first() {
         Action::Prompt(name.clone(), rest.to_vec())
+    } else if let Some(id) = matches.get_one::<String>("task") {
+        Action::Task(id.clone())
     } else if let Some(uri) = matches.get_one::<String>("read") {
         Action::Read(uri.clone())
     } else if matches.get_flag("resources") {
@@ -254,6 +264,7 @@ impl Ctx {
             timeout,
             progress: self.console.stderr_is_terminal(),
             headers,
+            tasks: false,
         }
     }
 
@@ -380,6 +391,7 @@ fn call_options(globals: &Globals) -> CallOptions {
         raw_json: globals.json,
         max_tokens: globals.max_tokens,
         timeout: globals.timeout,
+        detach: globals.detach,
     }
 }
 
@@ -414,6 +426,27 @@ async fn run_action(
             Ok(Outcome::Success)
         }
         Action::Tool(name, words) => call_tool(spec, &name, &words, globals, ctx).await,
+        Action::Task(id) => {
+            if let Some(refusal) = cold_stdio_refusal(&spec, ctx, Some(&id)) {
+                return Err(refusal);
+            }
+            let held = ctx.open(&spec, globals.timeout, false).await?;
+            let timeout = catalog::timeout_for(&spec, globals.timeout);
+            let fetched =
+                tasks::fetch(held.session(), &id, &ctx.request(timeout, Vec::new())).await;
+            held.end(&spec, false).await;
+            match fetched? {
+                Fetched::Running(task) => {
+                    ctx.console.emit(&if options.raw_json {
+                        output::compact_json(task.body())
+                    } else {
+                        task.line()
+                    })?;
+                    Ok(Outcome::TaskRunning)
+                }
+                Fetched::Done(result) => finish(&spec, "task", Ok(result), &options, true, ctx),
+            }
+        }
         Action::Resources => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
             let listed = list_resources(held.session()).await;
@@ -553,6 +586,7 @@ async fn call_tool(
     }
     let mut options = call_options(&globals);
     options.raw_json |= parsed.options.raw_json;
+    options.detach |= parsed.options.detach;
     options.max_tokens = parsed
         .options
         .max_tokens
@@ -564,6 +598,14 @@ async fn call_tool(
     // Parameters the tool mirrors into headers (`x-mcp-header`) travel as Mcp-Param-*.
     let param_headers =
         crate::protocol::tools::param_headers(&tool.input_schema, &params["arguments"]);
+    if options.detach {
+        if let Some(refusal) = cold_stdio_refusal(&spec, ctx, None) {
+            if let Some(held) = held {
+                held.end(&spec, false).await;
+            }
+            return Err(refusal);
+        }
+    }
     let held = match held {
         Some(held) => {
             // Opened to list the tools before the call's own options were known.
@@ -574,15 +616,96 @@ async fn call_tool(
         }
         None => ctx.open(&spec, options.timeout, false).await?,
     };
-    let result = held
-        .session()
-        .request_with("tools/call", params, &ctx.request(timeout, param_headers))
-        .await;
+    let request = ctx.request(timeout, param_headers);
+    let result = match call_or_task(
+        &spec,
+        &tool,
+        held.session(),
+        params,
+        &options,
+        &request,
+        ctx,
+    )
+    .await
+    {
+        Ok(None) => {
+            held.end(&spec, true).await;
+            return Ok(Outcome::Success);
+        }
+        Ok(Some(result)) => Ok(result),
+        Err(e) => Err(e),
+    };
     ctx.console.finish_progress();
     let outcome = finish(&spec, name, result, &options, true, ctx);
     // The output is out; the cache is brought up to date while the server stops.
     held.end(&spec, true).await;
     outcome
+}
+
+/// Calls a tool, and waits for it when it becomes a task (its status on the terminal), unless
+/// `--detach` asked to leave the task running: then its id is printed and `None` returned.
+async fn call_or_task(
+    spec: &ServerSpec,
+    tool: &Tool,
+    session: &Session,
+    params: Value,
+    options: &CallOptions,
+    request: &CallContext,
+    ctx: &Ctx,
+) -> Result<Option<Value>> {
+    let augment = tasks::augments(session, tool, options.detach);
+    let task = match tasks::call(session, params, augment, request).await? {
+        Called::Done(result) => return Ok(Some(result)),
+        Called::Task(task) => task,
+    };
+    if options.detach {
+        let id = flags::shell_word(&task.id);
+        ctx.console.emit(&escape_line(&task.id))?;
+        ctx.console.warn(&format!(
+            "task {id} is {}; fetch it with: {} --task {id}",
+            task.status.name(),
+            spec.invocation
+        ));
+        return Ok(None);
+    }
+    let shown = AtomicBool::new(false);
+    let show = |task: &Task| {
+        if request.progress {
+            shown.store(true, Ordering::SeqCst);
+            let line: String = format!("task {}", task.line()).chars().take(100).collect();
+            ctx.console.status(&format!("\r\x1b[K{line}"));
+        }
+    };
+    let result = tasks::wait(session, task, request, &show).await;
+    if shown.load(Ordering::SeqCst) {
+        ctx.console.status("\r\x1b[K");
+    }
+    result.map(Some)
+}
+
+/// Why a task cannot be left running or fetched later on a cold call of a stdio server: its
+/// tasks live in its process, which a cold call starts and stops. `None` where they can.
+fn cold_stdio_refusal(spec: &ServerSpec, ctx: &Ctx, fetching: Option<&str>) -> Option<Error> {
+    if ctx.pool.is_some() || !matches!(spec.target, Target::Stdio { .. }) {
+        return None;
+    }
+    let (what, hint) = match fetching {
+        Some(id) => (
+            format!("task {}", escape_line(id)),
+            "fetch it through the daemon (without --no-daemon or FERRY_NO_DAEMON=1), from the shell that started it",
+        ),
+        None => (
+            "a detached task".to_string(),
+            "call it through the daemon (without --no-daemon, FERRY_NO_DAEMON=1 or \"keepAlive\": false), from the shell that will fetch it; or leave out --detach and wait for the result",
+        ),
+    };
+    Some(
+        Error::usage(format!(
+            "{what} needs the warm daemon: {}'s tasks live in its process, which a cold call starts and stops",
+            spec.name
+        ))
+        .with_hint(hint),
+    )
 }
 
 /// `name` in a list just fetched: the tool, or the "unknown tool" error with a suggestion.
@@ -798,6 +921,7 @@ mod tests {
             Ok(Action::Tool(name, rest)) => format!("tool {name} {rest:?}"),
             Ok(Action::Prompt(name, rest)) => format!("prompt {name} {rest:?}"),
             Ok(Action::Read(uri)) => format!("read {uri}"),
+            Ok(Action::Task(id)) => format!("task {id}"),
             Ok(Action::Resources) => "resources".into(),
             Ok(Action::Prompts) => "prompts".into(),
             Ok(Action::ListTools) => "list".into(),
@@ -812,6 +936,10 @@ mod tests {
         assert_eq!(action(&["-h"]).0, "list");
         assert_eq!(action(&["--resources"]).0, "resources");
         assert_eq!(action(&["--read", "x://y"]).0, "read x://y");
+        assert_eq!(action(&["--task", "t-1"]).0, "task t-1");
+        let (a, g) = action(&["--detach", "research", "--topic", "x"]);
+        assert_eq!(a, "tool research [\"--topic\", \"x\"]");
+        assert!(g.detach);
         assert_eq!(
             action(&["--prompt", "p", "--arg", "v"]).0,
             "prompt p [\"--arg\", \"v\"]"

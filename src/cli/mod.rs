@@ -40,6 +40,8 @@ pub struct Globals {
     pub timeout: Option<f64>,
     /// Call cold: start the server for this call only, not through the daemon.
     pub no_daemon: bool,
+    /// Leave a call that becomes a task running, and print its id.
+    pub detach: bool,
 }
 
 const ABOUT: &str =
@@ -586,6 +588,7 @@ fn globals_of(matches: &ArgMatches) -> Result<Globals> {
         refresh: matches.get_flag("refresh"),
         json: matches.get_flag("json"),
         no_daemon: matches.get_flag("no-daemon"),
+        detach: false,
         max_tokens: matches
             .get_one::<String>("max-tokens")
             .map(|t| options::parse_max_tokens(t))

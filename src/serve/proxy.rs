@@ -338,6 +338,8 @@ impl ProxyProvider {
                 &tool.input_schema,
                 &Value::Object(arguments.clone()),
             ),
+            // Task-augmented calls are the proxy's to pass through, not handled here yet.
+            tasks: false,
         };
         let params = json!({"name": tool.name, "arguments": arguments});
         match self
