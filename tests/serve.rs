@@ -825,3 +825,38 @@ required = true
     );
     assert!(unknown["error"]["code"].is_i64(), "{unknown}");
 }
+
+/// ferry as the client of served tools that run as tasks (`task = true`, the 2026-07-28
+/// extension), through `ferry --cmd 'ferry serve --manifest ...'`: a task that asks a question
+/// (answered with its default, through `tasks/update`) prints its result; a command that
+/// fails is the tool's error (exit 1); a task that fails with a JSON-RPC error is exit 3.
+#[test]
+fn served_task_tools_are_waited_for_by_ferry_as_their_client() {
+    let env = Env::new();
+    let server = served_tasks();
+    let mut build = env.command(&["--cmd", &server, "build"]);
+    build.env("FERRY_ELICIT", "defaults");
+    let built: Run = build.output().unwrap().into();
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    assert_eq!(built.stdout, "built {\"t\":\"arm64\"}\n");
+    assert_eq!(built.stderr, "");
+
+    let broken = env.run(&["--cmd", &server, "broken"]);
+    assert_eq!(broken.code, 1, "{}", broken.stderr);
+    assert_eq!(
+        broken.stdout,
+        "broken failed: exit code 1\nstderr (last lines):\nthe build broke\n"
+    );
+
+    let crashed = env.run(&["--cmd", &server, "crashed"]);
+    assert_eq!(crashed.code, 3, "{}", crashed.stderr);
+    assert_eq!(crashed.stdout, "");
+    assert_eq!(
+        crashed.stderr,
+        "error: ferry's task failed: the job broke (code -32603)\n"
+    );
+
+    // An optional task tool that answers at once is an ordinary call.
+    let quick = env.run(&["--cmd", &server, "soak", "--seconds", "0"]);
+    assert_eq!(quick.code, 0, "{}", quick.stderr);
+}

@@ -216,19 +216,22 @@ pub async fn wait(
 ) -> Result<Value> {
     let context = with_tasks(context);
     let mut cancel = session.send_on_drop("tasks/cancel", json!({"taskId": task.id}), &context);
-    let id = task.id.clone();
     let limit = context.timeout;
     let outcome = tokio::time::timeout(limit, follow(session, task, &context, status)).await;
-    match outcome {
-        Err(_) => Err(Error::timeout(format!(
-            "{} did not finish task {} within {}s; it was cancelled",
+    let timed_out = || {
+        Error::timeout(format!(
+            "{} did not finish the task within {}s; it was cancelled",
             session.name(),
-            escape_line(&id),
             limit.as_secs_f64()
         ))
         .with_hint(
             "raise the limit with --timeout SECONDS, or leave the task running with --detach",
-        )),
+        )
+    };
+    match outcome {
+        Err(_) => Err(timed_out()),
+        // A request of the wait that ran out of time ran out of the wait's.
+        Ok(Err(e)) if e.kind == crate::ErrorKind::Timeout => Err(timed_out()),
         Ok(Err(e)) => Err(e),
         Ok(Ok(result)) => {
             // The task has ended: nothing is left to cancel.
@@ -342,8 +345,7 @@ async fn ended(session: &Session, task: Task, context: &CallContext) -> Result<V
     let name = session.name();
     match task.status {
         Status::Cancelled => Err(Error::server(format!(
-            "{name}'s task {} was cancelled{}",
-            escape_line(&task.id),
+            "{name}'s task was cancelled{}",
             task.message
                 .as_deref()
                 .map(|m| format!(": {}", escape_line(m)))
@@ -357,8 +359,7 @@ async fn ended(session: &Session, task: Task, context: &CallContext) -> Result<V
         Status::Completed => match task.body.get("result") {
             Some(result @ Value::Object(_)) => Ok(result.clone()),
             _ => Err(Error::server(format!(
-                "{name} says task {} completed but sent no result object",
-                escape_line(&task.id)
+                "{name} says the task completed but sent no result object"
             ))),
         },
         _ => {
@@ -370,8 +371,7 @@ async fn ended(session: &Session, task: Task, context: &CallContext) -> Result<V
                 .or(task.message.clone())
                 .unwrap_or_else(|| "no reason given".into());
             Err(Error::server(format!(
-                "{name}'s task {} failed: {}",
-                escape_line(&task.id),
+                "{name}'s task failed: {}",
                 escape_line(&error)
             )))
         }

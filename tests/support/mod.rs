@@ -372,6 +372,14 @@ pub fn serve_manifest() -> String {
     require(fixtures().join("serve.toml"))
 }
 
+/// `ferry serve` of the manifest whose tools run as tasks, as a server command line.
+pub fn served_tasks() -> String {
+    format!(
+        "{FERRY} serve --manifest {}",
+        require(fixtures().join("tasks.toml"))
+    )
+}
+
 /// The serve fixtures' root directory (canonical).
 pub fn serve_root() -> PathBuf {
     std::fs::canonicalize(fixtures().join("serve-root")).unwrap()
