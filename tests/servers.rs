@@ -718,12 +718,12 @@ fn a_tool_that_requires_a_task_is_called_as_one_and_prints_its_result() {
         "--topic",
         "tides",
         "--timeout",
-        "1.5",
+        "3",
     ]);
     assert_eq!(late.code, 4, "{}", late.stderr);
     assert!(
         late.stderr
-            .starts_with("error: index-js did not finish the task within 1.5s; it was cancelled\n"),
+            .starts_with("error: index-js did not finish the task within 3s; it was cancelled\n"),
         "{}",
         late.stderr
     );

@@ -12,7 +12,7 @@ use super::{options, Globals};
 use crate::client::catalog::{self, Listing};
 use crate::client::config::ServerSpec;
 use crate::client::tasks::{self, Called, Fetched, Task};
-use crate::client::{CacheEntry, CallContext, Session, Target};
+use crate::client::{CacheEntry, CallContext, Era, Session, Target};
 use crate::daemon;
 use crate::daemon::client::Handed;
 use crate::daemon::pool::{Busy, Pool, ServerRef};
@@ -427,7 +427,8 @@ async fn run_action(
         }
         Action::Tool(name, words) => call_tool(spec, &name, &words, globals, ctx).await,
         Action::Task(id) => {
-            if let Some(refusal) = cold_stdio_refusal(&spec, ctx, Some(&id)) {
+            let era = catalog::remembered_era(&spec, false);
+            if let Some(refusal) = cold_task_refusal(&spec, ctx, Some(&id), era.as_ref()) {
                 return Err(refusal);
             }
             let held = ctx.open(&spec, globals.timeout, false).await?;
@@ -599,7 +600,8 @@ async fn call_tool(
     let param_headers =
         crate::protocol::tools::param_headers(&tool.input_schema, &params["arguments"]);
     if options.detach {
-        if let Some(refusal) = cold_stdio_refusal(&spec, ctx, None) {
+        let era = catalog::remembered_era(&spec, false);
+        if let Some(refusal) = cold_task_refusal(&spec, ctx, None, era.as_ref()) {
             if let Some(held) = held {
                 held.end(&spec, false).await;
             }
@@ -659,6 +661,12 @@ async fn call_or_task(
         Called::Task(task) => task,
     };
     if options.detach {
+        // An era found out only now may hold the task in this session, which ends with the
+        // call: the task is cancelled rather than left where nobody can reach it.
+        if let Some(refusal) = cold_task_refusal(spec, ctx, None, Some(&session.era())) {
+            drop(session.send_on_drop("tasks/cancel", json!({"taskId": task.id}), request));
+            return Err(refusal);
+        }
         let id = flags::shell_word(&task.id);
         ctx.console.emit(&escape_line(&task.id))?;
         ctx.console.warn(&format!(
@@ -683,12 +691,32 @@ async fn call_or_task(
     result.map(Some)
 }
 
-/// Why a task cannot be left running or fetched later on a cold call of a stdio server: its
-/// tasks live in its process, which a cold call starts and stops. `None` where they can.
-fn cold_stdio_refusal(spec: &ServerSpec, ctx: &Ctx, fetching: Option<&str>) -> Option<Error> {
-    if ctx.pool.is_some() || !matches!(spec.target, Target::Stdio { .. }) {
+/// Why a task cannot be left running or fetched later by a cold call: a stdio server's tasks
+/// live in its process, and a handshake-era server's in the session that made them, both of
+/// which a cold call opens and closes. `era` is the server's, when known; `None` where a task
+/// outlives the call.
+fn cold_task_refusal(
+    spec: &ServerSpec,
+    ctx: &Ctx,
+    fetching: Option<&str>,
+    era: Option<&Era>,
+) -> Option<Error> {
+    if ctx.pool.is_some() {
         return None;
     }
+    let holder = if matches!(spec.target, Target::Stdio { .. }) {
+        format!(
+            "{}'s tasks live in its process, which a cold call starts and stops",
+            spec.name
+        )
+    } else if matches!(era, Some(Era::Handshake(_))) {
+        format!(
+            "{} keeps a task in the session that made it, which a cold call opens and closes",
+            spec.name
+        )
+    } else {
+        return None;
+    };
     let (what, hint) = match fetching {
         Some(id) => (
             format!("task {}", escape_line(id)),
@@ -699,13 +727,7 @@ fn cold_stdio_refusal(spec: &ServerSpec, ctx: &Ctx, fetching: Option<&str>) -> O
             "call it through the daemon (without --no-daemon, FERRY_NO_DAEMON=1 or \"keepAlive\": false), from the shell that will fetch it; or leave out --detach and wait for the result",
         ),
     };
-    Some(
-        Error::usage(format!(
-            "{what} needs the warm daemon: {}'s tasks live in its process, which a cold call starts and stops",
-            spec.name
-        ))
-        .with_hint(hint),
-    )
+    Some(Error::usage(format!("{what} needs the warm daemon: {holder}")).with_hint(hint))
 }
 
 /// `name` in a list just fetched: the tool, or the "unknown tool" error with a suggestion.

@@ -278,6 +278,11 @@ fn unknown_task_hint(session: &Session) -> String {
         "a stdio server's tasks live in its process: only the warm server that ran the call has \
          it, until it is stopped (idleTimeout, `ferry daemon stop`) or the task expires"
             .into()
+    } else if let Era::Handshake(_) = session.era() {
+        "this server keeps a task in the session that made it: only the warm session that ran \
+         the call has it, until it is stopped (idleTimeout, `ferry daemon stop`) or the task \
+         expires"
+            .into()
     } else {
         "the server may have dropped the task (its ttl), or the id is another server's".into()
     }
