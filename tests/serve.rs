@@ -860,3 +860,52 @@ fn served_task_tools_are_waited_for_by_ferry_as_their_client() {
     let quick = env.run(&["--cmd", &server, "soak", "--seconds", "0"]);
     assert_eq!(quick.code, 0, "{}", quick.stderr);
 }
+
+/// A 2026-07-28 server reached by URL keeps its tasks past the call, so a cold ferry may
+/// detach one and fetch it later by id (its polls carry the task's id in `Mcp-Name`, which
+/// serve checks): exit 75 while it runs, its result once done; an id it does not know is exit
+/// 3 with the server's word.
+#[test]
+fn a_task_of_a_server_reached_by_url_is_fetched_cold() {
+    let env = Env::new();
+    let served = HttpServed::start(&env, &["--manifest", &tasks_manifest(), "--no-token"]);
+    // The call declares what its client can answer (elicitation, given defaults).
+    let mut detach = env.command(&[&served.url, "build", "--detach"]);
+    detach.env("FERRY_ELICIT", "defaults");
+    let detached: Run = detach.output().unwrap().into();
+    assert_eq!(detached.code, 0, "{}", detached.stderr);
+    let id = detached.stdout.trim_end().to_string();
+    assert_eq!(
+        detached.stderr,
+        format!(
+            "task {id} is working; fetch it with: ferry {} --task {id}\n",
+            served.url
+        )
+    );
+    let running = env.run(&[&served.url, "--task", &id]);
+    assert_eq!(running.code, 75, "{}", running.stderr);
+    assert_eq!(running.stdout, "working\n");
+    // Its question is answered by whoever fetches it after it asked: with the default here.
+    let mut done = None;
+    assert!(wait_until(20, || {
+        let mut fetch = env.command(&[&served.url, "--task", &id]);
+        fetch.env("FERRY_ELICIT", "defaults");
+        let fetched: Run = fetch.output().unwrap().into();
+        let ended = fetched.code != 75;
+        done = ended.then_some(fetched);
+        ended
+    }));
+    let done = done.unwrap();
+    assert_eq!(done.code, 0, "{}{}", done.stdout, done.stderr);
+    assert_eq!(done.stdout, "built {\"t\":\"arm64\"}\n");
+
+    let unknown = env.run(&[&served.url, "--task", "nope"]);
+    assert_eq!(unknown.code, 3, "{}", unknown.stderr);
+    assert!(
+        unknown
+            .stderr
+            .starts_with("error: mcp answered tasks/get with an error: no task \"nope\" here"),
+        "{}",
+        unknown.stderr
+    );
+}

@@ -241,10 +241,15 @@ pub async fn wait(
     }
 }
 
-/// Looks at a task once: how it runs, or, when it has ended, its result.
+/// Looks at a task once: how it runs, or, when it has ended, its result. A 2026-07-28 task
+/// waiting on questions has them answered (with the context's handler) and is looked at again.
 pub async fn fetch(session: &Session, id: &str, context: &CallContext) -> Result<Fetched> {
     let context = with_tasks(context);
-    let task = get(session, id, &context).await?;
+    let mut task = get(session, id, &context).await?;
+    if task.status == Status::InputRequired && matches!(session.era(), Era::Stateless(_)) {
+        answer_questions(session, &task, &mut HashSet::new(), &context).await?;
+        task = get(session, id, &context).await?;
+    }
     if !task.status.is_terminal() {
         return Ok(Fetched::Running(task));
     }

@@ -372,12 +372,14 @@ pub fn serve_manifest() -> String {
     require(fixtures().join("serve.toml"))
 }
 
+/// The manifest whose tools run as tasks.
+pub fn tasks_manifest() -> String {
+    require(fixtures().join("tasks.toml"))
+}
+
 /// `ferry serve` of the manifest whose tools run as tasks, as a server command line.
 pub fn served_tasks() -> String {
-    format!(
-        "{FERRY} serve --manifest {}",
-        require(fixtures().join("tasks.toml"))
-    )
+    format!("{FERRY} serve --manifest {}", tasks_manifest())
 }
 
 /// The serve fixtures' root directory (canonical).
