@@ -909,3 +909,31 @@ fn a_task_of_a_server_reached_by_url_is_fetched_cold() {
         unknown.stderr
     );
 }
+
+/// Ctrl-C on a cold call that became a task of a server reached by URL cancels the task before
+/// ferry exits (the server, not ferry, runs it): its command stops.
+#[test]
+fn ctrl_c_on_a_cold_task_cancels_it_on_the_server() {
+    let env = Env::new();
+    let served = HttpServed::start(&env, &["--manifest", &tasks_manifest(), "--no-token"]);
+    let child = env
+        .command(&[&served.url, "soak", "--seconds", "37.25"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(wait_until(10, || processes_matching("sleep 37.25").len() == 1));
+    // Past half a second the call is a task.
+    std::thread::sleep(Duration::from_millis(800));
+    // SAFETY (test): the ferry this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let interrupted = child.wait_with_output().unwrap();
+    assert_eq!(interrupted.status.code(), Some(130));
+    assert!(
+        wait_until(10, || processes_matching("sleep 37.25").is_empty()),
+        "the task's command still runs"
+    );
+}

@@ -426,28 +426,7 @@ async fn run_action(
             Ok(Outcome::Success)
         }
         Action::Tool(name, words) => call_tool(spec, &name, &words, globals, ctx).await,
-        Action::Task(id) => {
-            let era = catalog::remembered_era(&spec, false);
-            if let Some(refusal) = cold_task_refusal(&spec, ctx, Some(&id), era.as_ref()) {
-                return Err(refusal);
-            }
-            let held = ctx.open(&spec, globals.timeout, false).await?;
-            let timeout = catalog::timeout_for(&spec, globals.timeout);
-            let fetched =
-                tasks::fetch(held.session(), &id, &ctx.request(timeout, Vec::new())).await;
-            held.end(&spec, false).await;
-            match fetched? {
-                Fetched::Running(task) => {
-                    ctx.console.emit(&if options.raw_json {
-                        output::compact_json(task.body())
-                    } else {
-                        task.line()
-                    })?;
-                    Ok(Outcome::TaskRunning)
-                }
-                Fetched::Done(result) => finish(&spec, "task", Ok(result), &options, true, ctx),
-            }
-        }
+        Action::Task(id) => fetch_task(spec, &id, &globals, &options, ctx).await,
         Action::Resources => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
             let listed = list_resources(held.session()).await;
@@ -495,6 +474,36 @@ async fn run_action(
             held.end(&spec, false).await;
             outcome
         }
+    }
+}
+
+/// `--task ID`: the task's status in one line (exit 75) while it runs, else its result as
+/// its call would have printed it.
+async fn fetch_task(
+    spec: ServerSpec,
+    id: &str,
+    globals: &Globals,
+    options: &CallOptions,
+    ctx: &Ctx,
+) -> Result<Outcome> {
+    let era = catalog::remembered_era(&spec, false);
+    if let Some(refusal) = cold_task_refusal(&spec, ctx, Some(id), era.as_ref()) {
+        return Err(refusal);
+    }
+    let held = ctx.open(&spec, globals.timeout, false).await?;
+    let timeout = catalog::timeout_for(&spec, globals.timeout);
+    let fetched = tasks::fetch(held.session(), id, &ctx.request(timeout, Vec::new())).await;
+    held.end(&spec, false).await;
+    match fetched? {
+        Fetched::Running(task) => {
+            ctx.console.emit(&if options.raw_json {
+                output::compact_json(task.body())
+            } else {
+                task.line()
+            })?;
+            Ok(Outcome::TaskRunning)
+        }
+        Fetched::Done(result) => finish(&spec, "task", Ok(result), options, true, ctx),
     }
 }
 
