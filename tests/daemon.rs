@@ -877,6 +877,17 @@ fn a_detached_task_is_fetched_warm_by_its_id() {
         "{}",
         running.stdout
     );
+    // From a shell whose environment differs (which keys a warm server of its own), the
+    // task's session still answers, and no other server is started for it.
+    let mut elsewhere = env.command(&["ev", "--task", &id]);
+    elsewhere.env("FERRY_TEST_ANOTHER_SHELL", "1");
+    let other: Run = elsewhere
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+        .into();
+    assert_eq!(other.code, 75, "{}", other.stderr);
+    assert_eq!(warm_pids(&env).len(), 1);
     let cold = env.run(&["--no-daemon", "ev", "--task", &id]);
     assert_eq!(cold.code, 2, "{}", cold.stderr);
     assert_eq!(
@@ -884,7 +895,7 @@ fn a_detached_task_is_fetched_warm_by_its_id() {
         format!(
             "error: task {id} needs the warm daemon: ev's tasks live in its process, which a \
              cold call starts and stops\nhint: fetch it through the daemon (without --no-daemon \
-             or FERRY_NO_DAEMON=1), from the shell that started it\n"
+             or FERRY_NO_DAEMON=1)\n"
         )
     );
 

@@ -742,7 +742,7 @@ fn a_tool_that_requires_a_task_is_called_as_one_and_prints_its_result() {
         detached.stderr,
         "error: a detached task needs the warm daemon: index-js's tasks live in its process, \
          which a cold call starts and stops\nhint: call it through the daemon (without \
-         --no-daemon, FERRY_NO_DAEMON=1 or \"keepAlive\": false), from the shell that will \
-         fetch it; or leave out --detach and wait for the result\n"
+         --no-daemon, FERRY_NO_DAEMON=1 or \"keepAlive\": false), or leave out --detach \
+         and wait for the result\n"
     );
 }

@@ -175,6 +175,14 @@ enum Held<'a> {
 }
 
 impl Held<'_> {
+    /// Records that a task left running lives in this session (the warm pool's), for a
+    /// later `--task ID`.
+    fn remember_task(&self, id: &str) {
+        if let Held::Warm { server, pool, .. } = self {
+            pool.remember_task(server, id);
+        }
+    }
+
     fn session(&self) -> &Session {
         match self {
             Held::Own(session) => session,
@@ -218,6 +226,17 @@ impl Ctx {
         timeout: Option<f64>,
         refresh: bool,
     ) -> Result<Held<'_>> {
+        self.open_for(spec, timeout, refresh, None).await
+    }
+
+    /// As `open`; with `task`, the warm session that holds that task when there is one.
+    async fn open_for(
+        &self,
+        spec: &ServerSpec,
+        timeout: Option<f64>,
+        refresh: bool,
+        task: Option<&str>,
+    ) -> Result<Held<'_>> {
         let opening = async {
             match &self.pool {
                 None => {
@@ -230,7 +249,10 @@ impl Ctx {
                 Some(pool) => {
                     let mut server = ServerRef::resolve_in(spec, self.console.environment())?;
                     server.elicitation = self.console.elicits();
-                    let (session, busy) = pool.begin(&server).await?;
+                    let (session, busy) = match task {
+                        Some(id) => pool.begin_for_task(&server, id).await?,
+                        None => pool.begin(&server).await?,
+                    };
                     Ok(Held::Warm {
                         server: Box::new(server),
                         session,
@@ -490,7 +512,9 @@ async fn fetch_task(
     if let Some(refusal) = cold_task_refusal(&spec, ctx, Some(id), era.as_ref()) {
         return Err(refusal);
     }
-    let held = ctx.open(&spec, globals.timeout, false).await?;
+    let held = ctx
+        .open_for(&spec, globals.timeout, false, Some(id))
+        .await?;
     let timeout = catalog::timeout_for(&spec, globals.timeout);
     let fetched = tasks::fetch(held.session(), id, &ctx.request(timeout, Vec::new())).await;
     held.end(&spec, false).await;
@@ -628,17 +652,7 @@ async fn call_tool(
         None => ctx.open(&spec, options.timeout, false).await?,
     };
     let request = ctx.request(timeout, param_headers);
-    let result = match call_or_task(
-        &spec,
-        &tool,
-        held.session(),
-        params,
-        &options,
-        &request,
-        ctx,
-    )
-    .await
-    {
+    let result = match call_or_task(&spec, &tool, &held, params, &options, &request, ctx).await {
         Ok(None) => {
             held.end(&spec, true).await;
             return Ok(Outcome::Success);
@@ -658,12 +672,13 @@ async fn call_tool(
 async fn call_or_task(
     spec: &ServerSpec,
     tool: &Tool,
-    session: &Session,
+    held: &Held<'_>,
     params: Value,
     options: &CallOptions,
     request: &CallContext,
     ctx: &Ctx,
 ) -> Result<Option<Value>> {
+    let session = held.session();
     let augment = tasks::augments(session, tool, options.detach);
     let task = match tasks::call(session, params, augment, request).await? {
         Called::Done(result) => return Ok(Some(result)),
@@ -676,6 +691,7 @@ async fn call_or_task(
             drop(session.send_on_drop("tasks/cancel", json!({"taskId": task.id}), request));
             return Err(refusal);
         }
+        held.remember_task(&task.id);
         let id = flags::shell_word(&task.id);
         ctx.console.emit(&escape_line(&task.id))?;
         ctx.console.warn(&format!(
@@ -729,11 +745,11 @@ fn cold_task_refusal(
     let (what, hint) = match fetching {
         Some(id) => (
             format!("task {}", escape_line(id)),
-            "fetch it through the daemon (without --no-daemon or FERRY_NO_DAEMON=1), from the shell that started it",
+            "fetch it through the daemon (without --no-daemon or FERRY_NO_DAEMON=1)",
         ),
         None => (
             "a detached task".to_string(),
-            "call it through the daemon (without --no-daemon, FERRY_NO_DAEMON=1 or \"keepAlive\": false), from the shell that will fetch it; or leave out --detach and wait for the result",
+            "call it through the daemon (without --no-daemon, FERRY_NO_DAEMON=1 or \"keepAlive\": false), or leave out --detach and wait for the result",
         ),
     };
     Some(Error::usage(format!("{what} needs the warm daemon: {holder}")).with_hint(hint))

@@ -253,7 +253,14 @@ pub struct Pool {
     opening: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Cached tools lists as parsed, by cache file, with the file's stamp when read.
     listings: Mutex<HashMap<PathBuf, (FileStamp, Arc<Listing>)>>,
+    /// The session each detached task was created in, by task id: a task lives there (a
+    /// stdio server's process, a handshake session), so `--task ID` must reach that session
+    /// even from a shell whose environment would key another one.
+    tasks: Mutex<HashMap<String, String>>,
 }
+
+/// How many detached tasks the pool remembers the sessions of.
+const TASKS_KEPT: usize = 10_000;
 
 /// What tells one version of a file from another: the cache is replaced by renames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -405,7 +412,46 @@ impl Pool {
     /// mark of the call under way. Once the server has asked its client anything, calls take
     /// turns, so that each question is answered for the one caller it can belong to.
     pub async fn begin(&self, server: &ServerRef) -> Result<(Arc<Session>, Busy<'_>)> {
-        let key = server.session_key();
+        self.begin_keyed(server, server.session_key()).await
+    }
+
+    /// Remembers that a task was created in `server`'s session and left running there.
+    pub fn remember_task(&self, server: &ServerRef, id: &str) {
+        let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
+        if tasks.len() >= TASKS_KEPT {
+            tasks.clear();
+        }
+        tasks.insert(id.to_string(), server.session_key());
+    }
+
+    /// As [`Pool::begin`], on the session that holds task `id` when it is still warm and is
+    /// the same configured server (its caller's environment may differ from this caller's);
+    /// else on `server`'s own.
+    pub async fn begin_for_task(
+        &self,
+        server: &ServerRef,
+        id: &str,
+    ) -> Result<(Arc<Session>, Busy<'_>)> {
+        let remembered = self
+            .tasks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+            .cloned();
+        let holder = remembered.filter(|key| {
+            self.lock().get(key).is_some_and(|warm| {
+                warm.session.is_alive() && warm.server.spec.identity() == server.spec.identity()
+            })
+        });
+        let key = holder.unwrap_or_else(|| server.session_key());
+        self.begin_keyed(server, key).await
+    }
+
+    async fn begin_keyed(
+        &self,
+        server: &ServerRef,
+        key: String,
+    ) -> Result<(Arc<Session>, Busy<'_>)> {
         let session = self.session_keyed(server, key.clone()).await?;
         let turns = self
             .lock()
