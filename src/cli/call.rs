@@ -679,6 +679,7 @@ async fn call_or_task(
     ctx: &Ctx,
 ) -> Result<Option<Value>> {
     let session = held.session();
+    let started = tokio::time::Instant::now();
     let augment = tasks::augments(session, tool, options.detach);
     let task = match tasks::call(session, params, augment, request).await? {
         Called::Done(result) => return Ok(Some(result)),
@@ -709,7 +710,7 @@ async fn call_or_task(
             ctx.console.status(&format!("\r\x1b[K{line}"));
         }
     };
-    let result = tasks::wait(session, task, request, &show).await;
+    let result = tasks::wait(session, task, request, &show, started).await;
     if shown.load(Ordering::SeqCst) {
         ctx.console.status("\r\x1b[K");
     }

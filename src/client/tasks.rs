@@ -205,19 +205,21 @@ pub async fn call(
 }
 
 /// Waits for a task's end, showing each status it reads to `status` and answering its
-/// questions with the context's handler; the tool's result. The whole wait is bounded by the
-/// context's limit; a wait that ends before the task does (a limit, Ctrl-C, a dropped caller)
-/// cancels the task.
+/// questions with the context's handler; the tool's result. The context's limit counts from
+/// `started`, the call's start, as it would for a call that is not a task; a wait that ends
+/// before the task does (the limit, Ctrl-C, a dropped caller) cancels the task.
 pub async fn wait(
     session: &Session,
     task: Task,
     context: &CallContext,
     status: StatusSink<'_>,
+    started: tokio::time::Instant,
 ) -> Result<Value> {
     let context = with_tasks(context);
     let mut cancel = session.send_on_drop("tasks/cancel", json!({"taskId": task.id}), &context);
     let limit = context.timeout;
-    let outcome = tokio::time::timeout(limit, follow(session, task, &context, status)).await;
+    let following = follow(session, task, &context, status);
+    let outcome = tokio::time::timeout_at(started + limit, following).await;
     let timed_out = || {
         Error::timeout(format!(
             "{} did not finish the task within {}s; it was cancelled",
@@ -293,6 +295,8 @@ fn unknown_task_hint(session: &Session) -> String {
     }
 }
 
+/// Follows a task to its end: 2026-07-28 polls `tasks/get` at the server's interval,
+/// answering its questions with `tasks/update`; 2025-11-25 waits on `tasks/result`.
 async fn follow(
     session: &Session,
     mut task: Task,
@@ -330,6 +334,7 @@ async fn follow_handshake(
         return ended(session, task, context).await;
     }
     let result = session.request_with("tasks/result", json!({"taskId": task.id}), context);
+    // Progress is asked for where someone watches: only then is the status worth polling.
     if !context.progress {
         return result.await;
     }

@@ -438,13 +438,19 @@ impl Pool {
             .unwrap_or_else(|e| e.into_inner())
             .get(id)
             .cloned();
-        let holder = remembered.filter(|key| {
-            self.lock().get(key).is_some_and(|warm| {
+        // The holder's own server, so that a holder that died meanwhile is started again as
+        // it was, under its own key.
+        let holder = remembered.and_then(|key| {
+            let warm = self.lock();
+            let warm = warm.get(&key).filter(|warm| {
                 warm.session.is_alive() && warm.server.spec.identity() == server.spec.identity()
-            })
+            })?;
+            Some((key, warm.server.clone()))
         });
-        let key = holder.unwrap_or_else(|| server.session_key());
-        self.begin_keyed(server, key).await
+        match holder {
+            Some((key, holder)) => self.begin_keyed(&holder, key).await,
+            None => self.begin(server).await,
+        }
     }
 
     async fn begin_keyed(
