@@ -711,6 +711,27 @@ fn a_tool_that_requires_a_task_is_called_as_one_and_prints_its_result() {
     assert!(report.stdout.contains("- Stage 4: Generating report ✓\n"));
     assert_eq!(report.stderr, "");
 
+    // The question an ambiguous query asks mid-task reaches ferry on `tasks/result` and is
+    // answered as a call's (declined here: its form has no defaults to accept).
+    let mut ambiguous = env.command(&[
+        "--cmd",
+        &server,
+        "simulate-research-query",
+        "--topic",
+        "python",
+        "--ambiguous",
+    ]);
+    ambiguous.env("FERRY_ELICIT", "defaults");
+    let asked: Run = ambiguous.output().unwrap().into();
+    assert_eq!(asked.code, 0, "{}", asked.stderr);
+    assert!(
+        asked.stdout.starts_with(
+            "# Research Report: python (User declined - using default interpretation)\n"
+        ),
+        "{}",
+        asked.stdout
+    );
+
     let late = env.run(&[
         "--cmd",
         &server,
