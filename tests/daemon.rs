@@ -916,6 +916,13 @@ fn a_detached_task_is_fetched_warm_by_its_id() {
     // Fetched again, the same result: a task is kept until its ttl.
     assert_eq!(env.run(&["ev", "--task", &id]).stdout, done.stdout);
 
+    // A call waited for as a task (2025-11-25) prints the same bytes warm and cold.
+    assert_same_warm_and_cold(
+        &env,
+        &["ev", "simulate-research-query", "--topic", "same"],
+        "",
+    );
+
     let unknown = env.run(&["ev", "--task", "no-such-task"]);
     assert_eq!(unknown.code, 3, "{}", unknown.stderr);
     assert!(

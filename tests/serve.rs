@@ -899,6 +899,24 @@ fn a_task_of_a_server_reached_by_url_is_fetched_cold() {
     assert_eq!(done.code, 0, "{}{}", done.stdout, done.stderr);
     assert_eq!(done.stdout, "built {\"t\":\"arm64\"}\n");
 
+    // A task that failed with a JSON-RPC error is fetched as that error, exit 3.
+    let detached = env.run(&[&served.url, "crashed", "--detach"]);
+    assert_eq!(detached.code, 0, "{}", detached.stderr);
+    let id = detached.stdout.trim_end().to_string();
+    let mut failed = None;
+    assert!(wait_until(20, || {
+        let fetched = env.run(&[&served.url, "--task", &id]);
+        let ended = fetched.code != 75;
+        failed = ended.then_some(fetched);
+        ended
+    }));
+    let failed = failed.unwrap();
+    assert_eq!(failed.code, 3, "{}", failed.stderr);
+    assert_eq!(
+        failed.stderr,
+        "error: mcp's task failed: the job broke (code -32603)\n"
+    );
+
     let unknown = env.run(&[&served.url, "--task", "nope"]);
     assert_eq!(unknown.code, 3, "{}", unknown.stderr);
     assert!(
