@@ -984,3 +984,26 @@ fn served_tasks_are_the_same_warm_and_cold_and_ctrl_c_cancels_them() {
     );
     assert_eq!(warm_pids(&env), before, "the same server stays warm");
 }
+
+/// A warm server that holds a detached task is not stopped as idle while the task may still
+/// be fetched (its ttl): the task outlives the server's idle time.
+#[test]
+fn a_detached_task_keeps_its_server_past_the_idle_time() {
+    let env = Env::warm();
+    add(&env, "jobs", &served_tasks(), r#", "idleTimeout": 1"#);
+    let detached = env.run(&["jobs", "soak", "--seconds", "4", "--detach"]);
+    assert_eq!(detached.code, 0, "{}", detached.stderr);
+    let id = detached.stdout.trim_end().to_string();
+    let holder = warm_pids(&env);
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(warm_pids(&env), holder, "the server was stopped as idle");
+    let mut done = None;
+    assert!(wait_until(Duration::from_secs(20), || {
+        let fetched = env.run(&["jobs", "--task", &id]);
+        let ended = fetched.code != 75;
+        done = ended.then_some(fetched);
+        ended
+    }));
+    let done = done.unwrap();
+    assert_eq!(done.code, 0, "{}", done.stderr);
+}

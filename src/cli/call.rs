@@ -176,10 +176,10 @@ enum Held<'a> {
 
 impl Held<'_> {
     /// Records that a task left running lives in this session (the warm pool's), for a
-    /// later `--task ID`.
-    fn remember_task(&self, id: &str) {
+    /// later `--task ID`, and keeps the session for the task's lifetime.
+    fn remember_task(&self, task: &Task) {
         if let Held::Warm { server, pool, .. } = self {
-            pool.remember_task(server, id);
+            pool.remember_task(server, &task.id, task.ttl);
         }
     }
 
@@ -692,7 +692,7 @@ async fn call_or_task(
             drop(session.send_on_drop("tasks/cancel", json!({"taskId": task.id}), request));
             return Err(refusal);
         }
-        held.remember_task(&task.id);
+        held.remember_task(&task);
         let id = flags::shell_word(&task.id);
         ctx.console.emit(&escape_line(&task.id))?;
         ctx.console.warn(&format!(

@@ -75,6 +75,8 @@ pub struct Task {
     pub id: String,
     pub status: Status,
     pub message: Option<String>,
+    /// How long the server keeps the task from its creation (`None`: unlimited or unsaid).
+    pub ttl: Option<Duration>,
     poll: Duration,
     /// What the description carries beyond the status (2026-07-28): `result`, `error`,
     /// `inputRequests`.
@@ -108,9 +110,15 @@ impl Task {
             .and_then(Value::as_u64)
             .map_or(DEFAULT_POLL, Duration::from_millis)
             .clamp(POLL_BOUNDS.0, POLL_BOUNDS.1);
+        let ttl = body
+            .get("ttlMs")
+            .or_else(|| body.get("ttl"))
+            .and_then(Value::as_u64)
+            .map(Duration::from_millis);
         Ok(Task {
             id,
             status,
+            ttl,
             message: body
                 .get("statusMessage")
                 .and_then(Value::as_str)
