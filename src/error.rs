@@ -57,6 +57,8 @@ pub enum Outcome {
     Declined,
     /// A search found nothing (`ferry find`), said on stderr: exit 1, as grep and rg do.
     NoMatch,
+    /// The task asked for (`--task ID`) still runs: exit 75, sysexits' "try again later".
+    TaskRunning,
 }
 
 /// The process status for a command's result: the one mapping from outcomes and errors.
@@ -64,6 +66,7 @@ pub fn exit_code(result: &Result<Outcome>) -> i32 {
     match result {
         Ok(Outcome::Success) => 0,
         Ok(Outcome::ToolReportedError | Outcome::Stale | Outcome::Declined | Outcome::NoMatch) => 1,
+        Ok(Outcome::TaskRunning) => 75,
         Err(error) => error.kind.exit_code(),
     }
 }

@@ -47,8 +47,40 @@ pub fn block_on_interruptible<T>(work: impl std::future::Future<Output = Result<
             _ = interrupted() => Err(Error::interrupted()),
         }
     });
+    // What the dropped work still owed its server (a task's cancel) gets a moment to go out.
+    runtime.block_on(farewells_sent(FAREWELL_LIMIT));
     runtime.shutdown_background();
     outcome
+}
+
+/// How long an ending process waits for its farewells.
+const FAREWELL_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Messages being sent on the way out (see [`farewell`]).
+static FAREWELLS: std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Registers the sending of a message that must reach a server even when the work that owed
+/// it was dropped, so that a cold ferry waits for it before exiting; the daemon's runtime
+/// simply runs it.
+pub fn farewell(sending: tokio::task::JoinHandle<()>) {
+    let mut farewells = FAREWELLS.lock().unwrap_or_else(|e| e.into_inner());
+    farewells.retain(|f| !f.is_finished());
+    farewells.push(sending);
+}
+
+/// Waits, at most `limit`, until every farewell has been sent.
+async fn farewells_sent(limit: std::time::Duration) {
+    let pending: Vec<_> = std::mem::take(&mut *FAREWELLS.lock().unwrap_or_else(|e| e.into_inner()));
+    if pending.is_empty() {
+        return;
+    }
+    let _ = tokio::time::timeout(limit, async {
+        for sending in pending {
+            let _ = sending.await;
+        }
+    })
+    .await;
 }
 
 /// Resolves on SIGINT, SIGTERM or SIGHUP (a closed terminal), so the work is dropped and its

@@ -844,3 +844,166 @@ fn progress_and_elicitation_reach_the_caller() {
         (cold.stdout, cold.stderr, cold.code)
     );
 }
+
+/// A detached task lives in the warm server that ran the call: `--task ID` reaches that same
+/// process later, says how the task runs (exit 75) until it has ended, then prints its result
+/// as the call would have. Cold, a stdio server's task cannot be reached, and ferry says so.
+#[test]
+fn a_detached_task_is_fetched_warm_by_its_id() {
+    let env = Env::warm();
+    add(&env, "ev", &everything(), "");
+    let detached = env.run(&[
+        "ev",
+        "simulate-research-query",
+        "--topic",
+        "tides",
+        "--detach",
+    ]);
+    assert_eq!(detached.code, 0, "{}", detached.stderr);
+    let id = detached.stdout.trim_end().to_string();
+    assert!(
+        !id.is_empty() && !id.contains(char::is_whitespace),
+        "{id:?}"
+    );
+    assert_eq!(
+        detached.stderr,
+        format!("task {id} is working; fetch it with: ferry ev --task {id}\n")
+    );
+
+    let running = env.run(&["ev", "--task", &id]);
+    assert_eq!(running.code, 75, "{}", running.stderr);
+    assert!(
+        running.stdout.starts_with("working: ") && running.stdout.lines().count() == 1,
+        "{}",
+        running.stdout
+    );
+    // From a shell whose environment differs (which keys a warm server of its own), the
+    // task's session still answers, and no other server is started for it.
+    let mut elsewhere = env.command(&["ev", "--task", &id]);
+    elsewhere.env("FERRY_TEST_ANOTHER_SHELL", "1");
+    let other: Run = elsewhere
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+        .into();
+    assert_eq!(other.code, 75, "{}", other.stderr);
+    assert_eq!(warm_pids(&env).len(), 1);
+    let cold = env.run(&["--no-daemon", "ev", "--task", &id]);
+    assert_eq!(cold.code, 2, "{}", cold.stderr);
+    assert_eq!(
+        cold.stderr,
+        format!(
+            "error: task {id} needs the warm daemon: ev's tasks live in its process, which a \
+             cold call starts and stops\nhint: fetch it through the daemon (without --no-daemon \
+             or FERRY_NO_DAEMON=1)\n"
+        )
+    );
+
+    let mut done = None;
+    assert!(wait_until(Duration::from_secs(30), || {
+        let fetched = env.run(&["ev", "--task", &id]);
+        let ended = fetched.code != 75;
+        done = ended.then_some(fetched);
+        ended
+    }));
+    let done = done.unwrap();
+    assert_eq!(done.code, 0, "{}", done.stderr);
+    assert!(
+        done.stdout.starts_with("# Research Report: tides\n"),
+        "{}",
+        done.stdout
+    );
+    // Fetched again, the same result: a task is kept until its ttl.
+    assert_eq!(env.run(&["ev", "--task", &id]).stdout, done.stdout);
+
+    // A call waited for as a task (2025-11-25) prints the same bytes warm and cold.
+    assert_same_warm_and_cold(
+        &env,
+        &["ev", "simulate-research-query", "--topic", "same"],
+        "",
+    );
+
+    let unknown = env.run(&["ev", "--task", "no-such-task"]);
+    assert_eq!(unknown.code, 3, "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.ends_with(
+            "hint: a stdio server's tasks live in its process: only the warm server that ran \
+             the call has it, until it is stopped (idleTimeout, `ferry daemon stop`) or the \
+             task expires\n"
+        ),
+        "{}",
+        unknown.stderr
+    );
+}
+
+/// Served tools that run as tasks (ferry serve's `task = true`, the 2026-07-28 extension)
+/// give the same bytes and status warm and cold, whatever their end; and Ctrl-C on a warm
+/// call that became a task cancels the task (`tasks/cancel`: its command stops) while the
+/// server stays warm.
+#[test]
+fn served_tasks_are_the_same_warm_and_cold_and_ctrl_c_cancels_them() {
+    let env = Env::warm();
+    add(&env, "jobs", &served_tasks(), "");
+    for call in [
+        &["jobs", "broken"][..],
+        &["jobs", "crashed"],
+        &["jobs", "soak", "--seconds", "0.75"],
+        &["jobs", "soak", "--seconds", "0.75", "--json"],
+        // The limit covers the call and the task's wait: cancelled at 1.5 s, warm as cold.
+        &["jobs", "soak", "--seconds", "3", "--timeout", "1.5"],
+    ] {
+        assert_same_warm_and_cold(&env, call, "");
+    }
+    let before = warm_pids(&env);
+    let child = env
+        .command(&["jobs", "soak", "--seconds", "41.5"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(wait_until(Duration::from_secs(10), || {
+        processes_matching("sleep 41.5").len() == 1
+    }));
+    // Past half a second the call is a task.
+    std::thread::sleep(Duration::from_millis(800));
+    // SAFETY (test): the ferry this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let interrupted = child.wait_with_output().unwrap();
+    assert_eq!(interrupted.status.code(), Some(130));
+    assert_eq!(
+        String::from_utf8_lossy(&interrupted.stderr),
+        "error: interrupted; the request was cancelled and the warm server keeps running\n"
+    );
+    assert!(
+        wait_until(Duration::from_secs(10), || processes_matching("sleep 41.5")
+            .is_empty()),
+        "the task's command still runs"
+    );
+    assert_eq!(warm_pids(&env), before, "the same server stays warm");
+}
+
+/// A warm server that holds a detached task is not stopped as idle while the task may still
+/// be fetched (its ttl): the task outlives the server's idle time.
+#[test]
+fn a_detached_task_keeps_its_server_past_the_idle_time() {
+    let env = Env::warm();
+    add(&env, "jobs", &served_tasks(), r#", "idleTimeout": 1"#);
+    let detached = env.run(&["jobs", "soak", "--seconds", "4", "--detach"]);
+    assert_eq!(detached.code, 0, "{}", detached.stderr);
+    let id = detached.stdout.trim_end().to_string();
+    let holder = warm_pids(&env);
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(warm_pids(&env), holder, "the server was stopped as idle");
+    let mut done = None;
+    assert!(wait_until(Duration::from_secs(20), || {
+        let fetched = env.run(&["jobs", "--task", &id]);
+        let ended = fetched.code != 75;
+        done = ended.then_some(fetched);
+        ended
+    }));
+    let done = done.unwrap();
+    assert_eq!(done.code, 0, "{}", done.stderr);
+}

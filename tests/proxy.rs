@@ -483,7 +483,7 @@ fn expose_all_names_are_one_to_one_callable_and_speak_the_hosts_names() {
 }
 
 #[test]
-fn a_long_call_through_the_proxy_becomes_a_task_for_a_host_that_takes_tasks() {
+fn long_calls_pass_through_the_proxy_as_tasks_both_ways() {
     let env = Env::new();
     backends(&env);
     let mut served = Served::start(&env, &["--servers", "ev"]);
@@ -507,4 +507,14 @@ fn a_long_call_through_the_proxy_becomes_a_task_for_a_host_that_takes_tasks() {
         .as_str()
         .unwrap_or_default();
     assert!(text.contains("Long running operation completed"), "{done}");
+
+    // A backend tool that must run as a task is run as one and waited for by the proxy: the
+    // host, which asked for no task, gets its result as for any call.
+    let research = served.call_tool(
+        3,
+        "call",
+        serde_json::json!({"tool": "ev/simulate-research-query", "arguments": {"topic": "tides"}}),
+    );
+    assert!(!Served::is_error(&research), "{research}");
+    assert!(Served::text(&research).contains("tides"), "{research}");
 }

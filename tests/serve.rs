@@ -825,3 +825,133 @@ required = true
     );
     assert!(unknown["error"]["code"].is_i64(), "{unknown}");
 }
+
+/// ferry as the client of served tools that run as tasks (`task = true`, the 2026-07-28
+/// extension), through `ferry --cmd 'ferry serve --manifest ...'`: a task that asks a question
+/// (answered with its default, through `tasks/update`) prints its result; a command that
+/// fails is the tool's error (exit 1); a task that fails with a JSON-RPC error is exit 3.
+#[test]
+fn served_task_tools_are_waited_for_by_ferry_as_their_client() {
+    let env = Env::new();
+    let server = served_tasks();
+    let mut build = env.command(&["--cmd", &server, "build"]);
+    build.env("FERRY_ELICIT", "defaults");
+    let built: Run = build.output().unwrap().into();
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    assert_eq!(built.stdout, "built {\"t\":\"arm64\"}\n");
+    assert_eq!(built.stderr, "");
+
+    let broken = env.run(&["--cmd", &server, "broken"]);
+    assert_eq!(broken.code, 1, "{}", broken.stderr);
+    assert_eq!(
+        broken.stdout,
+        "broken failed: exit code 1\nstderr (last lines):\nthe build broke\n"
+    );
+
+    let crashed = env.run(&["--cmd", &server, "crashed"]);
+    assert_eq!(crashed.code, 3, "{}", crashed.stderr);
+    assert_eq!(crashed.stdout, "");
+    assert_eq!(
+        crashed.stderr,
+        "error: ferry's task failed: the job broke (code -32603)\n"
+    );
+
+    // An optional task tool that answers at once is an ordinary call.
+    let quick = env.run(&["--cmd", &server, "soak", "--seconds", "0"]);
+    assert_eq!(quick.code, 0, "{}", quick.stderr);
+}
+
+/// A 2026-07-28 server reached by URL keeps its tasks past the call, so a cold ferry may
+/// detach one and fetch it later by id (its polls carry the task's id in `Mcp-Name`, which
+/// serve checks): exit 75 while it runs, its result once done; an id it does not know is exit
+/// 3 with the server's word.
+#[test]
+fn a_task_of_a_server_reached_by_url_is_fetched_cold() {
+    let env = Env::new();
+    let served = HttpServed::start(&env, &["--manifest", &tasks_manifest(), "--no-token"]);
+    // The call declares what its client can answer (elicitation, given defaults).
+    let mut detach = env.command(&[&served.url, "build", "--detach"]);
+    detach.env("FERRY_ELICIT", "defaults");
+    let detached: Run = detach.output().unwrap().into();
+    assert_eq!(detached.code, 0, "{}", detached.stderr);
+    let id = detached.stdout.trim_end().to_string();
+    assert_eq!(
+        detached.stderr,
+        format!(
+            "task {id} is working; fetch it with: ferry {} --task {id}\n",
+            served.url
+        )
+    );
+    let running = env.run(&[&served.url, "--task", &id]);
+    assert_eq!(running.code, 75, "{}", running.stderr);
+    assert_eq!(running.stdout, "working\n");
+    // Its question is answered by whoever fetches it after it asked: with the default here.
+    let mut done = None;
+    assert!(wait_until(20, || {
+        let mut fetch = env.command(&[&served.url, "--task", &id]);
+        fetch.env("FERRY_ELICIT", "defaults");
+        let fetched: Run = fetch.output().unwrap().into();
+        let ended = fetched.code != 75;
+        done = ended.then_some(fetched);
+        ended
+    }));
+    let done = done.unwrap();
+    assert_eq!(done.code, 0, "{}{}", done.stdout, done.stderr);
+    assert_eq!(done.stdout, "built {\"t\":\"arm64\"}\n");
+
+    // A task that failed with a JSON-RPC error is fetched as that error, exit 3.
+    let detached = env.run(&[&served.url, "crashed", "--detach"]);
+    assert_eq!(detached.code, 0, "{}", detached.stderr);
+    let id = detached.stdout.trim_end().to_string();
+    let mut failed = None;
+    assert!(wait_until(20, || {
+        let fetched = env.run(&[&served.url, "--task", &id]);
+        let ended = fetched.code != 75;
+        failed = ended.then_some(fetched);
+        ended
+    }));
+    let failed = failed.unwrap();
+    assert_eq!(failed.code, 3, "{}", failed.stderr);
+    assert_eq!(
+        failed.stderr,
+        "error: mcp's task failed: the job broke (code -32603)\n"
+    );
+
+    let unknown = env.run(&[&served.url, "--task", "nope"]);
+    assert_eq!(unknown.code, 3, "{}", unknown.stderr);
+    assert!(
+        unknown
+            .stderr
+            .starts_with("error: mcp answered tasks/get with an error: no task \"nope\" here"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+/// Ctrl-C on a cold call that became a task of a server reached by URL cancels the task before
+/// ferry exits (the server, not ferry, runs it): its command stops.
+#[test]
+fn ctrl_c_on_a_cold_task_cancels_it_on_the_server() {
+    let env = Env::new();
+    let served = HttpServed::start(&env, &["--manifest", &tasks_manifest(), "--no-token"]);
+    let child = env
+        .command(&[&served.url, "soak", "--seconds", "37.25"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(wait_until(10, || processes_matching("sleep 37.25").len() == 1));
+    // Past half a second the call is a task.
+    std::thread::sleep(Duration::from_millis(800));
+    // SAFETY (test): the ferry this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let interrupted = child.wait_with_output().unwrap();
+    assert_eq!(interrupted.status.code(), Some(130));
+    assert!(
+        wait_until(10, || processes_matching("sleep 37.25").is_empty()),
+        "the task's command still runs"
+    );
+}

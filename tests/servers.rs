@@ -692,3 +692,84 @@ fn binary_fields_of_structured_results_are_written_to_files() {
         "{\n  \"next\": \"eyJvZmZzZXQiOiAyfQ==\",\n  \"items\": [\n    \"a\",\n    \"b\"\n  ]\n}\n"
     );
 }
+
+/// server-everything's simulate-research-query must run as a task (2025-11-25: the `task`
+/// param, then `tasks/result`): ferry calls it so, waits through its stages and prints the
+/// report as any result. A task that outlives its limit is cancelled, exit 4. Cold, a stdio
+/// server's task cannot be left running: it would end with the server.
+#[test]
+fn a_tool_that_requires_a_task_is_called_as_one_and_prints_its_result() {
+    let env = Env::new();
+    let server = everything();
+    let report = env.run(&[
+        "--cmd",
+        &server,
+        "simulate-research-query",
+        "--topic",
+        "tides",
+    ]);
+    assert_eq!(report.code, 0, "{}", report.stderr);
+    assert!(
+        report.stdout.starts_with("# Research Report: tides\n"),
+        "{}",
+        report.stdout
+    );
+    assert!(report.stdout.contains("- Stage 4: Generating report ✓\n"));
+    assert_eq!(report.stderr, "");
+
+    // The question an ambiguous query asks mid-task reaches ferry on `tasks/result` and is
+    // answered as a call's (declined here: its form has no defaults to accept).
+    let mut ambiguous = env.command(&[
+        "--cmd",
+        &server,
+        "simulate-research-query",
+        "--topic",
+        "python",
+        "--ambiguous",
+    ]);
+    ambiguous.env("FERRY_ELICIT", "defaults");
+    let asked: Run = ambiguous.output().unwrap().into();
+    assert_eq!(asked.code, 0, "{}", asked.stderr);
+    assert!(
+        asked.stdout.starts_with(
+            "# Research Report: python (User declined - using default interpretation)\n"
+        ),
+        "{}",
+        asked.stdout
+    );
+
+    let late = env.run(&[
+        "--cmd",
+        &server,
+        "simulate-research-query",
+        "--topic",
+        "tides",
+        "--timeout",
+        "3",
+    ]);
+    assert_eq!(late.code, 4, "{}", late.stderr);
+    assert!(
+        late.stderr
+            .starts_with("error: index-js did not finish the task within 3s; it was cancelled\n"),
+        "{}",
+        late.stderr
+    );
+
+    let detached = env.run(&[
+        "--cmd",
+        &server,
+        "simulate-research-query",
+        "--topic",
+        "tides",
+        "--detach",
+    ]);
+    assert_eq!(detached.code, 2, "{}", detached.stderr);
+    assert_eq!(detached.stdout, "");
+    assert_eq!(
+        detached.stderr,
+        "error: a detached task needs the warm daemon: index-js's tasks live in its process, \
+         which a cold call starts and stops\nhint: call it through the daemon (without \
+         --no-daemon, FERRY_NO_DAEMON=1 or \"keepAlive\": false), or leave out --detach \
+         and wait for the result\n"
+    );
+}

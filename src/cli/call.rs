@@ -11,7 +11,8 @@ use super::terminal::{Console, Local};
 use super::{options, Globals};
 use crate::client::catalog::{self, Listing};
 use crate::client::config::ServerSpec;
-use crate::client::{CacheEntry, CallContext, Session};
+use crate::client::tasks::{self, Called, Fetched, Task};
+use crate::client::{CacheEntry, CallContext, Era, Session, Target};
 use crate::daemon;
 use crate::daemon::client::Handed;
 use crate::daemon::pool::{Busy, Pool, ServerRef};
@@ -19,6 +20,7 @@ use crate::daemon::wire::Run;
 use crate::protocol::json_kind;
 use crate::protocol::tools::Tool;
 use crate::render::output::{self, OutputContext};
+use crate::render::text::escape_line;
 use crate::render::{prompts, tool_help};
 use crate::schema::ToolSchema;
 use crate::signals::block_on_interruptible;
@@ -26,6 +28,7 @@ use crate::words::closest;
 use crate::{Error, Outcome, Result};
 use clap::{Arg, ArgAction, Command};
 use serde_json::{json, Map, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -40,6 +43,8 @@ pub enum Action {
     Prompts,
     Prompt(String, Vec<String>),
     Tool(String, Vec<String>),
+    /// `--task ID`: a task's status, or its result once it has ended.
+    Task(String),
 }
 
 /// The options a server takes before a tool name.
@@ -59,6 +64,8 @@ fn server_options() -> Command {
                 .long("no-daemon")
                 .action(ArgAction::SetTrue),
         )
+        .arg(Arg::new("detach").long("detach").action(ArgAction::SetTrue))
+        .arg(Arg::new("task").long("task").value_name("ID"))
         .arg(Arg::new("max-tokens").long("max-tokens").value_name("N"))
         .arg(Arg::new("timeout").long("timeout").value_name("SECONDS"))
         .arg(
@@ -112,7 +119,7 @@ pub fn parse_server_words(
         .try_get_matches_from(words)
         .map_err(|e| {
             let (first, suggestion) = super::clap_message(&e);
-            let options = "--refresh, --json, --max-tokens N, --timeout SECONDS, --resources, --read URI, --prompts, --prompt NAME";
+            let options = "--refresh, --json, --max-tokens N, --timeout SECONDS, --detach, --resources, --read URI, --prompts, --prompt NAME, --task ID";
             let hint = match suggestion {
                 Some(s) => format!("did you mean {s}? a server takes {options} before a tool"),
                 None => format!("a server takes {options} before a tool; `{}` lists its tools", spec.invocation),
@@ -122,6 +129,7 @@ pub fn parse_server_words(
     globals.refresh |= matches.get_flag("refresh");
     globals.json |= matches.get_flag("json");
     globals.no_daemon |= matches.get_flag("no-daemon");
+    globals.detach |= matches.get_flag("detach");
     if let Some(text) = matches.get_one::<String>("max-tokens") {
         globals.max_tokens = Some(options::parse_max_tokens(text)?);
     }
@@ -135,6 +143,8 @@ pub fn parse_server_words(
         Action::Tool(name.clone(), rest.to_vec())
     } else if let Some((name, rest)) = prompt.split_first() {
         Action::Prompt(name.clone(), rest.to_vec())
+    } else if let Some(id) = matches.get_one::<String>("task") {
+        Action::Task(id.clone())
     } else if let Some(uri) = matches.get_one::<String>("read") {
         Action::Read(uri.clone())
     } else if matches.get_flag("resources") {
@@ -165,6 +175,14 @@ enum Held<'a> {
 }
 
 impl Held<'_> {
+    /// Records that a task left running lives in this session (the warm pool's), for a
+    /// later `--task ID`, and keeps the session for the task's lifetime.
+    fn remember_task(&self, task: &Task) {
+        if let Held::Warm { server, pool, .. } = self {
+            pool.remember_task(server, &task.id, task.ttl);
+        }
+    }
+
     fn session(&self) -> &Session {
         match self {
             Held::Own(session) => session,
@@ -208,6 +226,17 @@ impl Ctx {
         timeout: Option<f64>,
         refresh: bool,
     ) -> Result<Held<'_>> {
+        self.open_for(spec, timeout, refresh, None).await
+    }
+
+    /// As `open`; with `task`, the warm session that holds that task when there is one.
+    async fn open_for(
+        &self,
+        spec: &ServerSpec,
+        timeout: Option<f64>,
+        refresh: bool,
+        task: Option<&str>,
+    ) -> Result<Held<'_>> {
         let opening = async {
             match &self.pool {
                 None => {
@@ -220,7 +249,10 @@ impl Ctx {
                 Some(pool) => {
                     let mut server = ServerRef::resolve_in(spec, self.console.environment())?;
                     server.elicitation = self.console.elicits();
-                    let (session, busy) = pool.begin(&server).await?;
+                    let (session, busy) = match task {
+                        Some(id) => pool.begin_for_task(&server, id).await?,
+                        None => pool.begin(&server).await?,
+                    };
                     Ok(Held::Warm {
                         server: Box::new(server),
                         session,
@@ -254,6 +286,7 @@ impl Ctx {
             timeout,
             progress: self.console.stderr_is_terminal(),
             headers,
+            tasks: false,
         }
     }
 
@@ -380,6 +413,7 @@ fn call_options(globals: &Globals) -> CallOptions {
         raw_json: globals.json,
         max_tokens: globals.max_tokens,
         timeout: globals.timeout,
+        detach: globals.detach,
     }
 }
 
@@ -414,6 +448,7 @@ async fn run_action(
             Ok(Outcome::Success)
         }
         Action::Tool(name, words) => call_tool(spec, &name, &words, globals, ctx).await,
+        Action::Task(id) => fetch_task(spec, &id, &globals, &options, ctx).await,
         Action::Resources => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
             let listed = list_resources(held.session()).await;
@@ -461,6 +496,38 @@ async fn run_action(
             held.end(&spec, false).await;
             outcome
         }
+    }
+}
+
+/// `--task ID`: the task's status in one line (exit 75) while it runs, else its result as
+/// its call would have printed it.
+async fn fetch_task(
+    spec: ServerSpec,
+    id: &str,
+    globals: &Globals,
+    options: &CallOptions,
+    ctx: &Ctx,
+) -> Result<Outcome> {
+    let era = catalog::remembered_era(&spec, false);
+    if let Some(refusal) = cold_task_refusal(&spec, ctx, Some(id), era.as_ref()) {
+        return Err(refusal);
+    }
+    let held = ctx
+        .open_for(&spec, globals.timeout, false, Some(id))
+        .await?;
+    let timeout = catalog::timeout_for(&spec, globals.timeout);
+    let fetched = tasks::fetch(held.session(), id, &ctx.request(timeout, Vec::new())).await;
+    held.end(&spec, false).await;
+    match fetched? {
+        Fetched::Running(task) => {
+            ctx.console.emit(&if options.raw_json {
+                output::compact_json(task.body())
+            } else {
+                task.line()
+            })?;
+            Ok(Outcome::TaskRunning)
+        }
+        Fetched::Done(result) => finish(&spec, "task", Ok(result), options, true, ctx),
     }
 }
 
@@ -553,6 +620,7 @@ async fn call_tool(
     }
     let mut options = call_options(&globals);
     options.raw_json |= parsed.options.raw_json;
+    options.detach |= parsed.options.detach;
     options.max_tokens = parsed
         .options
         .max_tokens
@@ -564,6 +632,15 @@ async fn call_tool(
     // Parameters the tool mirrors into headers (`x-mcp-header`) travel as Mcp-Param-*.
     let param_headers =
         crate::protocol::tools::param_headers(&tool.input_schema, &params["arguments"]);
+    if options.detach {
+        let era = catalog::remembered_era(&spec, false);
+        if let Some(refusal) = cold_task_refusal(&spec, ctx, None, era.as_ref()) {
+            if let Some(held) = held {
+                held.end(&spec, false).await;
+            }
+            return Err(refusal);
+        }
+    }
     let held = match held {
         Some(held) => {
             // Opened to list the tools before the call's own options were known.
@@ -574,15 +651,109 @@ async fn call_tool(
         }
         None => ctx.open(&spec, options.timeout, false).await?,
     };
-    let result = held
-        .session()
-        .request_with("tools/call", params, &ctx.request(timeout, param_headers))
-        .await;
+    let request = ctx.request(timeout, param_headers);
+    let result = match call_or_task(&spec, &tool, &held, params, &options, &request, ctx).await {
+        Ok(None) => {
+            held.end(&spec, true).await;
+            return Ok(Outcome::Success);
+        }
+        Ok(Some(result)) => Ok(result),
+        Err(e) => Err(e),
+    };
     ctx.console.finish_progress();
     let outcome = finish(&spec, name, result, &options, true, ctx);
     // The output is out; the cache is brought up to date while the server stops.
     held.end(&spec, true).await;
     outcome
+}
+
+/// Calls a tool, and waits for it when it becomes a task (its status on the terminal), unless
+/// `--detach` asked to leave the task running: then its id is printed and `None` returned.
+async fn call_or_task(
+    spec: &ServerSpec,
+    tool: &Tool,
+    held: &Held<'_>,
+    params: Value,
+    options: &CallOptions,
+    request: &CallContext,
+    ctx: &Ctx,
+) -> Result<Option<Value>> {
+    let session = held.session();
+    let started = tokio::time::Instant::now();
+    let augment = tasks::augments(session, tool, options.detach);
+    let task = match tasks::call(session, params, augment, request).await? {
+        Called::Done(result) => return Ok(Some(result)),
+        Called::Task(task) => task,
+    };
+    if options.detach {
+        // An era found out only now may hold the task in this session, which ends with the
+        // call: the task is cancelled rather than left where nobody can reach it.
+        if let Some(refusal) = cold_task_refusal(spec, ctx, None, Some(&session.era())) {
+            drop(session.send_on_drop("tasks/cancel", json!({"taskId": task.id}), request));
+            return Err(refusal);
+        }
+        held.remember_task(&task);
+        let id = flags::shell_word(&task.id);
+        ctx.console.emit(&escape_line(&task.id))?;
+        ctx.console.warn(&format!(
+            "task {id} is {}; fetch it with: {} --task {id}",
+            task.status.name(),
+            spec.invocation
+        ));
+        return Ok(None);
+    }
+    let shown = AtomicBool::new(false);
+    let show = |task: &Task| {
+        if request.progress {
+            shown.store(true, Ordering::SeqCst);
+            let line: String = format!("task {}", task.line()).chars().take(100).collect();
+            ctx.console.status(&format!("\r\x1b[K{line}"));
+        }
+    };
+    let result = tasks::wait(session, task, request, &show, started).await;
+    if shown.load(Ordering::SeqCst) {
+        ctx.console.status("\r\x1b[K");
+    }
+    result.map(Some)
+}
+
+/// Why a task cannot be left running or fetched later by a cold call: a stdio server's tasks
+/// live in its process, and a handshake-era server's in the session that made them, both of
+/// which a cold call opens and closes. `era` is the server's, when known; `None` where a task
+/// outlives the call.
+fn cold_task_refusal(
+    spec: &ServerSpec,
+    ctx: &Ctx,
+    fetching: Option<&str>,
+    era: Option<&Era>,
+) -> Option<Error> {
+    if ctx.pool.is_some() {
+        return None;
+    }
+    let holder = if matches!(spec.target, Target::Stdio { .. }) {
+        format!(
+            "{}'s tasks live in its process, which a cold call starts and stops",
+            spec.name
+        )
+    } else if matches!(era, Some(Era::Handshake(_))) {
+        format!(
+            "{} keeps a task in the session that made it, which a cold call opens and closes",
+            spec.name
+        )
+    } else {
+        return None;
+    };
+    let (what, hint) = match fetching {
+        Some(id) => (
+            format!("task {}", escape_line(id)),
+            "fetch it through the daemon (without --no-daemon or FERRY_NO_DAEMON=1)",
+        ),
+        None => (
+            "a detached task".to_string(),
+            "call it through the daemon (without --no-daemon, FERRY_NO_DAEMON=1 or \"keepAlive\": false), or leave out --detach and wait for the result",
+        ),
+    };
+    Some(Error::usage(format!("{what} needs the warm daemon: {holder}")).with_hint(hint))
 }
 
 /// `name` in a list just fetched: the tool, or the "unknown tool" error with a suggestion.
@@ -798,6 +969,7 @@ mod tests {
             Ok(Action::Tool(name, rest)) => format!("tool {name} {rest:?}"),
             Ok(Action::Prompt(name, rest)) => format!("prompt {name} {rest:?}"),
             Ok(Action::Read(uri)) => format!("read {uri}"),
+            Ok(Action::Task(id)) => format!("task {id}"),
             Ok(Action::Resources) => "resources".into(),
             Ok(Action::Prompts) => "prompts".into(),
             Ok(Action::ListTools) => "list".into(),
@@ -812,6 +984,10 @@ mod tests {
         assert_eq!(action(&["-h"]).0, "list");
         assert_eq!(action(&["--resources"]).0, "resources");
         assert_eq!(action(&["--read", "x://y"]).0, "read x://y");
+        assert_eq!(action(&["--task", "t-1"]).0, "task t-1");
+        let (a, g) = action(&["--detach", "research", "--topic", "x"]);
+        assert_eq!(a, "tool research [\"--topic\", \"x\"]");
+        assert!(g.detach);
         assert_eq!(
             action(&["--prompt", "p", "--arg", "v"]).0,
             "prompt p [\"--arg\", \"v\"]"

@@ -40,6 +40,8 @@ pub struct Globals {
     pub timeout: Option<f64>,
     /// Call cold: start the server for this call only, not through the daemon.
     pub no_daemon: bool,
+    /// Leave a call that becomes a task running, and print its id.
+    pub detach: bool,
 }
 
 const ABOUT: &str =
@@ -52,14 +54,18 @@ A server is a configured name, a URL, or --cmd 'COMMAND ARGS'. After it:
   ferry <server> <tool> [args]          call it: --prop value, --flag/--no-flag, JSON for objects
   ferry <server> --resources | --read URI | --prompts | --prompt NAME [args]
   ferry <server> -- <tool> [args]       a tool whose name starts with '-'
+  ferry <server> <tool> --detach [args] a call that becomes a task (MCP tasks) keeps running:
+                                        its id on stdout (a call waits for it otherwise)
+  ferry <server> --task ID              that task's status (exit 75 while it runs) or result
 --refresh, --json, --max-tokens and --timeout also work after the server, and after the tool
-when it has no property of that name; --no-daemon after the server.
+when it has no property of that name; --no-daemon and --detach after the server too.
 Calls go through a per-user daemon that keeps servers warm (ferry daemon status); --no-daemon,
 FERRY_NO_DAEMON=1 or keepAlive: false in a server's config call cold instead.
 
 exit codes: 0 ok, 1 the tool reported an error (or find found nothing, or output could not
             be written), 2 usage error, 3 server failure, 4 timeout, 5 authentication needed
-            or refused, 130 interrupted, 141 the reader of the output went away
+            or refused, 75 the task asked for still runs, 130 interrupted, 141 the reader of
+            the output went away
 config: ~/.config/ferry/servers.json (mcpServers), and .mcp.json, .cursor/mcp.json,
         .vscode/mcp.json from here up to the repository's root (after `ferry trust`)
 diagnostics: --verbose or FERRY_LOG=debug shows the JSON-RPC traffic on stderr";
@@ -589,6 +595,7 @@ fn globals_of(matches: &ArgMatches) -> Result<Globals> {
         refresh: matches.get_flag("refresh"),
         json: matches.get_flag("json"),
         no_daemon: matches.get_flag("no-daemon"),
+        detach: false,
         max_tokens: matches
             .get_one::<String>("max-tokens")
             .map(|t| options::parse_max_tokens(t))

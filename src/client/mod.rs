@@ -9,6 +9,7 @@ pub mod config;
 pub mod handler;
 pub mod import;
 pub mod session;
+pub mod tasks;
 pub mod trust;
 
 pub use cache::CacheEntry;

@@ -135,6 +135,9 @@ pub struct CallContext {
     /// Headers the request carries over HTTP (`Mcp-Param-*` for a tool's declared
     /// parameters).
     pub headers: Vec<(String, String)>,
+    /// Declare the tasks extension on this request (2026-07-28): its caller takes a task for
+    /// an answer (`client::tasks`).
+    pub tasks: bool,
 }
 
 /// How a request ended, as the reader saw it.
@@ -225,6 +228,34 @@ impl Drop for PendingGuard {
                     let _ = connection.send(&note).await;
                 });
             }
+        }
+    }
+}
+
+/// A request to send when dropped, unless disarmed: see [`Session::send_on_drop`].
+pub struct SendOnDrop {
+    message: Option<Value>,
+    connection: Arc<Connection>,
+}
+
+impl SendOnDrop {
+    /// The request is no longer owed.
+    pub fn disarm(&mut self) {
+        self.message = None;
+    }
+}
+
+impl Drop for SendOnDrop {
+    fn drop(&mut self) {
+        let Some(message) = self.message.take() else {
+            return;
+        };
+        let connection = self.connection.clone();
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            tracing::debug!("-> {}", crate::client::trace_text(&message));
+            crate::signals::farewell(handle.spawn(async move {
+                let _ = connection.send(&message).await;
+            }));
         }
     }
 }
@@ -341,6 +372,11 @@ impl Session {
         self.agreed.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The server's name, for messages.
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+
     /// The era agreed with the server.
     pub fn era(&self) -> Era {
         self.agreed().era.clone()
@@ -407,8 +443,40 @@ impl Session {
         self.shared.next_id.fetch_add(1, Ordering::SeqCst)
     }
 
+    /// The client capabilities a request declares (the stateless era's are per request).
+    fn capabilities_for(&self, context: &CallContext) -> Value {
+        let mut capabilities = self.client_capabilities.clone();
+        if context.tasks {
+            if let Value::Object(map) = &mut capabilities {
+                let extensions = map
+                    .entry("extensions")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(extensions) = extensions {
+                    extensions.insert(super::tasks::EXTENSION.into(), json!({}));
+                }
+            }
+        }
+        capabilities
+    }
+
+    /// A request sent when the returned guard is dropped armed, with no one waiting for its
+    /// answer: what a caller that stops waiting owes the server (`tasks/cancel` for the task
+    /// it abandons). A cold ferry gives it a moment before exiting (`signals::farewell`).
+    pub fn send_on_drop(&self, method: &str, params: Value, context: &CallContext) -> SendOnDrop {
+        let params = match self.era() {
+            Era::Stateless(version) => {
+                with_stateless_meta(Some(params), &version, &self.capabilities_for(context))
+            }
+            Era::Handshake(_) => params,
+        };
+        SendOnDrop {
+            message: Some(protocol::request(self.take_id(), method, Some(params))),
+            connection: self.connection.clone(),
+        }
+    }
+
     /// Whether the server is a child process on stdio.
-    fn is_stdio(&self) -> bool {
+    pub fn is_stdio(&self) -> bool {
         matches!(*self.connection, Connection::Stdio(_))
     }
 
@@ -808,6 +876,7 @@ impl Session {
             timeout: self.timeout(),
             progress: false,
             headers: Vec::new(),
+            tasks: false,
         };
         self.request_with(method, params, &context).await
     }
@@ -839,9 +908,11 @@ impl Session {
             let id = self.take_id();
             let era = self.era();
             let wire_params = match &era {
-                Era::Stateless(version) => {
-                    with_stateless_meta(Some(params.clone()), version, &self.client_capabilities)
-                }
+                Era::Stateless(version) => with_stateless_meta(
+                    Some(params.clone()),
+                    version,
+                    &self.capabilities_for(context),
+                ),
                 Era::Handshake(_) => params.clone(),
             };
             // The limit covers sending too: an HTTP server may hold the POST until it is done.

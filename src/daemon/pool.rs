@@ -228,11 +228,19 @@ pub struct Warm {
     /// Held by each call once the server has asked its client something (roots,
     /// elicitation): such questions can then be tied to the one caller in flight.
     one_at_a_time: Arc<tokio::sync::Mutex<()>>,
+    /// A detached task lives here: the server is not stopped as idle before then.
+    kept_until: Option<Instant>,
 }
 
 impl Warm {
     fn idle_limit(&self) -> Duration {
         self.server.spec.idle_timeout.unwrap_or(DEFAULT_IDLE)
+    }
+
+    /// When the server may be stopped as idle, if no call comes first.
+    fn idle_at(&self) -> Instant {
+        let idle = self.last_used + self.idle_limit();
+        self.kept_until.map_or(idle, |kept| kept.max(idle))
     }
 }
 
@@ -262,7 +270,16 @@ pub struct Pool {
     opening: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Cached tools lists as parsed, by cache file, with the file's stamp when read.
     listings: Mutex<HashMap<PathBuf, (FileStamp, Arc<Listing>)>>,
+    /// The session each detached task was created in, by task id: a task lives there (a
+    /// stdio server's process, a handshake session), so `--task ID` must reach that session
+    /// even from a shell whose environment would key another one.
+    tasks: Mutex<HashMap<String, String>>,
 }
+
+/// How many detached tasks the pool remembers the sessions of.
+const TASKS_KEPT: usize = 10_000;
+/// The longest a detached task keeps its server from being stopped as idle.
+const TASK_KEEP_MAX: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// What tells one version of a file from another: the cache is replaced by renames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -399,6 +416,7 @@ impl Pool {
                 in_flight: 0,
                 calls: 0,
                 one_at_a_time: Arc::default(),
+                kept_until: None,
             },
         );
         Ok(session)
@@ -415,7 +433,59 @@ impl Pool {
     /// mark of the call under way. Once the server has asked its client anything, calls take
     /// turns, so that each question is answered for the one caller it can belong to.
     pub async fn begin(&self, server: &ServerRef) -> Result<(Arc<Session>, Busy<'_>)> {
+        self.begin_keyed(server, server.session_key()).await
+    }
+
+    /// Remembers that a task was created in `server`'s session and left running there, and
+    /// keeps the server from being stopped as idle for the task's `ttl` (its lifetime on the
+    /// server; at most a day, and no less than the idle time).
+    pub fn remember_task(&self, server: &ServerRef, id: &str, ttl: Option<Duration>) {
         let key = server.session_key();
+        if let Some(warm) = self.lock().get_mut(&key) {
+            let until = Instant::now() + ttl.unwrap_or(TASK_KEEP_MAX).min(TASK_KEEP_MAX);
+            warm.kept_until = Some(warm.kept_until.map_or(until, |kept| kept.max(until)));
+        }
+        let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
+        if tasks.len() >= TASKS_KEPT {
+            tasks.clear();
+        }
+        tasks.insert(id.to_string(), key);
+    }
+
+    /// As [`Pool::begin`], on the session that holds task `id` when it is still warm and is
+    /// the same configured server (its caller's environment may differ from this caller's);
+    /// else on `server`'s own.
+    pub async fn begin_for_task(
+        &self,
+        server: &ServerRef,
+        id: &str,
+    ) -> Result<(Arc<Session>, Busy<'_>)> {
+        let remembered = self
+            .tasks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+            .cloned();
+        // The holder's own server, so that a holder that died meanwhile is started again as
+        // it was, under its own key.
+        let holder = remembered.and_then(|key| {
+            let warm = self.lock();
+            let warm = warm.get(&key).filter(|warm| {
+                warm.session.is_alive() && warm.server.spec.identity() == server.spec.identity()
+            })?;
+            Some((key, warm.server.clone()))
+        });
+        match holder {
+            Some((key, holder)) => self.begin_keyed(&holder, key).await,
+            None => self.begin(server).await,
+        }
+    }
+
+    async fn begin_keyed(
+        &self,
+        server: &ServerRef,
+        key: String,
+    ) -> Result<(Arc<Session>, Busy<'_>)> {
         let session = self.session_keyed(server, key.clone()).await?;
         let turns = self
             .lock()
@@ -476,10 +546,7 @@ impl Pool {
             let mut warm = self.lock();
             let keys: Vec<String> = warm
                 .iter()
-                .filter(|(_, w)| {
-                    !w.session.is_alive()
-                        || (w.in_flight == 0 && now.duration_since(w.last_used) >= w.idle_limit())
-                })
+                .filter(|(_, w)| !w.session.is_alive() || (w.in_flight == 0 && now >= w.idle_at()))
                 .map(|(k, _)| k.clone())
                 .collect();
             keys.iter().filter_map(|k| warm.remove(k)).collect()
@@ -496,7 +563,7 @@ impl Pool {
         self.lock()
             .values()
             .filter(|w| w.in_flight == 0)
-            .map(|w| w.last_used + w.idle_limit())
+            .map(Warm::idle_at)
             .min()
     }
 
@@ -528,7 +595,8 @@ impl Pool {
                 alive: w.session.is_alive(),
                 idle_ms: now.duration_since(w.last_used).as_millis() as u64,
                 up_ms: now.duration_since(w.started).as_millis() as u64,
-                idle_limit_ms: w.idle_limit().as_millis() as u64,
+                // A detached task's keep counts as idle time allowed.
+                idle_limit_ms: w.idle_at().duration_since(w.last_used).as_millis() as u64,
                 calls: w.calls,
                 in_flight: w.in_flight,
                 transport: w.server.spec.transport_name().to_string(),

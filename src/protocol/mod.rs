@@ -135,7 +135,8 @@ impl std::fmt::Display for RpcError {
 }
 
 impl RpcError {
-    fn from_value(error: &Value) -> RpcError {
+    /// Reads a JSON-RPC error object, whatever it lacks.
+    pub fn from_value(error: &Value) -> RpcError {
         RpcError {
             code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
             message: error

@@ -340,13 +340,18 @@ impl HttpConnection {
             if version == STATELESS_VERSION {
                 if let Some(method) = message.get("method").and_then(Value::as_str) {
                     request = request.header("Mcp-Method", method);
-                    let params = message.get("params");
-                    let name = params
-                        .and_then(|p| p.get("name").or_else(|| p.get("uri")))
+                    // What a request names, for intermediaries to route on (SEP-2243; a
+                    // task's id, SEP-2663, so its polls reach the instance holding it).
+                    let named = match method {
+                        "tools/call" | "prompts/get" => Some("name"),
+                        "resources/read" => Some("uri"),
+                        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
+                        _ => None,
+                    };
+                    let name = named
+                        .and_then(|key| message.get("params")?.get(key))
                         .and_then(Value::as_str);
-                    if let (Some(name), "tools/call" | "prompts/get" | "resources/read") =
-                        (name, method)
-                    {
+                    if let Some(name) = name {
                         request = request.header("Mcp-Name", header_safe(name));
                     }
                 }

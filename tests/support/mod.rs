@@ -99,12 +99,11 @@ impl Env {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
+        // A command that needs no input (`@file`) may have ended before it is written.
+        match child.stdin.take().unwrap().write_all(input.as_bytes()) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            written => written.unwrap(),
+        }
         child.wait_with_output().unwrap().into()
     }
 
@@ -374,6 +373,16 @@ pub fn files_below(dir: &Path) -> Vec<PathBuf> {
 /// The manifest ferry serve's tests serve.
 pub fn serve_manifest() -> String {
     require(fixtures().join("serve.toml"))
+}
+
+/// The manifest whose tools run as tasks.
+pub fn tasks_manifest() -> String {
+    require(fixtures().join("tasks.toml"))
+}
+
+/// `ferry serve` of the manifest whose tools run as tasks, as a server command line.
+pub fn served_tasks() -> String {
+    format!("{FERRY} serve --manifest {}", tasks_manifest())
 }
 
 /// The serve fixtures' root directory (canonical).

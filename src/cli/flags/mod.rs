@@ -24,6 +24,8 @@ pub struct CallOptions {
     pub raw_json: bool,
     pub max_tokens: Option<usize>,
     pub timeout: Option<f64>,
+    /// Leave a call that becomes a task running, and print its id.
+    pub detach: bool,
 }
 
 /// Parsed arguments for one call.
@@ -236,6 +238,7 @@ pub fn parse_call(
             };
             match name {
                 "help" => call.options.help = true,
+                "detach" if inline.is_none() => call.options.detach = true,
                 "json" => {
                     // `--json '{...}'` (or @file, or -) is the arguments object; bare `--json` asks
                     // for the raw result envelope.

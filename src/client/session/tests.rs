@@ -268,6 +268,7 @@ async fn input_required_rounds_are_answered_and_resent() {
         timeout: Duration::from_secs(5),
         progress: false,
         headers: Vec::new(),
+        tasks: false,
     };
     let result = session
         .request_with(

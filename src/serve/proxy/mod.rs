@@ -266,8 +266,29 @@ impl ProxyProvider {
         Ok(server)
     }
 
-    /// Sends a request to a backend on the host's behalf: its questions go to the host, its
-    /// progress too.
+    /// How a request to a backend is made on the host's behalf: its questions go to the
+    /// host, its progress too.
+    fn context(
+        &self,
+        spec: &ServerSpec,
+        headers: Vec<(String, String)>,
+        ctx: &ServeContext,
+    ) -> CallContext {
+        CallContext {
+            handler: Arc::new(Forwarder {
+                context: ctx.clone(),
+                unattended: Unattended {
+                    root: std::env::current_dir().ok(),
+                },
+            }),
+            timeout: timeout_for(spec, None),
+            progress: ctx.progress_token.is_some(),
+            headers,
+            tasks: false,
+        }
+    }
+
+    /// Sends a request to a backend on the host's behalf.
     async fn request(
         &self,
         spec: &ServerSpec,
@@ -278,18 +299,40 @@ impl ProxyProvider {
     ) -> crate::Result<Value> {
         self.reap_idle();
         let server = Self::server_ref(spec)?;
-        let context = CallContext {
-            handler: Arc::new(Forwarder {
-                context: ctx.clone(),
-                unattended: Unattended {
-                    root: std::env::current_dir().ok(),
-                },
-            }),
-            timeout: timeout_for(spec, None),
-            progress: ctx.progress_token.is_some(),
-            headers,
-        };
+        let context = self.context(spec, headers, ctx);
         self.pool.request(&server, method, params, &context).await
+    }
+
+    /// Calls a backend's tool; one the backend runs as a task (one that requires it, or one
+    /// the server decides to) is waited for here, and its result passed on as any call's.
+    async fn call_backend(
+        &self,
+        spec: &ServerSpec,
+        tool: &Tool,
+        params: Value,
+        headers: Vec<(String, String)>,
+        ctx: &ServeContext,
+    ) -> crate::Result<Value> {
+        use crate::client::tasks;
+        self.reap_idle();
+        let started = tokio::time::Instant::now();
+        let server = Self::server_ref(spec)?;
+        let context = self.context(spec, headers, ctx);
+        let (session, busy) = self.pool.begin(&server).await?;
+        let augment = tasks::augments(&session, tool, false);
+        let outcome = match tasks::call(&session, params, augment, &context).await {
+            Ok(tasks::Called::Done(result)) => Ok(result),
+            Ok(tasks::Called::Task(task)) => {
+                let status = |task: &tasks::Task| {
+                    ctx.log("info", &spec.name, json!(task.line()));
+                };
+                tasks::wait(&session, task, &context, &status, started).await
+            }
+            Err(e) => Err(e),
+        };
+        drop(busy);
+        self.pool.after_call(&server, &session);
+        outcome
     }
 
     /// Checks the arguments against the tool's schema (errors name the tool as the host
@@ -320,10 +363,7 @@ impl ProxyProvider {
             &Value::Object(arguments.clone()),
         );
         let params = json!({"name": tool.name, "arguments": arguments});
-        match self
-            .request(&spec, "tools/call", params, headers, &ctx)
-            .await
-        {
+        match self.call_backend(&spec, tool, params, headers, &ctx).await {
             Ok(result) => {
                 self.routes.learn_from_result(&spec.name, &result);
                 let budget = spec.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
