@@ -3,22 +3,25 @@
 //!
 //! Layers, from the bottom: `protocol` (JSON-RPC and MCP message shapes, either direction),
 //! `schema` (the tool schema model and argument validation), `tokenizer`, `signals`, `paths`,
-//! `procfs` and `words` use nothing above them, `console` only the error type and text
-//! escaping; `auth` signs in to remote servers; `transport` moves messages over stdio, HTTP
-//! or memory;
+//! `procfs`, `clock`, `net` (HTTP answers within a limit) and `words` use nothing above them,
+//! `console` only the error type and text escaping; `auth` signs in to remote servers;
+//! `transport` moves messages over stdio, HTTP or memory, calling `auth` for credentials;
 //! `render` turns tools and results into text; `client` holds the registry, sessions, the
-//! tools cache and the client workflow (MCP to CLI); `manifest` reads and drafts the TOML that
-//! describes command-line tools, and `serve` answers MCP clients with them (CLI to MCP);
-//! `tokens` is the meter, `find` and skills; `cli` parses and dispatches ferry's commands.
+//! tools cache and the client workflow (MCP to CLI); `daemon` keeps servers warm for it;
+//! `manifest` reads and drafts the TOML that describes command-line tools, and `serve` answers
+//! MCP clients with them (CLI to MCP); `tokens` is the meter, `find` and skills; `cli` parses
+//! and dispatches ferry's commands.
 //! Each layer uses only those before it.
 
 pub mod auth;
 pub mod cli;
 pub mod client;
+pub mod clock;
 pub mod console;
 pub mod daemon;
 pub mod error;
 pub mod manifest;
+pub mod net;
 pub mod paths;
 pub mod procfs;
 pub mod protocol;

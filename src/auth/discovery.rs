@@ -33,7 +33,7 @@ pub(super) const MAX_ANSWER: usize = 1024 * 1024;
 
 /// A JSON answer of at most `MAX_ANSWER` bytes; `Null` when it is larger, or not JSON.
 pub(super) async fn read_json(response: reqwest::Response) -> Value {
-    crate::transport::http::read_body(response, MAX_ANSWER)
+    crate::net::read_body(response, MAX_ANSWER)
         .await
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())

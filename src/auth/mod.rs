@@ -40,7 +40,7 @@ use base64::Engine;
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 pub(crate) fn random_text(bytes: usize) -> String {
     use ring::rand::SecureRandom;

@@ -26,9 +26,7 @@ pub struct Stored {
 }
 
 pub(super) fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
+    crate::clock::now_secs()
 }
 
 impl Stored {

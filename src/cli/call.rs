@@ -12,7 +12,7 @@ use super::{options, Globals};
 use crate::client::catalog::{self, Listing};
 use crate::client::config::ServerSpec;
 use crate::client::tasks::{self, Called, Fetched, Task};
-use crate::client::{CacheEntry, CallContext, Era, Session, Target};
+use crate::client::{CacheEntry, Era, RequestContext, Session, Target};
 use crate::daemon;
 use crate::daemon::client::Handed;
 use crate::daemon::pool::{Busy, Pool, ServerRef};
@@ -280,8 +280,8 @@ impl Ctx {
     }
 
     /// The context of one request: this command's handler, limit and progress.
-    fn request(&self, timeout: Duration, headers: Vec<(String, String)>) -> CallContext {
-        CallContext {
+    fn request(&self, timeout: Duration, headers: Vec<(String, String)>) -> RequestContext {
+        RequestContext {
             handler: self.console.handler(),
             timeout,
             progress: self.console.stderr_is_terminal(),
@@ -675,7 +675,7 @@ async fn call_or_task(
     held: &Held<'_>,
     params: Value,
     options: &CallOptions,
-    request: &CallContext,
+    request: &RequestContext,
     ctx: &Ctx,
 ) -> Result<Option<Value>> {
     let session = held.session();

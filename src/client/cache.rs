@@ -2,12 +2,11 @@
 //! keyed by the server's identity so that listing and `--help` never start a server.
 
 use super::config::ServerSpec;
-use super::session::Era;
 use crate::paths::{file_stem, fnv1a};
+use crate::protocol::Era;
 use crate::protocol::ServerDescription;
 use serde_json::Value;
 use std::path::PathBuf;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What is remembered about one server.
 #[derive(Debug, Clone, Default)]
@@ -47,14 +46,6 @@ struct CacheFile {
     tools: Vec<Value>,
 }
 
-/// Milliseconds since the epoch.
-pub fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
-
 /// The cache file for a server.
 pub fn path_for(spec: &ServerSpec) -> PathBuf {
     crate::paths::cache_dir().join("tools").join(format!(
@@ -91,9 +82,9 @@ impl CacheEntry {
     /// `notifications/tools/list_changed`.
     pub fn is_expired(&self) -> bool {
         self.stale
-            || self
-                .ttl_ms
-                .is_some_and(|ttl| ttl > 0 && now_ms().saturating_sub(self.fetched_at_ms) > ttl)
+            || self.ttl_ms.is_some_and(|ttl| {
+                ttl > 0 && crate::clock::now_ms().saturating_sub(self.fetched_at_ms) > ttl
+            })
     }
 
     /// Writes the entry atomically; failure to cache is not an error for the caller.

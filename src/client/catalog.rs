@@ -3,10 +3,11 @@
 //! config, and name a missing tool with a "did you mean". What happens at the ends (a
 //! terminal, a socket) is the caller's.
 
-use super::cache::{now_ms, CacheEntry};
+use super::cache::CacheEntry;
 use super::config::ServerSpec;
 use super::handler::ClientHandler;
 use super::session::{Era, Session, SessionOptions};
+use crate::clock::now_ms;
 use crate::protocol::tools::{parse_tools_owned, Tool};
 use crate::words::closest;
 use crate::{Error, Result};

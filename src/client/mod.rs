@@ -15,7 +15,7 @@ pub mod trust;
 pub use cache::CacheEntry;
 pub use config::{Registry, ServerSpec, Target};
 pub use handler::ClientHandler;
-pub use session::{CallContext, Era, Session, SessionOptions};
+pub use session::{Era, RequestContext, Session, SessionOptions};
 
 /// A message as one line for `--verbose`: compact JSON, long ones cut in the middle.
 pub fn trace_text(message: &serde_json::Value) -> String {

@@ -78,38 +78,7 @@ pub fn with_stateless_meta(params: Option<Value>, version: &str, capabilities: &
     Value::Object(params)
 }
 
-/// Which protocol era a server speaks, with the agreed version.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Era {
-    /// 2026-07-28 and later: no handshake, `_meta` on every request.
-    Stateless(String),
-    /// `initialize` first, then requests within that session.
-    Handshake(String),
-}
-
-impl Era {
-    pub fn from_value(value: &Value) -> Option<Era> {
-        let version = value.get("version")?.as_str()?.to_string();
-        match value.get("era")?.as_str()? {
-            "stateless" => Some(Era::Stateless(version)),
-            "handshake" => Some(Era::Handshake(version)),
-            _ => None,
-        }
-    }
-
-    pub fn to_value(&self) -> Value {
-        match self {
-            Era::Stateless(v) => json!({"era": "stateless", "version": v}),
-            Era::Handshake(v) => json!({"era": "handshake", "version": v}),
-        }
-    }
-
-    pub fn version(&self) -> &str {
-        match self {
-            Era::Stateless(v) | Era::Handshake(v) => v,
-        }
-    }
-}
+pub use crate::protocol::Era;
 
 /// How to open a session.
 #[derive(Clone)]
@@ -127,7 +96,7 @@ pub struct SessionOptions {
 
 /// Who a request is for: its handler, its time limit, whether it wants progress.
 #[derive(Clone)]
-pub struct CallContext {
+pub struct RequestContext {
     pub handler: Arc<dyn ClientHandler>,
     pub timeout: Duration,
     /// Ask the server for progress notifications (they reach `handler.progress`).
@@ -444,7 +413,7 @@ impl Session {
     }
 
     /// The client capabilities a request declares (the stateless era's are per request).
-    fn capabilities_for(&self, context: &CallContext) -> Value {
+    fn capabilities_for(&self, context: &RequestContext) -> Value {
         let mut capabilities = self.client_capabilities.clone();
         if context.tasks {
             if let Value::Object(map) = &mut capabilities {
@@ -462,7 +431,12 @@ impl Session {
     /// A request sent when the returned guard is dropped armed, with no one waiting for its
     /// answer: what a caller that stops waiting owes the server (`tasks/cancel` for the task
     /// it abandons). A cold ferry gives it a moment before exiting (`signals::farewell`).
-    pub fn send_on_drop(&self, method: &str, params: Value, context: &CallContext) -> SendOnDrop {
+    pub fn send_on_drop(
+        &self,
+        method: &str,
+        params: Value,
+        context: &RequestContext,
+    ) -> SendOnDrop {
         let params = match self.era() {
             Era::Stateless(version) => {
                 with_stateless_meta(Some(params), &version, &self.capabilities_for(context))
@@ -871,7 +845,7 @@ impl Session {
 
     /// Sends a request with the session's own handler and limit.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value> {
-        let context = CallContext {
+        let context = RequestContext {
             handler: self.shared.default_handler.clone(),
             timeout: self.timeout(),
             progress: false,
@@ -887,7 +861,7 @@ impl Session {
         &self,
         method: &str,
         params: Value,
-        context: &CallContext,
+        context: &RequestContext,
     ) -> Result<Value> {
         let mut params = params;
         if context.progress {

@@ -12,7 +12,7 @@
 //! The CLI waits for a task ([`wait`]), leaves it running (`--detach`) or looks at it once
 //! ([`fetch`]). A wait that is abandoned (Ctrl-C, a timeout) cancels the task.
 
-use super::session::{CallContext, Era, Session};
+use super::session::{Era, RequestContext, Session};
 use crate::protocol::tools::Tool;
 use crate::protocol::RpcError;
 use crate::render::text::escape_line;
@@ -179,8 +179,8 @@ pub fn augments(session: &Session, tool: &Tool, detach: bool) -> bool {
 }
 
 /// The context of a request that may meet a task (the extension declared).
-fn with_tasks(context: &CallContext) -> CallContext {
-    CallContext {
+fn with_tasks(context: &RequestContext) -> RequestContext {
+    RequestContext {
         tasks: true,
         ..context.clone()
     }
@@ -192,7 +192,7 @@ pub async fn call(
     session: &Session,
     mut params: Value,
     augment: bool,
-    context: &CallContext,
+    context: &RequestContext,
 ) -> Result<Called> {
     if augment {
         params["task"] = json!({});
@@ -219,7 +219,7 @@ pub async fn call(
 pub async fn wait(
     session: &Session,
     task: Task,
-    context: &CallContext,
+    context: &RequestContext,
     status: StatusSink<'_>,
     started: tokio::time::Instant,
 ) -> Result<Value> {
@@ -253,7 +253,7 @@ pub async fn wait(
 
 /// Looks at a task once: how it runs, or, when it has ended, its result. A 2026-07-28 task
 /// waiting on questions has them answered (with the context's handler) and is looked at again.
-pub async fn fetch(session: &Session, id: &str, context: &CallContext) -> Result<Fetched> {
+pub async fn fetch(session: &Session, id: &str, context: &RequestContext) -> Result<Fetched> {
     let context = with_tasks(context);
     let mut task = get(session, id, &context).await?;
     if task.status == Status::InputRequired && matches!(session.era(), Era::Stateless(_)) {
@@ -267,7 +267,7 @@ pub async fn fetch(session: &Session, id: &str, context: &CallContext) -> Result
 }
 
 /// `tasks/get`, read.
-async fn get(session: &Session, id: &str, context: &CallContext) -> Result<Task> {
+async fn get(session: &Session, id: &str, context: &RequestContext) -> Result<Task> {
     let body = session
         .request_with("tasks/get", json!({"taskId": id}), context)
         .await
@@ -308,7 +308,7 @@ fn unknown_task_hint(session: &Session) -> String {
 async fn follow(
     session: &Session,
     mut task: Task,
-    context: &CallContext,
+    context: &RequestContext,
     status: StatusSink<'_>,
 ) -> Result<Value> {
     if let Era::Handshake(_) = session.era() {
@@ -334,7 +334,7 @@ async fn follow(
 async fn follow_handshake(
     session: &Session,
     task: Task,
-    context: &CallContext,
+    context: &RequestContext,
     status: StatusSink<'_>,
 ) -> Result<Value> {
     status(&task);
@@ -364,7 +364,7 @@ async fn follow_handshake(
 }
 
 /// The result of a task that has ended, or the error it ended with.
-async fn ended(session: &Session, task: Task, context: &CallContext) -> Result<Value> {
+async fn ended(session: &Session, task: Task, context: &RequestContext) -> Result<Value> {
     let name = session.name();
     match task.status {
         Status::Cancelled => Err(Error::server(format!(
@@ -407,7 +407,7 @@ async fn answer_questions(
     session: &Session,
     task: &Task,
     answered: &mut HashSet<String>,
-    context: &CallContext,
+    context: &RequestContext,
 ) -> Result<()> {
     let Some(requests) = task.body.get("inputRequests").and_then(Value::as_object) else {
         return Ok(());

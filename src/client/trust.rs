@@ -230,7 +230,7 @@ impl TrustStore {
         self.files.push(TrustedFile {
             path,
             sha256: sha256_hex(bytes),
-            trusted_at_ms: super::cache::now_ms(),
+            trusted_at_ms: crate::clock::now_ms(),
         });
     }
 

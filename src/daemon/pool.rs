@@ -10,7 +10,7 @@
 use crate::client::catalog::{self, Listing};
 use crate::client::config::{Environment, ServerSpec, Target};
 use crate::client::handler::{ClientHandler, Unattended};
-use crate::client::session::{CallContext, Era, Session, SessionOptions};
+use crate::client::session::{Era, RequestContext, Session, SessionOptions};
 use crate::transport::http::HttpConnection;
 use crate::transport::stdio::{ChildSpec, StdioChild};
 use crate::transport::Transport;
@@ -530,7 +530,7 @@ impl Pool {
         server: &ServerRef,
         method: &str,
         params: Value,
-        context: &CallContext,
+        context: &RequestContext,
     ) -> Result<Value> {
         let (session, busy) = self.begin(server).await?;
         let result = session.request_with(method, params, context).await;

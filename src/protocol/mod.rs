@@ -7,10 +7,12 @@
 //! what ferry uses. Nothing here depends on the rest of ferry.
 
 pub mod describe;
+pub mod era;
 pub mod tool_text;
 pub mod tools;
 
 pub use describe::ServerDescription;
+pub use era::Era;
 
 use serde_json::{json, Value};
 use std::future::Future;

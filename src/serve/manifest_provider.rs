@@ -433,7 +433,7 @@ impl ManifestProvider {
                         .then(|| sandbox::explain_denial(policy, self.manifest.server.roots.working_dir(), &said))
                         .flatten()
                 });
-                let result = call_result(tool, finished, timeout, ctx.modern)?;
+                let result = call_result(tool, finished, timeout, ctx.era.is_stateless())?;
                 Ok(match refused {
                     Some(line) => with_first_line(result, &line),
                     None => result,
@@ -881,7 +881,7 @@ impl Provider for ManifestProvider {
                     tool.name,
                     names.join(" and ")
                 );
-                if ctx.modern {
+                if ctx.era.is_stateless() {
                     let required: Map<String, Value> =
                         names.iter().map(|c| (c.to_string(), json!({}))).collect();
                     return Err(RpcError {

@@ -32,8 +32,8 @@ pub struct CallContext {
     pub progress_token: Option<Value>,
     /// The lowest level of log messages the client asked for (none: send none).
     pub log_level: Option<usize>,
-    /// Whether the request came in the stateless era (2026-07-28) or a handshake session.
-    pub modern: bool,
+    /// The era the request came in: stateless (2026-07-28) or a handshake session's.
+    pub era: crate::protocol::Era,
     /// Who answers what the call's command asks (`ferry ask`, a tool's `confirm`).
     pub asker: Arc<dyn super::ask::Asker>,
     /// What the client declared it can do (its `capabilities`).
@@ -47,7 +47,7 @@ impl CallContext {
             notify: Arc::new(|_| {}),
             progress_token: None,
             log_level: None,
-            modern: false,
+            era: crate::protocol::Era::Handshake(crate::protocol::HANDSHAKE_VERSION.to_string()),
             asker: Arc::new(super::ask::Nobody),
             client_capabilities: Value::Null,
         }

@@ -208,13 +208,6 @@ fn binding(method: &str, params: &Value) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&digest.as_ref()[..16])
 }
 
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
-
 impl Rounds {
     /// Rounds whose states are signed with `key` and name `instance` (instances that share a
     /// key accept each other's states).
@@ -371,7 +364,7 @@ impl Rounds {
         let mut claims = json!({
             "c": id,
             "r": call.round,
-            "x": now_ms() + STATE_TTL.as_millis() as u64,
+            "x": crate::clock::now_ms() + STATE_TTL.as_millis() as u64,
             "b": call.bound,
             "i": self.instance,
         });
@@ -412,7 +405,7 @@ impl Rounds {
         let expired = claims
             .get("x")
             .and_then(Value::as_u64)
-            .is_none_or(|x| x < now_ms());
+            .is_none_or(|x| x < crate::clock::now_ms());
         if expired {
             return Err(invalid(
                 "requestState has expired: send the request again without it",

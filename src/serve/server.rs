@@ -6,7 +6,7 @@
 
 use super::provider::{CallContext, Listed, Notifier, Provider, LOG_LEVELS};
 use crate::protocol::{
-    self, RpcError, HANDSHAKE_VERSION, HANDSHAKE_VERSIONS, META_CLIENT_CAPABILITIES,
+    self, Era, RpcError, HANDSHAKE_VERSION, HANDSHAKE_VERSIONS, META_CLIENT_CAPABILITIES,
     META_PROTOCOL_VERSION, STATELESS_VERSION,
 };
 use serde_json::{json, Map, Value};
@@ -386,11 +386,15 @@ impl Server {
             .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
             .cloned()
             .unwrap_or(Value::Null);
+        let version = meta
+            .and_then(|m| m.get(META_PROTOCOL_VERSION))
+            .and_then(Value::as_str)
+            .unwrap_or(STATELESS_VERSION);
         let ctx = CallContext {
             notify: notify.clone(),
             progress_token: meta.and_then(|m| m.get("progressToken")).cloned(),
             log_level,
-            modern: true,
+            era: Era::Stateless(version.to_string()),
             asker: Arc::new(super::ask::Nobody),
             client_capabilities: capabilities.clone(),
         };
@@ -593,27 +597,29 @@ impl Server {
             }
             return Ok(json!({}));
         }
-        let (log_level, asker, capabilities): (_, Arc<dyn super::ask::Asker>, _) = match session {
-            Some(session) => {
-                let state = session.lock().unwrap_or_else(|e| e.into_inner());
-                let asker = super::ask::SessionAsker {
-                    outgoing: state.outgoing.clone(),
-                    send: notify.clone(),
-                    capabilities: state.client_capabilities.clone(),
-                };
-                (
-                    state.log_level,
-                    Arc::new(asker),
-                    state.client_capabilities.clone(),
-                )
-            }
-            None => (None, Arc::new(super::ask::Nobody), Value::Null),
-        };
+        let (log_level, asker, capabilities, version): (_, Arc<dyn super::ask::Asker>, _, _) =
+            match session {
+                Some(session) => {
+                    let state = session.lock().unwrap_or_else(|e| e.into_inner());
+                    let asker = super::ask::SessionAsker {
+                        outgoing: state.outgoing.clone(),
+                        send: notify.clone(),
+                        capabilities: state.client_capabilities.clone(),
+                    };
+                    (
+                        state.log_level,
+                        Arc::new(asker),
+                        state.client_capabilities.clone(),
+                        state.version.clone(),
+                    )
+                }
+                None => (None, Arc::new(super::ask::Nobody), Value::Null, None),
+            };
         let ctx = CallContext {
             notify,
             progress_token: params.pointer("/_meta/progressToken").cloned(),
             log_level,
-            modern: false,
+            era: Era::Handshake(version.unwrap_or_else(|| HANDSHAKE_VERSION.to_string())),
             asker,
             client_capabilities: capabilities,
         };
@@ -660,7 +666,7 @@ async fn dispatch(
                 )
             })?;
             let _permit = permit(permits).await?;
-            let modern = ctx.modern;
+            let modern = ctx.era.is_stateless();
             provider.read(uri, ctx).await.map_err(|mut e| {
                 // 2026-07-28 names an unknown resource invalid params; earlier revisions -32002.
                 if modern && e.code == protocol::RESOURCE_NOT_FOUND {

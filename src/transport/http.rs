@@ -503,7 +503,7 @@ impl HttpConnection {
             ));
             return Ok(());
         }
-        let bytes = read_body(response, self.max_message).await.map_err(|why| {
+        let bytes = crate::net::read_body(response, self.max_message).await.map_err(|why| {
             Error::server(format!("could not read the answer of {}: {why}", self.shown_url))
                 .with_hint("raise \"maxMessageMB\" in the server's config if the answer is legitimately this large")
         })?;
@@ -666,7 +666,7 @@ impl HttpConnection {
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("")
                 .to_ascii_lowercase();
-            let bytes = read_body(response, self.max_message)
+            let bytes = crate::net::read_body(response, self.max_message)
                 .await
                 .unwrap_or_default();
             return Err(http_error(status, &content_type, &bytes, &self.shown_url));
@@ -791,26 +791,6 @@ fn redacted_or_shown(shown: &str, final_url: &reqwest::Url, configured: &reqwest
         shown.to_string()
     } else {
         redacted_url(final_url.as_str())
-    }
-}
-
-/// Reads a whole body, refusing more than `limit` bytes.
-pub(crate) async fn read_body(
-    mut response: reqwest::Response,
-    limit: usize,
-) -> std::result::Result<Vec<u8>, String> {
-    let mut bytes = Vec::new();
-    loop {
-        match response.chunk().await {
-            Ok(Some(chunk)) => {
-                if bytes.len() + chunk.len() > limit {
-                    return Err(format!("the answer is over {} MB", limit / (1024 * 1024)));
-                }
-                bytes.extend_from_slice(&chunk);
-            }
-            Ok(None) => return Ok(bytes),
-            Err(e) => return Err(e.to_string()),
-        }
     }
 }
 

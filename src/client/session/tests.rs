@@ -263,7 +263,7 @@ async fn input_required_rounds_are_answered_and_resent() {
     )
     .await
     .unwrap();
-    let context = CallContext {
+    let context = RequestContext {
         handler: Arc::new(Answers),
         timeout: Duration::from_secs(5),
         progress: false,

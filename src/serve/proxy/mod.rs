@@ -28,7 +28,7 @@ use super::provider::{invalid, tool_error, CallContext as ServeContext, Listed, 
 use crate::client::catalog::timeout_for;
 use crate::client::config::ServerSpec;
 use crate::client::handler::Unattended;
-use crate::client::session::CallContext;
+use crate::client::session::RequestContext;
 use crate::daemon::pool::Pool;
 use crate::daemon::wire::ServerRef;
 use crate::protocol::tools::Tool;
@@ -273,8 +273,8 @@ impl ProxyProvider {
         spec: &ServerSpec,
         headers: Vec<(String, String)>,
         ctx: &ServeContext,
-    ) -> CallContext {
-        CallContext {
+    ) -> RequestContext {
+        RequestContext {
             handler: Arc::new(Forwarder {
                 context: ctx.clone(),
                 unattended: Unattended {
