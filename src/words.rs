@@ -1,6 +1,7 @@
 //! Matching names and reading text, shared by both directions: `*` globs (tool filters,
-//! environment allowlists), the nearest name for "did you mean", `%xx` decoding, this
-//! process's UTF-8 environment (`utf8_env`), and the longest timeout anything takes.
+//! environment allowlists), the nearest name for "did you mean", kebab-case aliases, `%xx`
+//! decoding, this process's UTF-8 environment (`utf8_env`), and the longest timeout anything
+//! takes. It uses nothing of ferry's.
 
 /// The longest timeout ferry accepts anywhere: a week.
 pub const MAX_TIMEOUT_SECS: f64 = 7.0 * 24.0 * 3600.0;
@@ -39,7 +40,7 @@ pub fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Opt
             // The distance is at least the difference in length: a word far longer or shorter
             // (a megabyte of it, from a hostile caller) is not compared at all.
             let limit = 2.max(c.len() / 3);
-            let kebab = crate::schema::kebab(c);
+            let kebab = kebab(c);
             let lower = c.to_lowercase();
             let far = |other: &str| word_len.abs_diff(other.chars().count()) > limit;
             if far(&kebab) && far(&lower) {
@@ -79,6 +80,29 @@ pub fn percent_decode(text: &str) -> Option<String> {
         }
     }
     String::from_utf8(out).ok()
+}
+
+/// A property name as a kebab-case word (`dryRun`, `max_results` → `dry-run`, `max-results`):
+/// the alias the command line accepts.
+pub fn kebab(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c == '_' {
+            out.push('-');
+            prev_lower = false;
+        } else if c.is_uppercase() {
+            if prev_lower {
+                out.push('-');
+            }
+            out.extend(c.to_lowercase());
+            prev_lower = false;
+        } else {
+            out.push(c);
+            prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        }
+    }
+    out
 }
 
 /// This process's environment, the variables whose name and value are UTF-8 (the others are

@@ -10,28 +10,7 @@ pub mod validate;
 
 pub use notation::{render_type, render_value, signature};
 
-/// A property name as a kebab-case word (`dryRun`, `max_results` → `dry-run`, `max-results`):
-/// the alias the command line accepts.
-pub fn kebab(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 4);
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if c == '_' {
-            out.push('-');
-            prev_lower = false;
-        } else if c.is_uppercase() {
-            if prev_lower {
-                out.push('-');
-            }
-            out.extend(c.to_lowercase());
-            prev_lower = false;
-        } else {
-            out.push(c);
-            prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        }
-    }
-    out
-}
+pub use crate::words::kebab;
 
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;

@@ -1,6 +1,7 @@
-//! Commands that talk back (README, "Commands that ask, and long commands as tasks"): `ferry ask`, run by a
-//! command that `ferry serve` runs, asks the client what only the client knows (the person's
-//! yes or no, a form, the host's model, the client's roots), and prints the answer.
+//! Commands that talk back (README, "Commands that ask, and long commands as tasks"):
+//! `ferry ask`, run by a command that `ferry serve` runs, asks the client what only the client
+//! knows (the person's yes or no, a form, the host's model, the client's roots), and prints
+//! the answer.
 //!
 //! The question travels over a channel private to the call (`channel`); serve hands it to the
 //! call's [`Asker`]: a request to the client on the call's own stream in the handshake era

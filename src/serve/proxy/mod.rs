@@ -1,5 +1,6 @@
 //! `ferry serve --servers [NAMES...]`: the configured MCP servers behind three lazy tools
-//! (README, "Many MCP servers behind three tools"), for hosts that put every tool's schema in the context.
+//! (README, "Many MCP servers behind three tools"), for hosts that put every tool's schema in
+//! the context.
 //!
 //! - `find {query, limit?}`: the best tools of every server from the disk cache, one line each
 //!   (`server/tool(required) - summary`), the top hit's whole help under its line.
