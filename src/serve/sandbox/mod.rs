@@ -423,6 +423,19 @@ fn hidden_places(home: &Path) -> Vec<Place> {
         );
     }
     if serving_as_root() {
+        for secret in root_secrets() {
+            push(&mut hidden, place(secret.clone(), "root's secrets"));
+        }
+    }
+    hidden
+}
+
+/// Everything in /etc that not every account may read, looked for once per process: every
+/// tool's policy and serve's own reads ask, and /etc holds a few thousand entries.
+fn root_secrets() -> &'static [PathBuf] {
+    static SECRETS: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+    SECRETS.get_or_init(|| {
+        let mut secrets = Vec::new();
         let etc = std::fs::canonicalize("/etc").unwrap_or_else(|_| "/etc".into());
         let mut seen = 0;
         let mut next = vec![etc];
@@ -431,7 +444,7 @@ fn hidden_places(home: &Path) -> Vec<Place> {
                 seen += 1;
                 if seen > ETC_SCAN_LIMIT {
                     // Too much to look at: keep all of what is left out of reach.
-                    push(&mut hidden, place(dir.clone(), "root's secrets"));
+                    secrets.push(dir.clone());
                     break;
                 }
                 let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
@@ -442,14 +455,14 @@ fn hidden_places(home: &Path) -> Vec<Place> {
                     continue;
                 }
                 if meta.permissions().mode() & 0o004 == 0 {
-                    push(&mut hidden, place(entry.path(), "root's secrets"));
+                    secrets.push(entry.path());
                 } else if meta.is_dir() {
                     next.push(entry.path());
                 }
             }
         }
-    }
-    hidden
+        secrets
+    })
 }
 
 /// The places no served command may see (ferry's files; serving as root, root's secrets in
