@@ -80,6 +80,34 @@ pub fn with_stateless_meta(params: Option<Value>, version: &str, capabilities: &
 
 pub use crate::protocol::Era;
 
+/// Answers the questions of an `input_required` round (a request's or a task's), each through
+/// the caller's handler, by its key; a refusal is answered as `{"error": ...}`. Only the keys
+/// `fresh` admits are answered (a task's questions already answered are not asked again).
+pub async fn answer_input_requests(
+    context: &RequestContext,
+    requests: &Map<String, Value>,
+    mut fresh: impl FnMut(&str) -> bool,
+) -> Map<String, Value> {
+    let mut responses = Map::new();
+    for (key, request) in requests {
+        if !fresh(key) {
+            continue;
+        }
+        let method = request
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let params = request.get("params").cloned().unwrap_or(Value::Null);
+        let answer = context
+            .handler
+            .answer(method, &params)
+            .await
+            .unwrap_or_else(|e| json!({"error": e.message}));
+        responses.insert(key.clone(), answer);
+    }
+    responses
+}
+
 /// How to open a session.
 #[derive(Clone)]
 pub struct SessionOptions {
@@ -962,23 +990,7 @@ impl Session {
                 return Ok(result);
             }
             let responses = match result.get("inputRequests").and_then(Value::as_object) {
-                Some(requests) => {
-                    let mut responses = Map::new();
-                    for (key, request) in requests {
-                        let method = request
-                            .get("method")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default();
-                        let params = request.get("params").cloned().unwrap_or(Value::Null);
-                        let answer = context
-                            .handler
-                            .answer(method, &params)
-                            .await
-                            .unwrap_or_else(|e| json!({"error": e.message}));
-                        responses.insert(key.clone(), answer);
-                    }
-                    Some(responses)
-                }
+                Some(requests) => Some(answer_input_requests(context, requests, |_| true).await),
                 None => {
                     tokio::time::sleep(Duration::from_millis(100)).await;
                     None

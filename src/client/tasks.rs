@@ -12,12 +12,12 @@
 //! The CLI waits for a task ([`wait`]), leaves it running (`--detach`) or looks at it once
 //! ([`fetch`]). A wait that is abandoned (Ctrl-C, a timeout) cancels the task.
 
-use super::session::{Era, RequestContext, Session};
+use super::session::{answer_input_requests, Era, RequestContext, Session};
 use crate::protocol::tools::Tool;
 use crate::protocol::RpcError;
 use crate::render::text::escape_line;
 use crate::{Error, Result};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::time::Duration;
 
@@ -412,23 +412,8 @@ async fn answer_questions(
     let Some(requests) = task.body.get("inputRequests").and_then(Value::as_object) else {
         return Ok(());
     };
-    let mut responses = Map::new();
-    for (key, request) in requests {
-        if !answered.insert(key.clone()) {
-            continue;
-        }
-        let method = request
-            .get("method")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let params = request.get("params").cloned().unwrap_or(Value::Null);
-        let answer = context
-            .handler
-            .answer(method, &params)
-            .await
-            .unwrap_or_else(|e| json!({"error": e.message}));
-        responses.insert(key.clone(), answer);
-    }
+    let responses =
+        answer_input_requests(context, requests, |key| answered.insert(key.to_string())).await;
     if responses.is_empty() {
         return Ok(());
     }
