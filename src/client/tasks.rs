@@ -15,14 +15,14 @@
 use super::session::{answer_input_requests, Era, RequestContext, Session};
 use crate::protocol::tools::Tool;
 use crate::protocol::RpcError;
+pub use crate::protocol::TaskStatus as Status;
 use crate::render::text::escape_line;
 use crate::{Error, Result};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::time::Duration;
 
-/// The tasks extension's identifier (2026-07-28), declared in a request's capabilities.
-pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub use crate::protocol::task_status::EXTENSION;
 /// The poll interval when a server suggests none.
 const DEFAULT_POLL: Duration = Duration::from_millis(500);
 /// Bounds on a server's suggested poll interval: no busy loop, and no long blind spot.
@@ -30,44 +30,6 @@ const POLL_BOUNDS: (Duration, Duration) = (Duration::from_millis(50), Duration::
 
 /// Where a task's status goes each time it is read (a terminal's status line).
 pub type StatusSink<'a> = &'a (dyn Fn(&Task) + Send + Sync);
-
-/// A task's status, as both eras name them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    Working,
-    InputRequired,
-    Completed,
-    Failed,
-    Cancelled,
-}
-
-impl Status {
-    fn parse(name: &str) -> Option<Status> {
-        Some(match name {
-            "working" => Status::Working,
-            "input_required" => Status::InputRequired,
-            "completed" => Status::Completed,
-            "failed" => Status::Failed,
-            "cancelled" => Status::Cancelled,
-            _ => return None,
-        })
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Working => "working",
-            Status::InputRequired => "input_required",
-            Status::Completed => "completed",
-            Status::Failed => "failed",
-            Status::Cancelled => "cancelled",
-        }
-    }
-
-    /// Whether the task has ended and will not change again.
-    pub fn is_terminal(self) -> bool {
-        matches!(self, Status::Completed | Status::Failed | Status::Cancelled)
-    }
-}
 
 /// A task as the server last described it.
 #[derive(Debug, Clone)]

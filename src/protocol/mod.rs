@@ -8,11 +8,13 @@
 
 pub mod describe;
 pub mod era;
+pub mod task_status;
 pub mod tool_text;
 pub mod tools;
 
 pub use describe::ServerDescription;
 pub use era::Era;
+pub use task_status::TaskStatus;
 
 use serde_json::{json, Value};
 use std::future::Future;

@@ -13,15 +13,14 @@
 //! so the balancer can route them there; another instance says whose task it is.
 
 use super::ask::ClientRequest;
-use crate::protocol::{self, RpcError};
+use crate::protocol::{self, RpcError, TaskStatus as Status};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 use tokio::sync::oneshot;
 
-/// The tasks extension's identifier, in capabilities.
-pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub use crate::protocol::task_status::EXTENSION;
 /// How long a task tool's call may run (without finishing or asking) before it becomes a task.
 pub const TASK_AFTER: Duration = Duration::from_millis(500);
 /// How long a task is kept from its creation.
@@ -59,31 +58,6 @@ pub enum Progress {
     Asked(Question),
     Message(String),
     Done(Result<Value, RpcError>),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Status {
-    Working,
-    InputRequired,
-    Completed,
-    Failed,
-    Cancelled,
-}
-
-impl Status {
-    fn name(self) -> &'static str {
-        match self {
-            Status::Working => "working",
-            Status::InputRequired => "input_required",
-            Status::Completed => "completed",
-            Status::Failed => "failed",
-            Status::Cancelled => "cancelled",
-        }
-    }
-
-    fn terminal(self) -> bool {
-        matches!(self, Status::Completed | Status::Failed | Status::Cancelled)
-    }
 }
 
 struct Task {
@@ -185,7 +159,7 @@ impl Tasks {
                 !t.lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .status
-                    .terminal()
+                    .is_terminal()
             })
             .count()
     }
@@ -225,7 +199,7 @@ impl Tasks {
         tokio::spawn(async move {
             while let Some(report) = reports.recv().await {
                 let mut task = follow.lock().unwrap_or_else(|e| e.into_inner());
-                if task.status.terminal() {
+                if task.status.is_terminal() {
                     break;
                 }
                 task.updated = SystemTime::now();
@@ -349,7 +323,7 @@ impl Tasks {
     pub fn cancel(&self, params: &Value) -> Result<Value, RpcError> {
         let (_, task) = self.find(params)?;
         let mut task = task.lock().unwrap_or_else(|e| e.into_inner());
-        if !task.status.terminal() {
+        if !task.status.is_terminal() {
             if let Some(stop) = task.stop.take() {
                 stop.abort();
             }
