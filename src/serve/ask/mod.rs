@@ -443,17 +443,4 @@ mod tests {
             Answer::yes("/home/a b\nhttps://x\n")
         );
     }
-
-    #[test]
-    fn a_form_schema_is_flat() {
-        assert!(check_form_schema(
-            &json!({"type": "object", "properties": {"a": {"type": "string"}}})
-        )
-        .is_ok());
-        assert!(check_form_schema(
-            &json!({"type": "object", "properties": {"a": {"type": "object"}}})
-        )
-        .is_err());
-        assert!(check_form_schema(&json!("x")).is_err());
-    }
 }
