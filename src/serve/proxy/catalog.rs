@@ -25,6 +25,9 @@ pub enum Listing {
 /// The tools of every served server, and each server's listing.
 pub struct Catalog {
     inner: RwLock<Inner>,
+    /// The servers' names in the config's order, which the documents keep whichever
+    /// listing ends first (so `--expose all` names and ranking ties never depend on timing).
+    order: Vec<String>,
     /// Bumped whenever a listing ends, so that whoever waits for one looks again.
     changed: watch::Sender<u64>,
 }
@@ -65,6 +68,7 @@ impl Catalog {
         inner.documents = Index::new(documents).with_postings();
         let catalog = Catalog {
             inner: RwLock::new(inner),
+            order: servers.iter().map(|s| s.name.clone()).collect(),
             changed: watch::channel(0).0,
         };
         (catalog, unlisted)
@@ -76,6 +80,11 @@ impl Catalog {
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, Inner> {
         self.inner.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How many listings have ended: what the catalog says changes only with it.
+    pub fn generation(&self) -> u64 {
+        *self.changed.borrow()
     }
 
     /// A server's listing arrived: its tools replace what the catalog had of it.
@@ -90,6 +99,8 @@ impl Catalog {
                 .listings
                 .insert(spec.name.clone(), Listing::Listed(tools.len()));
             documents.extend(tools.into_iter().map(|t| Document::new(&spec.name, t)));
+            // A stable sort: each server's tools stay in the order it listed them.
+            documents.sort_by_key(|d| self.order.iter().position(|name| *name == d.server));
             inner.documents = Index::new(documents).with_postings();
         }
         self.changed.send_modify(|n| *n += 1);
