@@ -10,8 +10,8 @@
 use ferry::client::config::Registry;
 use ferry::client::CacheEntry;
 use ferry::protocol::tools::parse_tools;
-use ferry::render::tool::{proxy_find_answer, FoundTool};
-use ferry::tokens::find::{shown, Document, Index};
+use ferry::render::tool::proxy_find_answer;
+use ferry::tokens::find::{shown_tools, Document, Index};
 use ferry::tokens::meter::tools_from_json;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -168,15 +168,7 @@ fn main() {
         for query in QUERIES {
             let started = Instant::now();
             let ranked = index.rank(query);
-            let hits: Vec<FoundTool> = shown(&ranked, 3)
-                .into_iter()
-                .map(|(i, with_help)| FoundTool {
-                    server: &ranked[i].0.server,
-                    tool: &ranked[i].0.tool,
-                    with_help,
-                })
-                .collect();
-            bytes += proxy_find_answer(&hits).len();
+            bytes += proxy_find_answer(&shown_tools(&ranked, 3)).len();
             times.push(started.elapsed());
         }
     }

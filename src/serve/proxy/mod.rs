@@ -38,9 +38,9 @@ use crate::render::json_help;
 use crate::render::output::OutputContext;
 use crate::render::proxy::{self, three_tools, FIND_DEFAULT, FIND_MAX};
 use crate::render::text::escape_line;
-use crate::render::tool::{proxy_find_answer, FoundTool};
+use crate::render::tool::proxy_find_answer;
 use crate::schema::{validate, ToolSchema};
-use crate::tokens::find::shown;
+use crate::tokens::find::shown_tools;
 use crate::words::closest;
 use catalog::{Catalog, Inner, Listing};
 use forward::{within_budget, Forwarder, DEFAULT_MAX_TOKENS};
@@ -71,6 +71,9 @@ pub struct ProxyProvider {
     unlisted: Mutex<Vec<ServerSpec>>,
     routes: Routes,
     reaping: std::sync::Once,
+    /// The description as of a catalog generation: every request asks for it (for the
+    /// capabilities), and it changes only when a listing ends.
+    described: Mutex<Option<(u64, ServerDescription)>>,
 }
 
 impl ProxyProvider {
@@ -86,6 +89,7 @@ impl ProxyProvider {
             unlisted: Mutex::new(unlisted),
             routes: Routes::default(),
             reaping: std::sync::Once::new(),
+            described: Mutex::new(None),
         })
     }
 
@@ -106,51 +110,37 @@ impl ProxyProvider {
         });
     }
 
-    fn find(&self, arguments: &Map<String, Value>) -> BoxFuture<'_, Value> {
-        let query = arguments
-            .get("query")
-            .and_then(Value::as_str)
-            .map(str::to_string);
+    async fn find(&self, arguments: &Map<String, Value>) -> Value {
+        let Some(query) = arguments.get("query").and_then(Value::as_str) else {
+            return tool_error("find needs a query: {\"query\": \"what you want to do\"}");
+        };
         let limit = arguments
             .get("limit")
             .and_then(Value::as_u64)
             .map_or(FIND_DEFAULT, |n| (n as usize).clamp(1, FIND_MAX));
-        Box::pin(async move {
-            let Some(query) = query else {
-                return tool_error("find needs a query: {\"query\": \"what you want to do\"}");
-            };
-            let coming = self.catalog.settled(None, FIND_WAIT).await;
-            let still = still_listing(&coming);
-            let inner = self.catalog.read();
-            let ranked = inner.documents.rank(&query);
-            if ranked.is_empty() {
-                // The query is echoed back, but never at length.
-                let shown: String = query.chars().take(200).collect();
-                let servers: Vec<String> = self
-                    .servers
-                    .iter()
-                    .map(|s| escape_line(&s.name).into_owned())
-                    .collect();
-                return text_result(format!(
-                    "No tool matches {:?}. Servers: {}.{still}",
-                    escape_line(&shown),
-                    servers.join(", ")
-                ));
-            }
-            let hits: Vec<FoundTool> = shown(&ranked, limit)
-                .into_iter()
-                .map(|(i, with_help)| FoundTool {
-                    server: &ranked[i].0.server,
-                    tool: &ranked[i].0.tool,
-                    with_help,
-                })
+        let coming = self.catalog.settled(None, FIND_WAIT).await;
+        let still = still_listing(&coming);
+        let inner = self.catalog.read();
+        let ranked = inner.documents.rank(query);
+        if ranked.is_empty() {
+            // The query is echoed back, but never at length.
+            let shown: String = query.chars().take(200).collect();
+            let servers: Vec<String> = self
+                .servers
+                .iter()
+                .map(|s| escape_line(&s.name).into_owned())
                 .collect();
-            let mut answer = proxy_find_answer(&hits);
-            if !still.is_empty() {
-                answer.push_str(still.trim_start());
-            }
-            text_result(answer)
-        })
+            return text_result(format!(
+                "No tool matches {:?}. Servers: {}.{still}",
+                escape_line(&shown),
+                servers.join(", ")
+            ));
+        }
+        let mut answer = proxy_find_answer(&shown_tools(&ranked, limit));
+        if !still.is_empty() {
+            answer.push_str(still.trim_start());
+        }
+        text_result(answer)
     }
 
     async fn describe(&self, arguments: &Map<String, Value>) -> Value {
@@ -170,23 +160,21 @@ impl ProxyProvider {
     /// The tool a name means (`server/tool`, or a bare name only one server has), waiting
     /// for a server whose tools are still coming (bounded by its call timeout).
     async fn resolved(&self, name: &str) -> Result<(String, Tool), String> {
-        let server = name
-            .split_once('/')
-            .map(|(server, _)| server)
-            .filter(|server| self.spec(server).is_some());
         if let Ok(found) = resolve(&self.catalog.read(), name) {
             return Ok(found);
         }
-        let within = server
+        // The listing that could still bring it: its server's when the name says one (an
+        // unknown server's will bring nothing), any server's when it does not.
+        let among = match name.split_once('/') {
+            Some((server, _)) if self.spec(server).is_some() => Some(server),
+            Some(_) => return resolve(&self.catalog.read(), name),
+            None => None,
+        };
+        let within = among
             .and_then(|s| self.spec(s))
             .map_or(FIND_WAIT, |spec| timeout_for(spec, None));
-        let among = if name.contains('/') { server } else { None };
-        if name.contains('/') && among.is_none() {
-            return resolve(&self.catalog.read(), name);
-        }
         let coming = self.catalog.settled(among, within).await;
-        let found = resolve(&self.catalog.read(), name);
-        match found {
+        match resolve(&self.catalog.read(), name) {
             Err(why) if !coming.is_empty() => Err(format!("{why}{}", still_listing(&coming))),
             Err(why) => match among.and_then(|s| self.failed(s)) {
                 Some(failure) => Err(format!("{why} {failure}")),
@@ -488,6 +476,34 @@ impl ProxyProvider {
         }
     }
 
+    /// serverInfo, capabilities and the catalog in the instructions, as the catalog stands.
+    fn describe_now(&self) -> ServerDescription {
+        let entries = self.catalog_entries();
+        let instructions = if self.expose_all {
+            proxy::exposed_instructions_text(&entries)
+        } else {
+            proxy::instructions_text(&entries)
+        };
+        // Logging is declared so clients may set a level; the proxy logs nothing itself.
+        let mut capabilities = json!({"tools": {}, "logging": {},
+            "extensions": {crate::serve::tasks::EXTENSION: {}}});
+        let inner = self.catalog.read();
+        for capability in ["resources", "prompts"] {
+            if self
+                .servers
+                .iter()
+                .any(|s| inner.may_have(&s.name, capability))
+            {
+                capabilities[capability] = json!({});
+            }
+        }
+        ServerDescription {
+            server_info: json!({"name": "ferry", "version": env!("CARGO_PKG_VERSION")}),
+            capabilities,
+            instructions: Some(instructions),
+        }
+    }
+
     /// Calls a tool by the name `--expose all` listed.
     async fn call_exposed(
         &self,
@@ -600,29 +616,15 @@ async fn list_once(spec: ServerSpec, pool: Arc<Pool>, catalog: Arc<Catalog>) {
 
 impl Provider for ProxyProvider {
     fn description(&self) -> ServerDescription {
-        let entries = self.catalog_entries();
-        let instructions = if self.expose_all {
-            proxy::exposed_instructions_text(&entries)
-        } else {
-            proxy::instructions_text(&entries)
-        };
-        // Logging is declared so clients may set a level; the proxy logs nothing itself.
-        let mut capabilities = json!({"tools": {}, "logging": {},
-            "extensions": {crate::serve::tasks::EXTENSION: {}}});
-        let inner = self.catalog.read();
-        for capability in ["resources", "prompts"] {
-            if self
-                .servers
-                .iter()
-                .any(|s| inner.may_have(&s.name, capability))
-            {
-                capabilities[capability] = json!({});
+        let generation = self.catalog.generation();
+        let mut described = self.described.lock().unwrap_or_else(|e| e.into_inner());
+        match &*described {
+            Some((at, description)) if *at == generation => description.clone(),
+            _ => {
+                let description = self.describe_now();
+                *described = Some((generation, description.clone()));
+                description
             }
-        }
-        ServerDescription {
-            server_info: json!({"name": "ferry", "version": env!("CARGO_PKG_VERSION")}),
-            capabilities,
-            instructions: Some(instructions),
         }
     }
 

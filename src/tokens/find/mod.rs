@@ -949,6 +949,21 @@ pub fn rank<'a, T>(query: &str, documents: &'a [Document<T>]) -> Vec<(&'a Docume
         .collect()
 }
 
+/// The tools [`shown`] picks from a ranking of parsed tools, ready for rendering.
+pub fn shown_tools<'a>(
+    ranked: &[(&'a Document<Tool>, f64)],
+    limit: usize,
+) -> Vec<crate::render::tool::FoundTool<'a>> {
+    shown(ranked, limit)
+        .into_iter()
+        .map(|(i, with_help)| crate::render::tool::FoundTool {
+            server: &ranked[i].0.server,
+            tool: &ranked[i].0.tool,
+            with_help,
+        })
+        .collect()
+}
+
 /// Which of the ranked hits `find` shows, at most `limit`, each with whether its whole help
 /// is shown: the first always with its help; the second with its help too when it scores
 /// close to the first; later hits only while they score a fair share of the first's.
