@@ -30,13 +30,9 @@ pub(super) fn now() -> u64 {
 }
 
 impl Stored {
-    pub(super) fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
-    }
-
     /// A token file's content; `None` when it is not one (no issuer: nothing to trust).
-    pub(super) fn from_json(value: &Value) -> Option<Stored> {
-        let stored: Stored = serde_json::from_value(value.clone()).ok()?;
+    pub(super) fn parse(bytes: &[u8]) -> Option<Stored> {
+        let stored: Stored = serde_json::from_slice(bytes).ok()?;
         (!stored.issuer.is_empty()).then_some(stored)
     }
 
@@ -103,14 +99,14 @@ pub fn token_file(url: &str) -> PathBuf {
 
 /// The stored sign-in for `url`, if any.
 pub fn load(url: &str) -> Option<Stored> {
-    let text = std::fs::read_to_string(token_file(url)).ok()?;
-    Stored::from_json(&serde_json::from_str(&text).ok()?)
+    Stored::parse(&std::fs::read(token_file(url)).ok()?)
 }
 
 /// Saves a sign-in: 0600 in a 0700 directory, written beside and renamed.
 pub fn save(url: &str, stored: &Stored) -> Result<()> {
     let path = token_file(url);
-    crate::paths::write_private(&path, stored.to_json().to_string().as_bytes()).map_err(|e| {
+    let bytes = serde_json::to_vec(stored).map_err(|e| Error::server(e.to_string()))?;
+    crate::paths::write_private(&path, &bytes).map_err(|e| {
         Error::server(format!(
             "cannot save the sign-in in {}: {e}",
             path.display()
