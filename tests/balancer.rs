@@ -126,8 +126,7 @@ fn haproxy() -> PathBuf {
         .unwrap_or_else(|| panic!("haproxy is missing: run tests/fixtures/setup.sh"))
 }
 
-/// One raw HTTP/1.1 exchange with 127.0.0.1:`port`: the status, the headers (lower-case
-/// names) and the body. `Host` is the address reached unless `headers` say otherwise.
+/// One raw HTTP/1.1 exchange with 127.0.0.1:`port` (`support::http_exchange`).
 fn exchange(
     port: u16,
     method: &str,
@@ -135,75 +134,11 @@ fn exchange(
     headers: &[(&str, &str)],
     body: &str,
 ) -> (u16, Vec<(String, String)>, String) {
-    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
-        return (0, Vec::new(), String::new());
-    };
-    stream
-        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
-        .unwrap();
-    let mut request = format!(
-        "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        request.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
-    }
-    for (k, v) in headers {
-        request.push_str(&format!("{k}: {v}\r\n"));
-    }
-    request.push_str("\r\n");
-    request.push_str(body);
-    let _ = stream.write_all(request.as_bytes());
-    let mut raw = Vec::new();
-    let _ = stream.read_to_end(&mut raw);
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        dechunk(body)
-    } else {
-        body.to_string()
-    };
-    (status, headers, body)
-}
-
-fn dechunk(body: &str) -> String {
-    let mut out = String::new();
-    let mut rest = body;
-    while let Some((size, after)) = rest.split_once("\r\n") {
-        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
-            break;
-        };
-        if n == 0 || after.len() < n {
-            break;
-        }
-        out.push_str(&after[..n]);
-        rest = after[n..].trim_start_matches("\r\n");
-    }
-    out
+    http_exchange(port, method, path, headers, "", body)
 }
 
 fn get(port: u16, path: &str) -> (u16, Vec<(String, String)>, String) {
     exchange(port, "GET", path, &[], "")
-}
-
-fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    headers
-        .iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.as_str())
 }
 
 /// A 2026-07-28 request from a client that declares elicitation and tasks: its status and

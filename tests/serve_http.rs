@@ -5,51 +5,19 @@
 mod support;
 
 use serde_json::{json, Value};
-use std::io::{Read, Write};
+use std::io::Write;
 use support::*;
 
-/// One raw HTTP/1.1 exchange: the status, the headers (lower-case names) and the body.
+/// One raw HTTP/1.1 exchange at `/mcp`, with the run's token unless the request sets its own:
+/// the status, the headers (lower-case names) and the body.
 fn exchange(
     endpoint: &Endpoint,
     method: &str,
     headers: &[(&str, &str)],
     body: &str,
 ) -> (u16, Vec<(String, String)>, String) {
-    let port = endpoint.port;
-    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
-        .unwrap();
-    let mut request = format!(
-        "{method} /mcp HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        request.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
-    }
-    for (k, v) in headers {
-        request.push_str(&format!("{k}: {v}\r\n"));
-    }
-    request.push_str(&authorization(endpoint, headers));
-    request.push_str("\r\n");
-    request.push_str(body);
-    // A server that refuses a body may close before all of it is sent: read its answer anyway.
-    let _ = stream.write_all(request.as_bytes());
-    let mut raw = Vec::new();
-    let _ = stream.read_to_end(&mut raw);
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    (status, headers, dechunk(body))
+    let token = authorization(endpoint, headers);
+    http_exchange(endpoint.port, method, "/mcp", headers, &token, body)
 }
 
 /// The token's header line, as a client configured with it sends it, unless the request sets
@@ -65,34 +33,6 @@ fn authorization(endpoint: &Endpoint, headers: &[(&str, &str)]) -> String {
         }
         _ => String::new(),
     }
-}
-
-/// The body of a chunked response, joined.
-fn dechunk(body: &str) -> String {
-    let mut out = String::new();
-    let mut rest = body;
-    while let Some((size, after)) = rest.split_once("\r\n") {
-        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
-            return body.to_string();
-        };
-        if n == 0 || after.len() < n {
-            break;
-        }
-        out.push_str(&after[..n]);
-        rest = after[n..].trim_start_matches("\r\n");
-    }
-    if out.is_empty() {
-        body.to_string()
-    } else {
-        out
-    }
-}
-
-fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    headers
-        .iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.as_str())
 }
 
 fn modern(method: &str, params: Value, id: u64) -> (Vec<(&'static str, String)>, String) {

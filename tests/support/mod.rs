@@ -682,3 +682,86 @@ impl Drop for HttpServed {
         let _ = self.child.wait();
     }
 }
+
+/// One raw HTTP/1.1 exchange with 127.0.0.1:`port`, as a client on the wire sends it: the
+/// status (0 when nothing listens), the headers (lower-case names) and the body (joined when
+/// chunked). `Host` is the address reached unless `headers` say otherwise; `extra` is more
+/// header lines, each ending in CRLF.
+pub fn http_exchange(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    extra: &str,
+    body: &str,
+) -> (u16, Vec<(String, String)>, String) {
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return (0, Vec::new(), String::new());
+    };
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        request.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
+    }
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str(extra);
+    request.push_str("\r\n");
+    request.push_str(body);
+    // A server that refuses a body may close before all of it is sent: read its answer anyway.
+    let _ = stream.write_all(request.as_bytes());
+    let mut raw = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut stream, &mut raw);
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"));
+    let body = if chunked {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
+    (status, headers, body)
+}
+
+/// The body of a chunked response, joined.
+pub fn dechunk(body: &str) -> String {
+    let mut out = String::new();
+    let mut rest = body;
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if n == 0 || after.len() < n {
+            break;
+        }
+        out.push_str(&after[..n]);
+        rest = after[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// A response header by its (lower-case) name.
+pub fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
