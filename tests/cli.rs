@@ -156,9 +156,9 @@ fn find_says_when_nothing_is_cached_yet() {
     let env = Test::with(env)
         .args(&["tour"])
         .stdout(
-            "date - Show current date and time\n\
+            "date([utc, format]) - Show current date and time\n\
              word_count(path) - Count lines, words and bytes of file under current directory\n\
-             list_files - List files of directory under current directory\n\
+             list_files([dir, all, sort]) - List files of directory under current directory\n\
              pixel() - Return one-pixel PNG image\n",
         )
         .run();

@@ -14,7 +14,7 @@ fn the_tour_runs_both_directions_and_its_commands_work_as_shown() {
     assert_eq!(tour.code, 0, "{}", tour.stderr);
     assert!(
         tour.stdout.contains(
-            "$ ferry demo --tools\ndate - Show current date and time\nword_count(path) - Count lines, words and bytes of file under current directory\n"
+            "$ ferry demo --tools\ndate([utc, format]) - Show current date and time\nword_count(path) - Count lines, words and bytes of file under current directory\n"
         ),
         "{}",
         tour.stdout

@@ -838,8 +838,8 @@ fn print_listing(spec: &ServerSpec, listing: &Listing, json: bool, ctx: &Ctx) ->
         ));
     }
     let mut out = String::with_capacity(tools.len() * 60);
-    for tool in &tools {
-        out.push_str(&crate::render::listing_line(tool));
+    for line in crate::render::listing_lines(&tools) {
+        out.push_str(&line);
         out.push('\n');
     }
     if out.is_empty() {

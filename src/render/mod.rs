@@ -10,4 +10,4 @@ pub mod proxy;
 pub mod text;
 pub mod tool;
 
-pub use tool::{json_help, line_type, listing_line, summary, tool_help};
+pub use tool::{json_help, line_type, listing_line, listing_lines, summary, tool_help};

@@ -13,7 +13,7 @@
 
 use crate::protocol::tools::Tool;
 use crate::render::tool::{find_answer, proxy_find_answer, FoundTool};
-use crate::render::{listing_line, tool_help};
+use crate::render::{listing_lines, tool_help};
 use crate::tokenizer::Tokenizer;
 use crate::tokens::find::{shown, Document, Index};
 use serde_json::{json, Value};
@@ -180,7 +180,7 @@ impl Meter {
     pub fn measure(&self, server: &str, tools: &[Tool], instructions: Option<&str>) -> ServerCost {
         let count = |text: &str| self.tokenizer.count(text);
         let instructions = instructions.map_or(0, count);
-        let lines: Vec<usize> = tools.iter().map(|t| count(&listing_line(t)) + 1).collect();
+        let lines: Vec<usize> = listing_lines(tools).iter().map(|l| count(l) + 1).collect();
         let definitions: Vec<usize> = tools
             .iter()
             .map(|t| count(&host_definition(t, self.host)))

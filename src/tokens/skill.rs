@@ -5,7 +5,7 @@
 
 use crate::paths::fnv1a;
 use crate::protocol::tools::Tool;
-use crate::render::listing_line;
+use crate::render::listing_lines;
 use crate::render::text::first_sentence;
 
 /// Hosts reject longer descriptions (the Agent Skills format's limit).
@@ -104,8 +104,8 @@ pub fn render_skill(server: &str, tools: &[Tool], instructions: Option<&str>) ->
          Exit codes: 0 ok, 1 the tool reported an error, 2 usage error (nothing was sent), 3 server failure, 4 timeout, 5 auth.\n\
          Long output: add `--max-tokens N` (head and tail kept, full output saved to a file).\n\n## Tools\n\n"
     ));
-    for tool in tools {
-        out.push_str(&listing_line(tool));
+    for line in listing_lines(tools) {
+        out.push_str(&line);
         out.push('\n');
     }
     out
