@@ -948,7 +948,7 @@ fn served_tasks_are_the_same_warm_and_cold_and_ctrl_c_cancels_them() {
         &["jobs", "broken"][..],
         &["jobs", "crashed"],
         &["jobs", "soak", "--seconds", "0.75"],
-        &["jobs", "soak", "--seconds", "0.75", "--json"],
+        &["jobs", "--json", "soak", "--seconds", "0.75"],
         // The limit covers the call and the task's wait: cancelled at 1.5 s, warm as cold.
         &["jobs", "soak", "--seconds", "3", "--timeout", "1.5"],
     ] {

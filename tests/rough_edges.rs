@@ -59,3 +59,109 @@ fn optional_arguments_are_marked_in_the_listing() {
         "get-resource-links([count]) - Returns up to ten resource links"
     );
 }
+
+// 8. A string argument reads `@file` when the file exists, and `-` reads standard input.
+#[test]
+fn string_arguments_read_files_and_standard_input() {
+    let env = Env::warm();
+    let root = env.path("work");
+    let env = Test::with(env)
+        .server("fs", entry(&support::filesystem(&root)))
+        .file("work/in.txt", "from the file\n")
+        .args(&[
+            "fs",
+            "write_file",
+            "--path",
+            "out.txt",
+            "--content",
+            "@in.txt",
+        ])
+        .stdout("Successfully wrote to out.txt\n")
+        .run();
+    assert_eq!(
+        std::fs::read_to_string(root.join("out.txt")).unwrap(),
+        "from the file\n"
+    );
+    let env = Test::with(env)
+        .args(&["fs", "write_file", "--path", "piped.txt", "--content", "-"])
+        .stdin("from stdin")
+        .stdout("Successfully wrote to piped.txt\n")
+        .run();
+    assert_eq!(
+        std::fs::read_to_string(root.join("piped.txt")).unwrap(),
+        "from stdin"
+    );
+    // `@name` of no file is the text itself.
+    let _env = Test::with(env)
+        .args(&[
+            "fs",
+            "write_file",
+            "--path",
+            "at.txt",
+            "--content",
+            "@someone",
+        ])
+        .stdout("Successfully wrote to at.txt\n")
+        .run();
+    assert_eq!(
+        std::fs::read_to_string(root.join("at.txt")).unwrap(),
+        "@someone"
+    );
+}
+
+// 8. Positional words for several required arguments get the call that was meant; `--json`
+// after the tool name is the arguments object, never the envelope.
+#[test]
+fn argument_mistakes_get_the_right_call() {
+    let env = Test::with(Env::warm())
+        .server("ev", entry(&support::everything()))
+        .args(&["ev", "get-sum", "1", "2"])
+        .status(2)
+        .stderr(
+            "error: unexpected argument \"1\"\n\
+             hint: give arguments as --flags: ferry ev get-sum --a 1 --b 2\n",
+        )
+        .run();
+    let env = Test::with(env)
+        .args(&["ev", "get-sum", "--a", "1", "--b", "2", "--json"])
+        .status(2)
+        .stderr(
+            "error: --json after the tool name takes the arguments as a JSON object\n\
+             hint: for the exact result envelope, put --json before the tool: ferry ev --json get-sum ...\n",
+        )
+        .run();
+    Test::with(env)
+        .args(&["ev", "get-sum", "--json", "{\"a\": 1, \"b\": 2}"])
+        .stdout("The sum of 1 and 2 is 3.\n")
+        .run();
+}
+
+/// A Python SDK server whose `more` takes a boolean or a string, as sequential-thinking's
+/// `nextThoughtNeeded` does.
+const BOOL_OR_STRING: &str = r#"
+from mcp.server.mcpserver import MCPServer
+mcp = MCPServer("flags")
+
+@mcp.tool()
+def think(thought: str, more: bool | str = False) -> str:
+    """Record a thought."""
+    return f"{thought} more={more!r}"
+
+mcp.run()
+"#;
+
+// 8. A property typed boolean-or-string works as a bare `--flag`.
+#[test]
+fn a_boolean_or_string_property_is_a_bare_flag() {
+    let env = Env::warm();
+    let script = env.path("flags.py");
+    std::fs::write(&script, BOOL_OR_STRING).unwrap();
+    Test::with(env)
+        .server(
+            "flags",
+            json!({"command": support::venv_python(), "args": [script]}),
+        )
+        .args(&["flags", "think", "--thought", "hi", "--more"])
+        .stdout("hi more=True\n")
+        .run();
+}

@@ -540,6 +540,7 @@ async fn parse_arguments(
     ctx: &Ctx,
 ) -> Result<ParsedCall> {
     let mut input = DeferredInput::default();
+    input.cwd = ctx.console.environment().cwd.clone();
     loop {
         input.rewind();
         match flags::parse_call(tool, schema, words, &mut input) {

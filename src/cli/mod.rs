@@ -58,7 +58,9 @@ A server is a configured name, a URL, or --cmd 'COMMAND ARGS'. After it:
                                         its id on stdout (a call waits for it otherwise)
   ferry <server> --task ID              that task's status (exit 75 while it runs) or result
 --refresh, --json, --max-tokens and --timeout also work after the server, and after the tool
-when it has no property of that name; --no-daemon and --detach after the server too.
+when it has no property of that name; --no-daemon and --detach after the server too. After
+the tool, --json is the arguments object ('{...}', @file or -); the envelope is --json before it.
+A string argument '@path' is that file's text when the file exists, and '-' is standard input.
 Calls go through a per-user daemon that keeps servers warm (ferry daemon status); --no-daemon,
 FERRY_NO_DAEMON=1 or keepAlive: false in a server's config call cold instead.
 
