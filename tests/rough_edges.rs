@@ -165,3 +165,63 @@ fn a_boolean_or_string_property_is_a_bare_flag() {
         .stdout("hi more=True\n")
         .run();
 }
+
+/// Tools served by `ferry serve` from the working directory: a count of a file's bytes, and
+/// a command that prints nothing.
+const COUNTS: &str = r#"
+[server]
+name = "counts"
+
+[[tools]]
+name = "bytes"
+description = "Count the bytes of a file."
+command = ["wc", "-c", "{path}"]
+
+[tools.params.path]
+type = "path"
+
+[[tools]]
+name = "quiet"
+description = "Do nothing, quietly."
+command = ["true"]
+"#;
+
+fn counts(env: Env) -> Env {
+    let manifest = env.path("work/counts.toml");
+    std::fs::write(&manifest, COUNTS).unwrap();
+    Test::with(env)
+        .server(
+            "counts",
+            json!({"command": support::FERRY, "args": ["serve", "--manifest", manifest]}),
+        )
+        .scene()
+}
+
+// 13. A served path parameter reaches the command as the model gave it; an empty answer
+// says the call ran.
+#[test]
+fn served_paths_stay_relative_and_empty_output_is_said() {
+    let env = counts(Env::warm());
+    let env = Test::with(env)
+        .file("work/notes.txt", "four")
+        .args(&["counts", "bytes", "--path", "notes.txt"])
+        .stdout("4 notes.txt\n")
+        .run();
+    let _env = Test::with(env)
+        .args(&["counts", "quiet"])
+        .stdout("(no output)\n")
+        .run();
+}
+
+// 13. A text block that is indented JSON is printed compact.
+#[test]
+fn indented_json_text_is_printed_compact() {
+    let env = Env::warm();
+    let root = env.path("work");
+    let _env = Test::with(env)
+        .server("fs", entry(&support::filesystem(&root)))
+        .file("work/a.txt", "a")
+        .args(&["fs", "directory_tree", "--path", "."])
+        .stdout("[{\"name\":\"a.txt\",\"type\":\"file\"}]\n")
+        .run();
+}

@@ -793,6 +793,12 @@ fn finish(
     } else {
         output::render_result(&result, &out)
     };
+    // An empty answer still says the call ran.
+    let text = if text.trim().is_empty() && !options.raw_json {
+        "(no output)\n".to_string()
+    } else {
+        text
+    };
     let text = match options.max_tokens {
         Some(max) => output::apply_budget(text, max.max(options::MIN_MAX_TOKENS), &out),
         None => text,

@@ -49,6 +49,23 @@ pub enum Confinement {
     Unconfined,
 }
 
+/// A confined path as the command gets it: relative to the working directory (where commands
+/// run) when the model gave a relative one, so output names it as the model did; `./` before a
+/// name that starts with `-`, which a command would read as an option.
+fn as_given(confined: &std::path::Path, text: &str, working_dir: &std::path::Path) -> String {
+    if std::path::Path::new(text).is_absolute() {
+        return confined.display().to_string();
+    }
+    match confined.strip_prefix(working_dir) {
+        Ok(relative) if relative.as_os_str().is_empty() => ".".to_string(),
+        Ok(relative) if relative.to_string_lossy().starts_with('-') => {
+            format!("./{}", relative.display())
+        }
+        Ok(relative) => relative.display().to_string(),
+        Err(_) => confined.display().to_string(),
+    }
+}
+
 /// Resolves a command's program to an absolute path, from the first root.
 fn resolve_program(elements: &mut [Element], root: &std::path::Path, what: &str) -> Result<()> {
     if let Some(Element::Word(program)) = elements.first_mut() {
@@ -318,9 +335,13 @@ impl ManifestProvider {
             };
             let resolve = |text: &str| -> std::result::Result<Value, String> {
                 let path = roots.working_dir().join(text);
-                confine(&path, roots.all(), param.exists)
-                    .map(|p| Value::String(p.display().to_string()))
-                    .map_err(|why| format!("{} {text:?}: {why}", param.name))
+                let confined = confine(&path, roots.all(), param.exists)
+                    .map_err(|why| format!("{} {text:?}: {why}", param.name))?;
+                Ok(Value::String(as_given(
+                    &confined,
+                    text,
+                    roots.working_dir(),
+                )))
             };
             match value {
                 Value::String(text) => *value = resolve(text)?,
@@ -337,7 +358,6 @@ impl ManifestProvider {
         Ok(values)
     }
 
-    /// The help a model needs to fix its arguments.
     /// The help a model needs to fix its arguments, in its own terms: JSON property names
     /// (`count int required [1..10]`), not the command line's `--count`.
     fn help_for(&self, tool: &ToolDef) -> String {
