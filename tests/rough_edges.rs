@@ -225,3 +225,74 @@ fn indented_json_text_is_printed_compact() {
         .stdout("[{\"name\":\"a.txt\",\"type\":\"file\"}]\n")
         .run();
 }
+
+// 10. A tool hidden by the config, a disabled server and an invalid one are named as such,
+// never "unknown" with a "did you mean".
+#[test]
+fn what_the_config_set_aside_is_named_as_such() {
+    let env = Env::warm();
+    let config = env.path("config/servers.json").display().to_string();
+    let mut memory = entry(&support::memory());
+    memory["excludeTools"] = json!(["delete_entities"]);
+    let mut disabled = entry(&support::memory());
+    disabled["disabled"] = json!(true);
+    let mut invalid = entry(&support::memory());
+    invalid["timeout"] = json!("soon");
+    let env = Test::with(env)
+        .server("mem", memory)
+        .server("off", disabled)
+        .server("bad", invalid)
+        .args(&["mem", "delete_entities", "--entityNames", "x"])
+        .status(2)
+        .stderr(&format!(
+            "warning: server \"bad\" in {config}: \"timeout\" must be a number of seconds between 0 and 604800\n\
+             error: tool \"delete_entities\" of mem is excluded by excludeTools in servers.json\n\
+             hint: edit {config} to call it; `ferry mem` lists the tools it allows\n"
+        ))
+        .run();
+    let env = Test::with(env)
+        .args(&["off"])
+        .status(2)
+        .stderr(&format!(
+            "warning: server \"bad\" in {config}: \"timeout\" must be a number of seconds between 0 and 604800\n\
+             error: server \"off\" is disabled in servers.json\n\
+             hint: `ferry config` shows where it is configured\n"
+        ))
+        .run();
+    let _env = Test::with(env)
+        .args(&["bad"])
+        .status(2)
+        .stderr(&format!(
+            "warning: server \"bad\" in {config}: \"timeout\" must be a number of seconds between 0 and 604800\n\
+             error: server \"bad\" is configured in servers.json but invalid: \"timeout\" must be a number of seconds between 0 and 604800\n\
+             hint: `ferry config` shows where it is configured\n"
+        ))
+        .run();
+}
+
+// 10. A repository's reserved server name warns once; find never suggests running a server
+// that trust refuses.
+#[test]
+fn a_repositorys_servers_warn_once_and_are_not_suggested_untrusted() {
+    let env = Env::warm();
+    std::fs::create_dir_all(env.path("work/.git")).unwrap();
+    let project = json!({"mcpServers": {"find": entry(&support::memory()), "proj": entry(&support::memory())}});
+    env.write("work/.mcp.json", &project.to_string());
+    let first = env.run(&["find", "graph"]);
+    let second = env.run(&["find", "graph"]);
+    assert_eq!(second.code, 2);
+    assert!(
+        first.stderr.contains("warning: skipped a server in ")
+            && !second.stderr.contains("warning: skipped a server"),
+        "{}\n--\n{}",
+        first.stderr,
+        second.stderr
+    );
+    assert!(
+        second.stderr.ends_with(
+            "hint: these are a repository's servers, not trusted here: read its .mcp.json, then run `ferry trust`\n"
+        ),
+        "{}",
+        second.stderr
+    );
+}

@@ -20,7 +20,8 @@ pub fn load_registry() -> Result<Registry> {
             .with_hint("cd into a directory that exists")
     })?;
     let registry = Registry::load(&cwd)?;
-    for warning in &registry.warnings {
+    let notices = config::first_time(&registry.notices);
+    for warning in registry.warnings.iter().chain(&notices) {
         warn(&format!("warning: {warning}"));
     }
     Ok(registry)
@@ -35,6 +36,10 @@ pub fn unknown_server(name: &str, registry: &Registry, command: Option<&str>) ->
         return Error::usage(format!("`ferry {shown}` is not a command")).with_hint(
             "call a tool with `ferry SERVER TOOL [ARGS]`; `ferry --help` lists the commands",
         );
+    }
+    if let Some(why) = registry.set_aside(name) {
+        return Error::usage(format!("server {shown:?} is {why}"))
+            .with_hint("`ferry config` shows where it is configured");
     }
     let server = closest(name, registry.servers.iter().map(|s| s.name.as_str()));
     match (server, command) {

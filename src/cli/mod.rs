@@ -520,7 +520,7 @@ fn fast_path(args: &[OsString], table: &dyn Fn() -> Command) -> Option<Result<Ou
     let maybe_warm =
         !crate::daemon::client::disabled_by_env() && !words.iter().any(|w| w == "--no-daemon");
     if maybe_warm {
-        if let Some(run) = warm::handover(args) {
+        if let Some(run) = warm::handover(args, false) {
             if let Handed::Done(result) =
                 crate::daemon::client::hand_over(run, false, warm::answer_question)
             {
@@ -550,7 +550,9 @@ fn run_server_command(
             }
         }
     };
-    let handover = || warm::handover(args);
+    // A named server's config was read (and its warnings printed) here.
+    let warned = matches!(&command.server, ServerWord::Named(word) if !word.contains("://"));
+    let handover = || warm::handover(args, warned);
     call::run_server(spec, &command.words, command.globals, Some(&handover))
 }
 
