@@ -296,3 +296,99 @@ fn a_repositorys_servers_warn_once_and_are_not_suggested_untrusted() {
         second.stderr
     );
 }
+
+// 12. Messages say what is wrong, where, and what to do.
+#[test]
+fn messages_name_the_mistake() {
+    // A missing field of the first item: the flag first, the item counted in words, a hint.
+    let env = Test::with(Env::warm())
+        .server("mem", entry(&support::memory()))
+        .args(&[
+            "mem",
+            "create_entities",
+            "--entities",
+            "[{\"name\": \"a\", \"observations\": []}]",
+        ])
+        .status(2)
+        .stderr(
+            "error: --entities item 1: missing required entityType (str)\n\
+             hint: see: ferry mem create_entities --help\n",
+        )
+        .run();
+    // A negative timeout is refused for what it is.
+    let env = Test::with(env)
+        .args(&["--timeout", "-1", "mem", "read_graph"])
+        .status(2)
+        .stderr(
+            "error: --timeout must be a number of seconds above 0 and at most 604800, not \"-1\"\n\
+             hint: for example: --timeout 120\n",
+        )
+        .run();
+    // A URL without a host is refused when it is added, not at the first call.
+    let _env = Test::with(env)
+        .args(&["add", "x", "http://"])
+        .status(2)
+        .stderr(
+            "error: invalid URL \"http://\": empty host\n\
+             hint: give the server's whole URL: ferry add NAME https://host/mcp\n",
+        )
+        .run();
+}
+
+// 12. https:// to a plain-HTTP port says so; a wrong token is not "required"; a JSON tool
+// that prints nothing has no rows.
+#[test]
+fn transport_and_served_messages_say_what_happened() {
+    let env = counts(Env::warm());
+    std::fs::write(
+        env.path("work/rows.toml"),
+        "[server]\nname = \"rows\"\n\n[[tools]]\nname = \"none\"\ndescription = \"Print no rows.\"\ncommand = [\"true\"]\noutput = \"json\"\n",
+    )
+    .unwrap();
+    let served = support::HttpServed::start(
+        &env,
+        &[
+            "--manifest",
+            &env.path("work/rows.toml").display().to_string(),
+        ],
+    );
+    let https = served.url.replacen("http://", "https://", 1);
+    let run = env.run(&[&https, "none"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: could not reach {https}: the server answers plain HTTP, not TLS\n\
+             hint: use http:// for this server: {}\n",
+            served.url
+        )
+    );
+    let (status, _, body) = support::http_exchange(
+        served.port,
+        "POST",
+        "/mcp",
+        &[
+            ("Authorization", "Bearer wrong"),
+            ("Content-Type", "application/json"),
+        ],
+        "",
+        "{}",
+    );
+    assert_eq!(
+        (status, body.trim()),
+        (
+            401,
+            "the bearer token is not the one this server was started with"
+        )
+    );
+    let token = served.token.clone().unwrap();
+    let configured = json!({"mcpServers": {"rows": {"url": served.url, "headers": {"Authorization": format!("Bearer {token}")}}}});
+    env.write("config/servers.json", &configured.to_string());
+    let run = env.run(&["rows", "none"]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "(no output)\n"),
+        "{}",
+        run.stderr
+    );
+}

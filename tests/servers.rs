@@ -76,19 +76,20 @@ fn local_validation_errors_exit_2_without_starting_the_server() {
         "error: missing required --message (str) for echo\nhint: see: {named} echo --help\n"
     );
     let extra = format!("error: unexpected argument \"extra\"\nhint: give arguments as --flags; see: {named} get-sum --help\n");
+    // Type and enum errors point to the tool's help.
+    let wrong_type =
+        format!("error: --b expects a number, not \"two\"\nhint: see: {named} get-sum --help\n");
+    let wrong_enum = format!("error: --messageType expects one of error, success, debug, not \"loud\"\nhint: see: {named} get-annotated-message --help\n");
     let cases: [(&[&str], &str); 5] = [
         (
             &["echo", "--mesage", "hi"],
             "error: unknown flag --mesage for echo\nhint: did you mean --message?\n",
         ),
         (&["echo"], &missing),
-        (
-            &["get-sum", "--a", "1", "--b", "two"],
-            "error: --b expects a number, not \"two\"\n",
-        ),
+        (&["get-sum", "--a", "1", "--b", "two"], &wrong_type),
         (
             &["get-annotated-message", "--messageType", "loud"],
-            "error: --messageType expects one of error, success, debug, not \"loud\"\n",
+            &wrong_enum,
         ),
         (&["get-sum", "--a", "1", "--b", "2", "extra"], &extra),
     ];

@@ -66,8 +66,19 @@ fn server_options() -> Command {
         )
         .arg(Arg::new("detach").long("detach").action(ArgAction::SetTrue))
         .arg(Arg::new("task").long("task").value_name("ID"))
-        .arg(Arg::new("max-tokens").long("max-tokens").value_name("N"))
-        .arg(Arg::new("timeout").long("timeout").value_name("SECONDS"))
+        // A negative value is a value ferry refuses with its reason, not an unknown option.
+        .arg(
+            Arg::new("max-tokens")
+                .long("max-tokens")
+                .value_name("N")
+                .allow_negative_numbers(true),
+        )
+        .arg(
+            Arg::new("timeout")
+                .long("timeout")
+                .value_name("SECONDS")
+                .allow_negative_numbers(true),
+        )
         .arg(
             Arg::new("tools")
                 .long("tools")

@@ -154,6 +154,22 @@ pub fn add(matches: &ArgMatches) -> Result<Outcome> {
                     "put the server's command after --: ferry add NAME -- COMMAND ARGS",
                 ));
             }
+            // Checked now, not at the first call; a ${VAR} in it is only known then.
+            if !url.contains("${") {
+                let host = reqwest::Url::parse(url)
+                    .map_err(|e| e.to_string())
+                    .and_then(|u| match u.host_str() {
+                        Some(host) if !host.is_empty() => Ok(()),
+                        _ => Err("it names no host".to_string()),
+                    });
+                if let Err(why) = host {
+                    return Err(
+                        Error::usage(format!("invalid URL {url:?}: {why}")).with_hint(
+                            "give the server's whole URL: ferry add NAME https://host/mcp",
+                        ),
+                    );
+                }
+            }
             entry.insert("url".into(), json!(url));
             let mut headers = Map::new();
             for pair in strings("header") {

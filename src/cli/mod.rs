@@ -99,12 +99,14 @@ pub fn command() -> Command {
             Arg::new("max-tokens")
                 .long("max-tokens")
                 .value_name("N")
+                .allow_negative_numbers(true)
                 .help("Keep output under N tokens (64 or more); the full output is saved to a file"),
         )
         .arg(
             Arg::new("timeout")
                 .long("timeout")
                 .value_name("SECONDS")
+                .allow_negative_numbers(true)
                 .help("Per-request limit (default 60)"),
         )
         .arg(

@@ -753,6 +753,10 @@ fn tool_result(tool: &ToolDef, finished: Finished, timeout: Duration, modern: bo
                 Err(e) => return e,
             };
             let text = String::from_utf8_lossy(&bytes).into_owned();
+            // Nothing printed is no rows (a query that matched nothing), not broken JSON.
+            if text.trim().is_empty() {
+                return json!({"content": []});
+            }
             match serde_json::from_str::<Value>(&text) {
                 Ok(value) => {
                     let mut result = json!({"content": [{"type": "text", "text": text}]});

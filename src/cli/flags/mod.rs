@@ -181,8 +181,24 @@ fn find_prop<'a>(schema: &'a ToolSchema, flag: &str) -> Result<Option<&'a Prop>>
     }
 }
 
-/// Parses the words after the tool name.
+/// Parses the words after the tool name. Every mistake without a hint of its own (a wrong
+/// type, a value out of range) points to the tool's help.
 pub fn parse_call(
+    tool: ToolRef,
+    schema: &ToolSchema,
+    words: &[String],
+    input: &mut DeferredInput,
+) -> Result<ParsedCall> {
+    parse_words(tool, schema, words, input).map_err(|error| {
+        if error.hint.is_none() && !input.wants_more() {
+            error.with_hint(tool.help_hint())
+        } else {
+            error
+        }
+    })
+}
+
+fn parse_words(
     tool: ToolRef,
     schema: &ToolSchema,
     words: &[String],
@@ -542,8 +558,18 @@ fn parse_value(
         }
     }
     check_value(schema, shape, &value, &prop.name, 0).map_err(|violation| {
-        match violation.problem {
-            Problem::Wrong { .. } | Problem::Missing(_) | Problem::Unknown => {
+        match &violation.problem {
+            // `entities[1].entityType` is missing: "--entities item 1: missing required
+            // entityType (str)", the flag first and items counted from 1 in words.
+            Problem::Missing(kind) => {
+                let (within, field) = violation
+                    .at
+                    .rsplit_once('.')
+                    .unwrap_or((prop.name.as_str(), violation.at.as_str()));
+                let within = within.replace('[', " item ").replace(']', "");
+                Error::usage(format!("--{within}: missing required {field} ({kind})"))
+            }
+            Problem::Wrong { .. } | Problem::Unknown => {
                 Error::usage(format!("--{}", violation.message()))
             }
         }

@@ -121,26 +121,30 @@ fn errors_are_one_clear_line() {
     );
     assert_eq!(
         error(&["hi", "--count", "two"]),
-        "--count expects an integer, not \"two\""
+        "--count expects an integer, not \"two\" | see: ferry srv tool --help"
     );
     assert_eq!(
         error(&["hi", "--count", "0"]),
-        "--count expects a value >= 1, not \"0\""
+        "--count expects a value >= 1, not \"0\" | see: ferry srv tool --help"
     );
     assert_eq!(
         error(&["hi", "--mode", "medium"]),
-        "--mode expects one of fast, slow, not \"medium\""
+        "--mode expects one of fast, slow, not \"medium\" | see: ferry srv tool --help"
     );
     assert_eq!(
         error(&["hi", "--meta", "[1]"]),
-        "--meta expects JSON of type {k?:str}, not \"[1]\""
+        "--meta expects JSON of type {k?:str}, not \"[1]\" | see: ferry srv tool --help"
     );
-    assert_eq!(error(&["hi", "--ratio"]), "--ratio needs a value (num)");
+    assert_eq!(
+        error(&["hi", "--ratio"]),
+        "--ratio needs a value (num) | see: ferry srv tool --help"
+    );
     assert!(error(&["hi", "there"]).starts_with("unexpected argument \"there\""));
     assert!(error(&["hi", "--meta", "{bad"]).starts_with("--meta expects JSON ({k?:str}):"));
+    assert!(error(&["hi", "--meta", "{bad"]).ends_with(" | see: ferry srv tool --help"));
     assert_eq!(
         error(&["hi", "--tags", "[\"a\", 1]"]),
-        "--tags expects JSON of type str[]: item 2 is 1"
+        "--tags expects JSON of type str[]: item 2 is 1 | see: ferry srv tool --help"
     );
 }
 
@@ -168,7 +172,7 @@ fn json_arguments_are_checked_like_flags() {
     );
     assert_eq!(
         error(&["hi", "--meta", "{\"k\": 5}"]),
-        "--meta.k expects a string, not 5"
+        "--meta.k expects a string, not 5 | see: ferry srv tool --help"
     );
 }
 
