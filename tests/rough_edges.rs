@@ -392,3 +392,48 @@ fn transport_and_served_messages_say_what_happened() {
         run.stderr
     );
 }
+
+// 11. `ferry SERVER --help` shows the server's instructions; a skill says when to use the
+// server in plain words.
+#[test]
+fn instructions_are_shown_and_skills_say_when_in_plain_words() {
+    let env = Test::with(Env::warm())
+        .server("ev", entry(&support::everything()))
+        .server("mem", entry(&support::memory()))
+        .scene();
+    let help = env.run(&["ev", "--help"]);
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    assert!(
+        help.stdout
+            .contains("\nInstructions from ev:\n# Everything Server – Server Instructions\n"),
+        "{}",
+        help.stdout
+    );
+    let listing = env.run(&["ev"]);
+    assert!(
+        !listing.stdout.contains("Instructions from"),
+        "{}",
+        listing.stdout
+    );
+    for server in ["ev", "mem"] {
+        let wrote = env.run(&["skill", server]);
+        assert_eq!(wrote.code, 0, "{}", wrote.stderr);
+    }
+    let description = |server: &str| {
+        let skill =
+            std::fs::read_to_string(env.path(&format!("work/skills/{server}/SKILL.md"))).unwrap();
+        skill.lines().nth(2).unwrap().to_string()
+    };
+    assert!(
+        description("ev").ends_with("Use when a task needs ev (Everything Server)."),
+        "{}",
+        description("ev")
+    );
+    assert!(
+        description("mem").ends_with(
+            "Use when a task needs mem (entities, relations, observations, nodes, graph)."
+        ),
+        "{}",
+        description("mem")
+    );
+}

@@ -141,6 +141,7 @@ pub fn parse_server_words(
     globals.json |= matches.get_flag("json");
     globals.no_daemon |= matches.get_flag("no-daemon");
     globals.detach |= matches.get_flag("detach");
+    globals.help |= matches.get_flag("tools");
     if let Some(text) = matches.get_one::<String>("max-tokens") {
         globals.max_tokens = Some(options::parse_max_tokens(text)?);
     }
@@ -341,7 +342,7 @@ pub fn run_server(
         // The common path: served from disk with no runtime and no server.
         if !globals.refresh {
             if let Some(listing) = ctx.fresh_listing(&spec) {
-                print_listing(&spec, &listing, globals.json, &ctx)?;
+                print_listing(&spec, &listing, &globals, &ctx)?;
                 return Ok(Outcome::Success);
             }
         }
@@ -374,7 +375,7 @@ pub async fn run_server_in(
     if let Action::ListTools = action {
         if !globals.refresh {
             if let Some(listing) = ctx.fresh_listing(&spec) {
-                print_listing(&spec, &listing, globals.json, ctx)?;
+                print_listing(&spec, &listing, &globals, ctx)?;
                 return Ok(Outcome::Success);
             }
         }
@@ -455,7 +456,7 @@ async fn run_action(
             let held = ctx.open(&spec, globals.timeout, globals.refresh).await?;
             let entry = catalog::refresh_tools(&spec, held.session()).await;
             held.end(&spec, false).await;
-            print_listing(&spec, &Listing::new(entry?), globals.json, ctx)?;
+            print_listing(&spec, &Listing::new(entry?), &globals, ctx)?;
             Ok(Outcome::Success)
         }
         Action::Tool(name, words) => call_tool(spec, &name, &words, globals, ctx).await,
@@ -845,10 +846,10 @@ fn malformed_result(result: &Value, tool_call: bool) -> Option<String> {
 
 /// The listing: a line per tool, or with `--json` the tools' definitions exactly as the server
 /// sent them (a `tools/list` result, filtered as configured).
-fn print_listing(spec: &ServerSpec, listing: &Listing, json: bool, ctx: &Ctx) -> Result<()> {
+fn print_listing(spec: &ServerSpec, listing: &Listing, globals: &Globals, ctx: &Ctx) -> Result<()> {
     let (tools, warnings) = listing.usable(spec);
     ctx.warn_all(&warnings);
-    if json {
+    if globals.json {
         // Each listed tool's own entry, as the server sent it: what was skipped stays out.
         let definitions: Vec<&Value> = tools.iter().map(|t| &t.raw).collect();
         return ctx.console.emit(&crate::render::text::json_for_terminal(
@@ -862,6 +863,17 @@ fn print_listing(spec: &ServerSpec, listing: &Listing, json: bool, ctx: &Ctx) ->
     }
     if out.is_empty() {
         out.push_str("(no tools)\n");
+    }
+    // The server's instructions carry its usage rules: under --help, capped.
+    let instructions = listing
+        .entry
+        .description
+        .instructions
+        .as_deref()
+        .map(str::trim)
+        .filter(|i| !i.is_empty() && globals.help);
+    if let Some(text) = instructions {
+        out.push_str(&crate::render::tool::instructions_block(&spec.name, text));
     }
     ctx.console.emit(&out)
 }

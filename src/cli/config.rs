@@ -245,24 +245,27 @@ pub fn add(matches: &ArgMatches) -> Result<Outcome> {
 
 /// `ferry remove NAME`.
 pub fn remove(matches: &ArgMatches) -> Result<Outcome> {
-    let name = matches
-        .get_one::<String>("name")
-        .cloned()
-        .unwrap_or_default();
-    if config::remove_user_server(&name)? {
-        emit(&format!(
-            "removed {name} from {}\n",
-            config::user_config_path().display()
-        ))?;
-        Ok(Outcome::Success)
-    } else {
-        Err(Error::usage(format!(
-            "no server {:?} in {}",
-            crate::render::text::escape_line(&name),
-            config::user_config_path().display()
-        ))
-        .with_hint("servers from project files (.mcp.json...) are removed by editing those files"))
+    let names = super::strings(matches, "name");
+    let mut missing = Vec::new();
+    for name in &names {
+        if config::remove_user_server(name)? {
+            emit(&format!(
+                "removed {name} from {}\n",
+                config::user_config_path().display()
+            ))?;
+        } else {
+            missing.push(format!("{:?}", crate::render::text::escape_line(name)));
+        }
     }
+    if missing.is_empty() {
+        return Ok(Outcome::Success);
+    }
+    Err(Error::usage(format!(
+        "no server {} in {}",
+        missing.join(", "),
+        config::user_config_path().display()
+    ))
+    .with_hint("servers from project files (.mcp.json...) are removed by editing those files"))
 }
 
 /// `ferry import HOST|PATH` (a host of [`HOSTS`](crate::client::import::HOSTS)): the user's own

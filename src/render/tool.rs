@@ -94,6 +94,32 @@ fn signature(tool: &Tool) -> String {
     line
 }
 
+/// The most characters of a server's instructions `ferry SERVER --help` shows.
+pub const INSTRUCTIONS_MAX: usize = 2_000;
+
+/// A server's instructions under its listing: a header line, the text (escaped) cut at
+/// [`INSTRUCTIONS_MAX`] characters on a line end, and a note of what was cut.
+pub fn instructions_block(server: &str, text: &str) -> String {
+    let total = text.chars().count();
+    let mut shown: String = text.chars().take(INSTRUCTIONS_MAX).collect();
+    if total > INSTRUCTIONS_MAX {
+        if let Some(end) = shown.rfind('\n') {
+            shown.truncate(end);
+        }
+    }
+    let mut out = format!("\nInstructions from {}:\n", escape_line(server));
+    out.push_str(escape_text(shown.trim_end()).as_ref());
+    out.push('\n');
+    if total > INSTRUCTIONS_MAX {
+        let _ = writeln!(
+            out,
+            "(cut: {} of {total} characters shown)",
+            shown.chars().count()
+        );
+    }
+    out
+}
+
 /// One hit of `ferry find`: its server, the tool, and whether its whole help is shown.
 pub struct FoundTool<'a> {
     pub server: &'a str,
