@@ -437,3 +437,43 @@ fn instructions_are_shown_and_skills_say_when_in_plain_words() {
         description("mem")
     );
 }
+
+// 15. Smaller edges: `ferry daemon` alone is its status, `remove` takes several names,
+// `completions` names its shells, a gzip result is saved as .gz.
+#[test]
+fn smaller_edges_of_the_command_line() {
+    let env = Test::new()
+        .args(&["daemon"])
+        .stdout("no ferry daemon is running\n")
+        .run();
+    let env = Test::with(env)
+        .args(&["completions"])
+        .status(2)
+        .stderr(
+            "error: ferry completions needs a shell: bash, zsh or fish\n\
+             hint: for example: ferry completions bash > ~/.local/share/bash-completion/completions/ferry\n",
+        )
+        .run();
+    let config = env.path("config/servers.json").display().to_string();
+    let env = Test::with(env)
+        .server("a", entry(&support::memory()))
+        .server("b", entry(&support::memory()))
+        .args(&["remove", "a", "b"])
+        .stdout(&format!(
+            "removed a from {config}\nremoved b from {config}\n"
+        ))
+        .run();
+    let env = Test::with(env)
+        .server("ev", entry(&support::everything()))
+        .scene();
+    let gz = env.run(&[
+        "ev",
+        "gzip-file-as-resource",
+        "--data",
+        "data:text/plain;base64,aGVsbG8K",
+        "--outputType",
+        "resource",
+    ]);
+    assert_eq!(gz.code, 0, "{}", gz.stderr);
+    assert!(gz.stdout.contains(".gz\n"), "{}", gz.stdout);
+}
