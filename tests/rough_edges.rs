@@ -477,3 +477,40 @@ fn smaller_edges_of_the_command_line() {
     assert_eq!(gz.code, 0, "{}", gz.stderr);
     assert!(gz.stdout.contains(".gz\n"), "{}", gz.stdout);
 }
+
+// 14. The meter's words: no note about Claude's tokenizer for an OpenAI host in its own
+// encoding, no break-even past the tools there are, `1 tool`.
+#[test]
+fn the_meter_says_what_its_figures_mean() {
+    let env = Test::with(Env::warm())
+        .server("mem", entry(&support::memory()))
+        .scene();
+    let run = env.run(&["tokens", "--host", "openai", "--tokenizer", "cl100k_base"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .starts_with("cl100k_base tokens, openai tool format.\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("Claude"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "against eager loading: ferry costs less whichever of the 9 tools are used (break-even past all of them, at "
+        ),
+        "{}",
+        run.stdout
+    );
+    std::fs::write(
+        env.path("work/one.toml"),
+        "[server]\nname = \"one\"\n\n[[tools]]\nname = \"now\"\ndescription = \"Print the date.\"\ncommand = [\"date\"]\n",
+    )
+    .unwrap();
+    let served = env.run(&["tokens", "--manifest", "one.toml"]);
+    assert_eq!(served.code, 0, "{}", served.stderr);
+    assert!(
+        served.stdout.contains(": 1 tool as MCP, beside"),
+        "{}",
+        served.stdout
+    );
+}
