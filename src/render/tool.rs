@@ -42,6 +42,16 @@ pub struct FoundTool<'a> {
     pub server: &'a str,
     pub tool: &'a Tool,
     pub with_help: bool,
+    /// The tool's pin mark, `(changed: ferry review SERVER)` or `(new)`, if it has one.
+    pub mark: Option<String>,
+}
+
+/// ` (changed: ...)` after a line, or nothing.
+fn mark_suffix(hit: &FoundTool) -> String {
+    hit.mark
+        .as_deref()
+        .map(|m| format!(" {}", escape_line(m)))
+        .unwrap_or_default()
 }
 
 /// What `ferry find` prints: a line per hit, `server name(args)` and the whole help indented
@@ -53,16 +63,18 @@ pub fn find_answer(hits: &[FoundTool]) -> String {
         if hit.with_help {
             let _ = writeln!(
                 out,
-                "{}",
-                escape_line(&format!("{} {}", hit.server, signature(hit.tool)))
+                "{}{}",
+                escape_line(&format!("{} {}", hit.server, signature(hit.tool))),
+                mark_suffix(hit)
             );
             out.push_str(&indented_help(hit.tool, "    "));
         } else {
             let _ = writeln!(
                 out,
-                "{} {}",
+                "{} {}{}",
                 escape_line(hit.server),
-                listing_line(hit.tool)
+                listing_line(hit.tool),
+                mark_suffix(hit)
             );
         }
     }
@@ -77,8 +89,9 @@ pub fn proxy_find_answer(hits: &[FoundTool]) -> String {
         if hit.with_help {
             let _ = writeln!(
                 out,
-                "{}",
-                escape_line(&format!("{}/{}", hit.server, signature(hit.tool)))
+                "{}{}",
+                escape_line(&format!("{}/{}", hit.server, signature(hit.tool))),
+                mark_suffix(hit)
             );
             for line in json_help(hit.tool).lines() {
                 let _ = writeln!(out, "  {line}");
@@ -86,9 +99,10 @@ pub fn proxy_find_answer(hits: &[FoundTool]) -> String {
         } else {
             let _ = writeln!(
                 out,
-                "{}/{}",
+                "{}/{}{}",
                 escape_line(hit.server),
-                listing_line(hit.tool)
+                listing_line(hit.tool),
+                mark_suffix(hit)
             );
         }
     }
