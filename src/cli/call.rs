@@ -621,6 +621,19 @@ async fn call_tool(
             }
         }
     };
+    let report = report.unwrap_or_default();
+    // A tool whose definition changed (or hides text) is not called until reviewed; its
+    // help still shows, marked.
+    let wants_help = words
+        .iter()
+        .take_while(|w| *w != "--")
+        .any(|w| w == "--help" || w == "-h");
+    if report.blocks(name) && !wants_help {
+        if let Some(held) = held {
+            held.end(&spec, false).await;
+        }
+        return Err(report.refusal(name));
+    }
     let schema = ToolSchema::from_input_schema(&tool.input_schema);
     let tool_ref = ToolRef {
         tool: name,
@@ -635,7 +648,6 @@ async fn call_tool(
             return Err(e);
         }
     };
-    let report = report.unwrap_or_default();
     if parsed.options.help {
         if let Some(held) = held {
             held.end(&spec, false).await;
@@ -643,13 +655,6 @@ async fn call_tool(
         ctx.warn_all_lines(&report.warnings());
         ctx.console.emit(&marked_help(&tool, &report))?;
         return Ok(Outcome::Success);
-    }
-    // A tool whose definition changed (or hides text) is not called until reviewed.
-    if report.blocks(name) {
-        if let Some(held) = held {
-            held.end(&spec, false).await;
-        }
-        return Err(report.refusal(name));
     }
     let mut options = call_options(&globals);
     options.raw_json |= parsed.options.raw_json;

@@ -54,6 +54,15 @@ pub fn reveal(text: &str) -> Option<String> {
     Some(shown)
 }
 
+/// `text` without its hidden characters (for a summary: the mark says they were there).
+pub fn strip(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().any(is_hidden) {
+        std::borrow::Cow::Owned(text.chars().filter(|&c| !is_hidden(c)).collect())
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
 /// `text` with each run of hidden characters replaced by its [`reveal`]ing, in `⟦...⟧`, so
 /// that a review shows what a model would read.
 pub fn visible(text: &str) -> String {

@@ -14,7 +14,8 @@ pub const LISTED_ARGS_MAX: usize = 20;
 /// `name - summary` has arguments too many to list (see its `--help`).
 pub fn listing_line(tool: &Tool) -> String {
     let mut line = signature(tool);
-    let summary = summary_for(&tool.name, &tool.description);
+    // Text hidden from a person never reaches a summary (pins flag the tool instead).
+    let summary = summary_for(&tool.name, &super::hidden::strip(&tool.description));
     if !summary.is_empty() {
         let _ = write!(line, " - {summary}");
     }
@@ -608,7 +609,8 @@ fn help_with_prefix(tool: &Tool, prefix: &str) -> String {
         out.push('\n');
         write_nested(&mut out, shape, 2);
     }
-    escape_text(&out).into_owned()
+    // Text hidden from a person is shown, visibly, for what a model would read.
+    escape_text(&super::hidden::visible(&out)).into_owned()
 }
 
 /// ` (required) = default [min 1]: description` after the type.
