@@ -6,7 +6,7 @@ use super::config::load_registry;
 use super::terminal::emit;
 use crate::client::catalog::Listing;
 use crate::client::config::ServerSpec;
-use crate::client::pins::{self, Mark, Report};
+use crate::client::pins::{self, named, Mark, Report};
 use crate::protocol::tools::Tool;
 use crate::render::hidden::visible;
 use crate::render::review::changes;
@@ -232,18 +232,4 @@ fn describe(spec: &ServerSpec, tools: &[&Tool], report: &Report) -> String {
         }
     }
     out
-}
-
-/// Names, escaped, at most 20 of them.
-fn named(names: &[&str]) -> String {
-    let mut text = names
-        .iter()
-        .take(20)
-        .map(|n| escape_line(n).into_owned())
-        .collect::<Vec<_>>()
-        .join(", ");
-    if names.len() > 20 {
-        let _ = write!(text, " and {} more", names.len() - 20);
-    }
-    text
 }

@@ -192,8 +192,8 @@ fn shown_name(name: &str) -> String {
     crate::render::text::escape_line(&short).into_owned()
 }
 
-/// At most `NAMED_MAX` names, then how many more.
-fn named(names: &[&str]) -> String {
+/// Names for a message, escaped: at most `NAMED_MAX`, then how many more.
+pub fn named(names: &[&str]) -> String {
     let mut text = names
         .iter()
         .take(NAMED_MAX)
