@@ -72,10 +72,7 @@ fn a_changed_tool_is_marked_refused_until_reviewed_and_runs_once_accepted() {
             "convert_time(time, note) - Convert time between timezones (changed: ferry review time)\n\
              world_clock() - Times in many cities (new)\n",
         )
-        .stderr(
-            "warning: time changed 1 tool since you first used it: convert_time (not called until reviewed: ferry review time)\n\
-             note: time no longer lists get_time\n",
-        )
+        .stderr(CHANGED)
         .run();
     let env = Test::with(env)
         .args(&["time", "convert_time", "--time", "10:00", "--note", "x"])
@@ -95,10 +92,7 @@ fn a_changed_tool_is_marked_refused_until_reviewed_and_runs_once_accepted() {
              --time str required: Time in HH:MM\n\
              --note str required\n",
         )
-        .stderr(
-            "warning: time changed 1 tool since you first used it: convert_time (not called until reviewed: ferry review time)\n\
-             note: time no longer lists get_time\n",
-        )
+        .stderr(CHANGED)
         .run();
     let env = Test::with(env)
         .args(&["review", "time"])
@@ -503,4 +497,51 @@ fn a_pin_store_that_cannot_be_read_is_never_written_over() {
     let review = env.run(&["review", "time", "--accept"]);
     assert_eq!(review.code, 2, "{}", review.stderr);
     assert_eq!(std::fs::read(&file).unwrap(), garbage);
+}
+
+/// What every reader of a listing says on stderr after the rug pull of `pulled`.
+const CHANGED: &str = "warning: time changed 1 tool since you first used it: convert_time (not called until reviewed: ferry review time)\n\
+note: time no longer lists get_time\n";
+
+#[test]
+fn find_skills_and_tokens_show_a_changed_tool_in_the_same_words() {
+    let env = pulled(Env::new());
+    let found = env.run(&["find", "convert", "time", "--no-help"]);
+    assert_eq!(
+        (found.code, found.stderr.as_str()),
+        (0, CHANGED),
+        "{}",
+        found.stdout
+    );
+    assert!(
+        found.stdout.starts_with(
+            "time convert_time(time, note) - Convert time between timezones (changed: ferry review time)\n"
+        ),
+        "{}",
+        found.stdout
+    );
+    let wrote = env.run(&["skill", "time"]);
+    assert_eq!((wrote.code, wrote.stderr.as_str()), (0, CHANGED));
+    let skill = std::fs::read_to_string(env.path("work/skills/time/SKILL.md")).unwrap();
+    assert!(
+        skill.ends_with(
+            "## Tools\n\n\
+             convert_time(time, note) - Convert time between timezones (changed: ferry review time)\n\
+             world_clock() - Times in many cities (new)\n"
+        ),
+        "{skill}"
+    );
+    let env = Test::with(env)
+        .args(&["skill", "--check", "--cached"])
+        .stdout("skills/time/SKILL.md: 1 tool changed since you first used it (not called until reviewed: ferry review time)\n")
+        .stderr(CHANGED)
+        .status(1)
+        .run();
+    let metered = env.run(&["tokens", "time"]);
+    assert_eq!(
+        (metered.code, metered.stderr.as_str()),
+        (0, CHANGED),
+        "{}",
+        metered.stdout
+    );
 }
