@@ -349,33 +349,58 @@ fn update(
     Ok(())
 }
 
-/// A tool's definition, digest and hidden text, worked out once per check.
+/// A listed tool and its digest, worked out once per check.
 struct Seen<'a> {
     name: &'a str,
-    definition: Value,
+    raw: &'a Value,
     digest: String,
-    hidden: Vec<(String, String)>,
 }
 
 impl<'a> Seen<'a> {
     fn new(tool: &'a Tool) -> Seen<'a> {
-        let definition = definition(&tool.raw);
         Seen {
             name: &tool.name,
-            digest: digest(&definition),
-            hidden: hidden::hidden_in(&definition),
-            definition,
+            raw: &tool.raw,
+            digest: raw_digest(&tool.raw),
         }
     }
 
-    fn pin(&self, new: bool) -> Pin {
+    /// Where its definition hides text (the pinned keys are all that is searched).
+    fn hidden(&self) -> Vec<(String, String)> {
+        hidden::hidden_in(self.raw)
+    }
+
+    fn pin(&self, new: bool, hidden: bool) -> Pin {
         Pin {
             digest: self.digest.clone(),
-            definition: self.definition.clone(),
-            accepted: self.hidden.is_empty(),
+            definition: definition(self.raw),
+            accepted: !hidden,
             new,
         }
     }
+}
+
+/// `digest(&definition(raw))` without copying the definition: the listing path checks every
+/// tool of a server each time.
+fn raw_digest(raw: &Value) -> String {
+    let mut keys: Vec<&str> = PINNED_KEYS.to_vec();
+    keys.sort_unstable();
+    let mut text = String::from("{");
+    if let Value::Object(map) = raw {
+        for key in keys {
+            if let Some(value) = map.get(key) {
+                if text.len() > 1 {
+                    text.push(',');
+                }
+                text.push_str(&Value::String(key.to_string()).to_string());
+                text.push(':');
+                write_canonical(value, &mut text);
+            }
+        }
+    }
+    text.push('}');
+    let sum = ring::digest::digest(&ring::digest::SHA256, text.as_bytes());
+    sum.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Checks a server's listing (`tools`: all it lists that its config lets through) against
@@ -403,14 +428,18 @@ pub fn observe(spec: &ServerSpec, tools: &[&Tool], var: &dyn Fn(&str) -> Option<
     let pins = pins.unwrap_or_default();
     let mut unpinned = Vec::new();
     for tool in &seen {
-        let mark = match pins.tools.get(tool.name) {
+        let pin = pins.tools.get(tool.name);
+        // Only what is new to the user is searched for hidden text.
+        let fresh = pin.is_none_or(|p| p.digest != tool.digest || !p.accepted);
+        let found = if fresh { tool.hidden() } else { Vec::new() };
+        let mark = match pin {
             Some(pin) if pin.digest != tool.digest => Some(Mark::Changed),
             Some(pin) if !pin.accepted => Some(Mark::Hidden),
             Some(pin) if pin.new => Some(Mark::New),
             Some(_) => None,
             None => {
-                unpinned.push(tool);
-                match (tool.hidden.is_empty(), first) {
+                unpinned.push((tool, !found.is_empty()));
+                match (found.is_empty(), first) {
                     (false, _) => Some(Mark::Hidden),
                     (true, true) => None,
                     (true, false) => Some(Mark::New),
@@ -420,11 +449,8 @@ pub fn observe(spec: &ServerSpec, tools: &[&Tool], var: &dyn Fn(&str) -> Option<
         if let Some(mark) = mark {
             report.marks.insert(tool.name.to_string(), mark);
         }
-        // Hidden text is shown where it is new to the user: at first sight or in a change.
-        if !tool.hidden.is_empty() && matches!(mark, Some(Mark::Changed | Mark::Hidden)) {
-            report
-                .hidden
-                .insert(tool.name.to_string(), tool.hidden.clone());
+        if !found.is_empty() {
+            report.hidden.insert(tool.name.to_string(), found);
         }
     }
     let listed: HashSet<&str> = seen.iter().map(|t| t.name).collect();
@@ -437,7 +463,7 @@ pub fn observe(spec: &ServerSpec, tools: &[&Tool], var: &dyn Fn(&str) -> Option<
     if !unpinned.is_empty() || (pins.server != spec.name && !first) {
         let added: Vec<(String, Pin)> = unpinned
             .iter()
-            .map(|t| (t.name.to_string(), t.pin(!first)))
+            .map(|(t, hidden)| (t.name.to_string(), t.pin(!first, *hidden)))
             .collect();
         let server = spec.name.clone();
         let written = update(&identity, |now| {
@@ -477,11 +503,7 @@ pub fn accept(spec: &ServerSpec, tools: &[&Tool], names: &[String]) -> Result<Ve
             if !names.is_empty() && !names.iter().any(|n| n == tool.name) {
                 continue;
             }
-            let pin = Pin {
-                accepted: true,
-                new: false,
-                ..tool.pin(false)
-            };
+            let pin = tool.pin(false, false);
             if file.tools.get(tool.name) != Some(&pin) {
                 taken.push(tool.name.to_string());
                 file.tools.insert(tool.name.to_string(), pin);
@@ -530,6 +552,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(digest(&definition(&a)), digest(&definition(&b)));
+        assert_eq!(raw_digest(&b), digest(&definition(&a)));
         // What is not pinned (the server's _meta, icons) changes nothing.
         let mut with_meta = a.clone();
         with_meta["_meta"] = json!({"at": 5});
