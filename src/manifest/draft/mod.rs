@@ -13,6 +13,7 @@
 
 mod options;
 mod params;
+mod rank;
 mod risks;
 mod subcommands;
 mod text;

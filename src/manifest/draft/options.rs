@@ -18,6 +18,8 @@ pub struct OptionSpec {
     /// The value may be left out (`--color[=WHEN]`), so it must be attached (`--color=auto`):
     /// given as a separate word it would be read as an operand.
     pub optional_value: bool,
+    /// It takes two values (jq's `--arg NAME VALUE`): `value` holds both names.
+    pub pair: bool,
     pub description: String,
     /// Allowed values, from `[possible values: a, b]`, a clap `Possible values:` list, or `{a,b,c}`.
     pub choices: Vec<String>,
@@ -252,6 +254,11 @@ impl<'a> Scanner<'a> {
 /// Parses a line as an option line, or `None` when it is not one.
 pub(super) fn option_line(text: &str) -> Option<OptionLine<'_>> {
     let mut s = Scanner { text, pos: 0 };
+    // git's `-<number>, -n <number>, --max-count=<number>`: a placeholder spelling first.
+    if text.starts_with("-<") {
+        let at = text.find(", -")?;
+        s.pos = at + 2;
+    }
     let mut specs = Vec::new();
     let mut spec = OptionSpec::default();
     read_form(&mut s, &mut spec)?;
@@ -371,6 +378,11 @@ pub(super) fn read_value(s: &mut Scanner, spec: &mut OptionSpec) {
         if is_value_token(token, s.rest()) {
             let optional = token.starts_with('[') && token.ends_with(']');
             set_value(spec, token, optional);
+        } else if let Some(second) = second_value(s, token) {
+            // Two values (`--arg a v`, `--arg <name> <value>`).
+            set_value(spec, &format!("{token} {second}"), false);
+            spec.pair = true;
+            return;
         } else {
             s.pos = save;
             return;
@@ -385,6 +397,17 @@ pub(super) fn read_value(s: &mut Scanner, spec: &mut OptionSpec) {
         if token.starts_with('[') && token.ends_with("...]") {
             spec.repeatable = true;
             return;
+        }
+        // A second value: `--arg NAME VALUE`, `--arg <name> <value>`.
+        let after = s.rest();
+        let placeholder = (token.starts_with('<') && token.ends_with('>'))
+            || (is_capital_placeholder(token) && !token.ends_with("..."));
+        if placeholder && !spec.optional_value && (after.is_empty() || after.starts_with("  ")) {
+            if let Some(first) = spec.value.take() {
+                spec.value = Some(format!("{first} {}", token.trim_matches(['<', '>'])));
+                spec.pair = true;
+                return;
+            }
         }
     }
     s.pos = save;
@@ -416,6 +439,26 @@ pub(super) fn is_value_token(token: &str, after: &str) -> bool {
         }
         _ => false,
     }
+}
+
+/// The second of two value words after an option (`--arg a v  set $a`), when `first` and the
+/// word after it both read as values and the description follows.
+fn second_value<'a>(s: &mut Scanner<'a>, first: &str) -> Option<&'a str> {
+    let save = s.pos;
+    let plain = |w: &str| {
+        (w.starts_with('<') && w.ends_with('>'))
+            || (w.len() <= 12
+                && w.starts_with(|c: char| c.is_ascii_alphabetic())
+                && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    };
+    if plain(first) && s.eat(" ") {
+        let second = s.token();
+        if plain(second) && is_value_token(second, s.rest()) {
+            return Some(second);
+        }
+    }
+    s.pos = save;
+    None
 }
 
 /// Reads kubectl's `--name=DEFAULT:`: `false`/`true` make a flag; otherwise the default says
@@ -478,5 +521,8 @@ pub(super) fn set_value(spec: &mut OptionSpec, token: &str, optional: bool) {
         };
         spec.value = Some(name.to_string());
         spec.optional_value = optional;
+    } else if optional {
+        // `-U NUM, --unified[=NUM]`: the long spelling's value must be attached.
+        spec.optional_value = true;
     }
 }

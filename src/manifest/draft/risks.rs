@@ -217,7 +217,29 @@ pub(super) const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
 ];
 pub(super) const READ_ONLY_PROGRAMS: &[&str] = &[
     "rg", "grep", "egrep", "fgrep", "ls", "cat", "head", "tail", "wc", "du", "df", "tree", "diff",
-    "cmp", "stat", "file",
+    "cmp", "stat", "file", "jq", "sort", "uniq", "cut", "tr", "find", "base64", "md5sum",
+    "sha1sum", "sha256sum", "sha512sum", "nl", "tac", "comm", "join", "paste", "fold", "fmt",
+    "column", "date", "seq", "basename", "dirname", "realpath", "readlink", "od", "hexdump",
+    "xxd", "strings", "expand", "unexpand", "numfmt", "cksum", "b2sum", "sum", "whoami", "id",
+    "uname", "printenv", "pwd", "echo", "printf", "true", "false", "yq", "tsort", "shuf",
+];
+
+/// Programs that run code they are given (see [`crate::manifest::policy`]) and whose job is to
+/// write files: drafted with `writes`, where the other code runners are read-only.
+pub(super) const WRITING_CODE_RUNNERS: &[&str] = &["make", "zip"];
+
+/// Programs, and subcommands by program, whose job is the network: drafted with
+/// `network = true` and a comment that says so.
+pub(super) const NETWORK_PROGRAMS: &[&str] = &[
+    "curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "telnet", "ftp",
+    "dig", "host", "nslookup", "ping", "ping6", "traceroute", "aria2c", "http", "https",
+    "xh", "whois", "mosh", "socat",
+];
+pub(super) const NETWORK_SUBCOMMANDS: &[(&str, &[&str])] = &[
+    ("git", &["clone", "fetch", "pull", "push", "ls-remote"]),
+    ("docker", &["pull", "push", "login", "search"]),
+    ("podman", &["pull", "push", "login", "search"]),
+    ("npm", &["install", "view", "search", "publish", "ci"]),
 ];
 
 pub(super) fn is_help_or_version(spec: &OptionSpec) -> bool {
