@@ -31,50 +31,188 @@ fn task(cli: &'static str, tool: &'static str, arguments: Value, expect: &'stati
 
 fn tasks() -> Vec<Task> {
     vec![
-        task("jq", "jq", json!({"jq-filter": ".a + 1", "arguments": ["data.json"]}), "2"),
-        task("jq", "jq", json!({"jq-filter": ".a + 1", "stdin": "{\"a\": 41}"}), "42"),
-        task("jq", "jq", json!({"jq-filter": "$x", "n": true, "arg": ["x", "hi"]}), "\"hi\""),
+        task(
+            "jq",
+            "jq",
+            json!({"jq-filter": ".a + 1", "arguments": ["data.json"]}),
+            "2",
+        ),
+        task(
+            "jq",
+            "jq",
+            json!({"jq-filter": ".a + 1", "stdin": "{\"a\": 41}"}),
+            "42",
+        ),
+        task(
+            "jq",
+            "jq",
+            json!({"jq-filter": "$x", "n": true, "arg": ["x", "hi"]}),
+            "\"hi\"",
+        ),
         Task {
             refuse: "apples",
-            ..task("rg", "rg", json!({"pattern": "apple", "word-regexp": true, "max-count": 1, "args": ["notes.txt"]}), "apple pie")
+            ..task(
+                "rg",
+                "rg",
+                json!({"pattern": "apple", "word-regexp": true, "max-count": 1, "args": ["notes.txt"]}),
+                "apple pie",
+            )
         },
-        task("rg", "rg", json!({"pattern": "banana", "stdin": "cherry\nbanana split\n"}), "banana split"),
-        task("git", "log", json!({"max-count": 2, "oneline": true}), "third commit"),
+        task(
+            "rg",
+            "rg",
+            json!({"pattern": "banana", "stdin": "cherry\nbanana split\n"}),
+            "banana split",
+        ),
+        task(
+            "git",
+            "log",
+            json!({"max-count": 2, "oneline": true}),
+            "third commit",
+        ),
         Task {
             refuse: "first commit",
-            ..task("git", "log", json!({"max-count": 2, "oneline": true}), "second commit")
+            ..task(
+                "git",
+                "log",
+                json!({"max-count": 2, "oneline": true}),
+                "second commit",
+            )
         },
-        task("find", "find", json!({"args": ["."], "name": "*.rs"}), "./src/main.rs"),
-        task("find", "find", json!({"args": ["src"], "expression": ["-name", "*.rs", "-type", "f"]}), "src/main.rs"),
-        task("diff", "diff", json!({"unified": 1, "args": ["a.txt", "b.txt"]}), "@@ -2,3 +2,3 @@"),
-        task("sqlite3", "sqlite3", json!({"filename": "db.sqlite", "sql": "select count(*) from t"}), "3"),
-        task("sed", "sed", json!({"quiet": true, "script": "2p", "args": ["notes.txt"]}), "apples and pears"),
-        task("sed", "sed", json!({"script": "s/a/o/", "stdin": "cat\n"}), "cot"),
-        task("sort", "sort", json!({"args": ["words.txt"]}), "apple\nbanana\ncherry"),
-        task("sort", "sort", json!({"numeric-sort": true, "reverse": true, "stdin": "2\n10\n1\n"}), "10\n2\n1"),
-        task("wc", "wc", json!({"lines": true, "args": ["notes.txt"]}), "3 notes.txt"),
-        task("wc", "wc", json!({"words": true, "stdin": "one two three\n"}), "3"),
-        task("tar", "tar", json!({"list": true, "file": "x.tar"}), "notes.txt"),
-        task("head", "head", json!({"lines": "1", "args": ["notes.txt"]}), "apple pie"),
-        task("grep", "grep", json!({"count": true, "patterns": "apples", "args": ["notes.txt"]}), "1"),
+        task(
+            "find",
+            "find",
+            json!({"args": ["."], "name": "*.rs"}),
+            "./src/main.rs",
+        ),
+        task(
+            "find",
+            "find",
+            json!({"args": ["src"], "expression": ["-name", "*.rs", "-type", "f"]}),
+            "src/main.rs",
+        ),
+        task(
+            "diff",
+            "diff",
+            json!({"unified": 1, "args": ["a.txt", "b.txt"]}),
+            "@@ -2,3 +2,3 @@",
+        ),
+        task(
+            "sqlite3",
+            "sqlite3",
+            json!({"filename": "db.sqlite", "sql": "select count(*) from t"}),
+            "3",
+        ),
+        task(
+            "sed",
+            "sed",
+            json!({"quiet": true, "script": "2p", "args": ["notes.txt"]}),
+            "apples and pears",
+        ),
+        task(
+            "sed",
+            "sed",
+            json!({"script": "s/a/o/", "stdin": "cat\n"}),
+            "cot",
+        ),
+        task(
+            "sort",
+            "sort",
+            json!({"args": ["words.txt"]}),
+            "apple\nbanana\ncherry",
+        ),
+        task(
+            "sort",
+            "sort",
+            json!({"numeric-sort": true, "reverse": true, "stdin": "2\n10\n1\n"}),
+            "10\n2\n1",
+        ),
+        task(
+            "wc",
+            "wc",
+            json!({"lines": true, "args": ["notes.txt"]}),
+            "3 notes.txt",
+        ),
+        task(
+            "wc",
+            "wc",
+            json!({"words": true, "stdin": "one two three\n"}),
+            "3",
+        ),
+        task(
+            "tar",
+            "tar",
+            json!({"list": true, "file": "x.tar"}),
+            "notes.txt",
+        ),
+        task(
+            "head",
+            "head",
+            json!({"lines": "1", "args": ["notes.txt"]}),
+            "apple pie",
+        ),
+        task(
+            "grep",
+            "grep",
+            json!({"count": true, "patterns": "apples", "args": ["notes.txt"]}),
+            "1",
+        ),
         task("ls", "ls", json!({"args": ["src"]}), "main.rs"),
-        task("cut", "cut", json!({"delimiter": ",", "fields": "2", "args": ["cols.csv"]}), "b\ne"),
-        task("uniq", "uniq", json!({"count": true, "input": "dups.txt"}), "2 x"),
-        task("/usr/bin/python3", "python3", json!({"c": "print(6 * 7)"}), "42"),
+        task(
+            "cut",
+            "cut",
+            json!({"delimiter": ",", "fields": "2", "args": ["cols.csv"]}),
+            "b\ne",
+        ),
+        task(
+            "uniq",
+            "uniq",
+            json!({"count": true, "input": "dups.txt"}),
+            "2 x",
+        ),
+        task(
+            "/usr/bin/python3",
+            "python3",
+            json!({"c": "print(6 * 7)"}),
+            "42",
+        ),
         task("node", "node", json!({"eval": "console.log(6 * 7)"}), "42"),
-        task("make", "make", json!({"just-print": true, "args": ["hello"]}), "echo hello"),
+        task(
+            "make",
+            "make",
+            json!({"just-print": true, "args": ["hello"]}),
+            "echo hello",
+        ),
         task("base64", "base64", json!({"stdin": "hi"}), "aGk="),
-        task("sha256sum", "sha256sum", json!({"args": ["a.txt"]}), "a.txt"),
+        task(
+            "sha256sum",
+            "sha256sum",
+            json!({"args": ["a.txt"]}),
+            "a.txt",
+        ),
         task("seq", "seq", json!({"last": "3"}), "1\n2\n3"),
-        task("cat", "cat", json!({"number": true, "args": ["a.txt"]}), "1\tone"),
-        task("tail", "tail", json!({"lines": "1", "args": ["notes.txt"]}), "cherry"),
+        task(
+            "cat",
+            "cat",
+            json!({"number": true, "args": ["a.txt"]}),
+            "1\tone",
+        ),
+        task(
+            "tail",
+            "tail",
+            json!({"lines": "1", "args": ["notes.txt"]}),
+            "cherry",
+        ),
     ]
 }
 
 /// The repository and files the tasks work on, made with the real programs.
 fn fixtures(env: &Env) {
     env.write("work/data.json", "{\"a\": 1}\n");
-    env.write("work/notes.txt", "apple pie\napples and pears\ncherry apple\n");
+    env.write(
+        "work/notes.txt",
+        "apple pie\napples and pears\ncherry apple\n",
+    );
     env.write("work/words.txt", "cherry\napple\nbanana\n");
     env.write("work/a.txt", "one\ntwo\nthree\nfour\nfive\n");
     env.write("work/b.txt", "one\ntwo\nTHREE\nfour\nfive\n");
@@ -95,15 +233,33 @@ fn fixtures(env: &Env) {
             .unwrap();
         assert!(status.success(), "{program} {args:?}");
     };
-    run("sqlite3", &["db.sqlite", "create table t(x); insert into t values (1), (2), (3);"]);
+    run(
+        "sqlite3",
+        &[
+            "db.sqlite",
+            "create table t(x); insert into t values (1), (2), (3);",
+        ],
+    );
     run("tar", &["-cf", "x.tar", "notes.txt", "a.txt"]);
     run("git", &["init", "-q"]);
-    for (n, message) in ["first commit", "second commit", "third commit"].iter().enumerate() {
+    for (n, message) in ["first commit", "second commit", "third commit"]
+        .iter()
+        .enumerate()
+    {
         env.write("work/log.txt", &n.to_string());
         run("git", &["add", "log.txt"]);
         run(
             "git",
-            &["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", message],
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@e",
+                "commit",
+                "-q",
+                "-m",
+                message,
+            ],
         );
     }
 }
@@ -172,7 +328,10 @@ fn everyday_tasks_run_through_drafts_as_drafted() {
             drafted.push(task.cli);
         }
         let outcome = call(&env, &manifest, task.tool, &task.arguments).map(|answer| {
-            let blocks = answer["result"]["content"].as_array().cloned().unwrap_or_default();
+            let blocks = answer["result"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
             let text: Vec<&str> = blocks.iter().filter_map(|b| b["text"].as_str()).collect();
             (Served::is_error(&answer), text.join("\n"), answer)
         });
@@ -263,7 +422,13 @@ fn a_value_read_as_an_option_is_still_refused() {
     fixtures(&env);
     let manifest = drafted(&env, "sort");
     let answer = call(&env, &manifest, "sort", &json!({"args": ["--output=x"]})).unwrap();
-    assert!(answer["error"].is_object() || Served::is_error(&answer), "{answer}");
-    assert!(answer.to_string().contains("may not start with '-'"), "{answer}");
+    assert!(
+        answer["error"].is_object() || Served::is_error(&answer),
+        "{answer}"
+    );
+    assert!(
+        answer.to_string().contains("may not start with '-'"),
+        "{answer}"
+    );
     assert!(!env.path("work/x").exists());
 }

@@ -56,9 +56,10 @@ pub fn run(program: &str, args: &[&str]) -> String {
         .args(args)
         .current_dir(&cwd)
         .env_clear()
-        .envs(crate::words::utf8_env().filter(|(k, _)| {
-            matches!(k.as_str(), "PATH" | "LANG") || k.starts_with("LC_")
-        }))
+        .envs(
+            crate::words::utf8_env()
+                .filter(|(k, _)| matches!(k.as_str(), "PATH" | "LANG") || k.starts_with("LC_")),
+        )
         .env("HOME", &home)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -151,7 +152,10 @@ fn subcommand_helps(program: &str, sub: &str) -> Vec<HelpText> {
     let short = run(program, &[sub, "-h"]);
     match (is_usage(&short), long.trim().is_empty()) {
         (true, false) if !draft::options(&long).is_empty() => vec![
-            HelpText { path: path.clone(), text: long },
+            HelpText {
+                path: path.clone(),
+                text: long,
+            },
             HelpText {
                 path: vec![sub.to_string(), "-h".to_string()],
                 text: short,
@@ -159,7 +163,10 @@ fn subcommand_helps(program: &str, sub: &str) -> Vec<HelpText> {
         ],
         (true, _) => vec![HelpText { path, text: short }],
         (false, false) => vec![HelpText { path, text: long }],
-        (false, true) => vec![HelpText { path, text: String::new() }],
+        (false, true) => vec![HelpText {
+            path,
+            text: String::new(),
+        }],
     }
 }
 

@@ -96,10 +96,8 @@ impl Signals {
         if spelled.iter().any(|s| mentions(&self.mentions, s)) {
             score += 3;
         }
-        if let Some((_, ordinal, heading)) = self
-            .sections
-            .iter()
-            .find(|(s, _, _)| spelled.contains(s))
+        if let Some((_, ordinal, heading)) =
+            self.sections.iter().find(|(s, _, _)| spelled.contains(s))
         {
             const COMMON: [&str; 6] = ["common", "basic", "main", "frequent", "popular", "useful"];
             if COMMON.iter().any(|w| heading.contains(w)) {

@@ -1,6 +1,7 @@
 //! Usage lines: the synopses a help text shows, and what they say about operands (`<path>...`,
 //! `FILE`, `--`, find's expression after its paths).
 
+use super::options::option_line;
 use super::text::Line;
 
 /// The synopses of the usage lines (`git log [<options>] …`), continuation lines joined.
@@ -34,7 +35,8 @@ pub(super) fn synopses(lines: &[Line]) -> Vec<String> {
         if let Some(rest) = lower.strip_prefix("or:") {
             let start = line.text.len() - rest.len();
             out.push(line.text[start..].trim().to_string());
-        } else if line.indent > indent {
+        } else if line.indent > indent && option_line(line.text).is_none() {
+            // (An option line right under the usage line, as curl's, ends the block.)
             match out.last_mut() {
                 Some(last) if continues => {
                     last.push(' ');
@@ -179,7 +181,8 @@ pub(super) fn is_capital_placeholder(token: &str) -> bool {
 /// word holding several): a list.
 fn is_plural(token: &str) -> bool {
     let word = token.trim_matches(|c: char| !c.is_ascii_alphanumeric());
-    ["files", "paths", "args", "names", "targets", "dirs"].contains(&word.to_ascii_lowercase().as_str())
+    ["files", "paths", "args", "names", "targets", "dirs"]
+        .contains(&word.to_ascii_lowercase().as_str())
 }
 
 /// Reads a synopsis's words for operands; `depth` counts the brackets around them.

@@ -2,6 +2,7 @@
 //! subcommand, their parameters, and comments that tell a reviewer what was left out and why.
 
 use super::options::options;
+use super::options::OptionSpec;
 use super::params::{option_param, param_name, Drafted};
 use super::rank::{keep, Signals};
 use super::risks::{
@@ -11,7 +12,6 @@ use super::risks::{
 use super::subcommands::subcommands;
 use super::text::HelpText;
 use super::text::{clean, help_summary, lines, shorten, MAX_DESCRIPTION};
-use super::options::OptionSpec;
 use super::usage::usage;
 use crate::manifest::model::{ItemKind, ParamKind};
 use crate::manifest::policy::{self, file_name};
@@ -111,7 +111,11 @@ pub(super) struct Plan<'a> {
 fn short_help<'a>(helps: &'a [HelpText], path: &[String]) -> Option<&'a str> {
     helps
         .iter()
-        .find(|h| h.path.len() == path.len() + 1 && h.path.ends_with(&["-h".to_string()]) && h.path[..path.len()] == *path)
+        .find(|h| {
+            h.path.len() == path.len() + 1
+                && h.path.ends_with(&["-h".to_string()])
+                && h.path[..path.len()] == *path
+        })
         .map(|h| h.text.as_str())
 }
 
@@ -337,7 +341,11 @@ fn operand_name(text: &str) -> String {
 fn free_name(wanted: &str, taken: &HashSet<String>) -> String {
     std::iter::once(wanted.to_string())
         .filter(|w| !w.is_empty() && w.starts_with(|c: char| c.is_ascii_alphabetic()))
-        .chain(["args", "arguments", "operands", "rest"].iter().map(|n| n.to_string()))
+        .chain(
+            ["args", "arguments", "operands", "rest"]
+                .iter()
+                .map(|n| n.to_string()),
+        )
         .chain((1..).map(|n| format!("args_{n}")))
         .find(|n| !taken.contains(n))
         .unwrap_or_default()
@@ -404,7 +412,9 @@ pub(super) fn write_tool(out: &mut String, tool: &Tool) {
         // A code runner's script option (`python3 -c CODE`) is its job: declared as code.
         let script_option = code_runner
             && spec.value.is_some()
-            && (spec.short.is_some_and(|c| policy::is_script_flag(&format!("-{c}")))
+            && (spec
+                .short
+                .is_some_and(|c| policy::is_script_flag(&format!("-{c}")))
                 || spec.long.as_deref().is_some_and(policy::is_script_flag));
         if is_denied(spec, base, words.len() > 1) || (runs_or_writes(spec) && !script_option) {
             if !left_out.contains(&shown_spec) {
@@ -433,9 +443,17 @@ pub(super) fn write_tool(out: &mut String, tool: &Tool) {
     let before = usage.before_dashdash();
     let expression = usage
         .expression
-        .then(|| before.iter().find(|o| operand_name(o) == "expression").copied())
+        .then(|| {
+            before
+                .iter()
+                .find(|o| operand_name(o) == "expression")
+                .copied()
+        })
         .flatten();
-    let before: Vec<&str> = before.into_iter().filter(|o| Some(*o) != expression).collect();
+    let before: Vec<&str> = before
+        .into_iter()
+        .filter(|o| Some(*o) != expression)
+        .collect();
     let singles: Vec<&str> = if usage.expression {
         Vec::new()
     } else {
@@ -729,7 +747,9 @@ fn write_param(out: &mut String, param: &crate::manifest::model::Param) {
         out.push_str("allow_dash = true                # its words are the program's own syntax\n");
     }
     if param.code {
-        out.push_str("code = true                      # code the command runs, confined by the sandbox\n");
+        out.push_str(
+            "code = true                      # code the command runs, confined by the sandbox\n",
+        );
     }
     out.push_str("required = false\n");
 }

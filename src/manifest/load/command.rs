@@ -98,7 +98,8 @@ impl Reader {
                         || matches!(p.kind, ParamKind::Integer | ParamKind::Number))
             })
         };
-        let declared = |name: &String| inert(name) || params.iter().any(|p| &p.name == name && p.code);
+        let declared =
+            |name: &String| inert(name) || params.iter().any(|p| &p.name == name && p.code);
         let skipped = |e: &Element| match e {
             Element::Word(w) => w.starts_with('-') && w.len() > 1,
             other => named_param(other).is_some_and(|n| inert(&n)),

@@ -105,12 +105,12 @@ fn git_draft() {
     assert_eq!(log.description, "Show commit logs");
     assert_eq!(
         log.command_text(),
-        r#"["git", "log", "{quiet}", "{source}", "{use-mailmap}", ["--decorate-refs", "{decorate-refs}"], "--decorate={decorate}", ["-L", "{L}"], ["--", "{args*}"]]"#
+        r#"["git", "log", "{quiet}", "{source}", "{use-mailmap}", ["--decorate-refs", "{decorate-refs}"], "--decorate={decorate}", ["-L", "{L}"], "{revision-range}", "{args*}", ["--", "{path*}"]]"#
     );
     assert_eq!(log.param("quiet").flag.as_deref(), Some("--quiet"));
     assert_eq!(
         log.param("args").description.as_deref(),
-        Some("Further arguments (after --): <revision-range>, <path>, <object>")
+        Some("Further arguments: <object>")
     );
     assert_eq!(
         log.def
@@ -177,6 +177,6 @@ fn git_own_options_are_denied_only_before_a_subcommand() {
     let tools = check(&draft("git", &[help(&[], top), help(&["switch"], switch)]));
     assert_eq!(
         tools[0].params.keys().collect::<Vec<_>>(),
-        ["args", "create", "force-create"]
+        ["branch", "create", "force-create"]
     );
 }
