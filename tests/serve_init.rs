@@ -91,3 +91,28 @@ fn a_cli_without_help_is_a_clear_error() {
     let run = env.run(&["serve", "init", "no-such-cli-anywhere"]);
     assert_eq!((run.code, run.stderr.as_str()), (2, "error: command \"no-such-cli-anywhere\" not found\nhint: install it, or give its full path\n"));
 }
+
+#[test]
+fn help_is_read_with_no_repositorys_config_in_effect() {
+    // `ferry serve init git` run inside a hostile repository: git honours a repository's
+    // man.viewer and man.<tool>.cmd when asked for help, so reading help there would run it.
+    let env = Env::new();
+    let marker = env.path("marker");
+    let work = env.path("work");
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&work)
+            .env("HOME", env.path("home"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    git(&["init", "-q"]);
+    git(&["config", "help.format", "man"]);
+    git(&["config", "man.viewer", "evil"]);
+    git(&["config", "man.evil.cmd", &format!("touch {}", marker.display())]);
+    let draft = env.run(&["serve", "init", "git"]);
+    assert_eq!(draft.code, 0, "{}", draft.stderr);
+    assert!(!marker.exists(), "the repository's man.evil.cmd ran");
+}
