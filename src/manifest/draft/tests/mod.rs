@@ -179,6 +179,7 @@ fn valued(long: Option<&str>, short: Option<char>, value: &str, description: &st
 
 mod argparse;
 mod clap;
+mod corpus;
 mod curl;
 mod docker;
 mod edges;
