@@ -108,6 +108,17 @@ pub fn run(program: &str, args: &[&str]) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
+/// Whether what a program printed is binary data rather than text: NUL bytes, or more than
+/// one character in twenty undecodable or a control character other than layout.
+pub fn is_binary(text: &str) -> bool {
+    let total = text.chars().count().max(1);
+    let odd = text
+        .chars()
+        .filter(|&c| c == '\u{FFFD}' || (c.is_control() && !"\n\r\t\x1b\x08\x0c".contains(c)))
+        .count();
+    text.contains('\0') || odd * 20 > total
+}
+
 /// The first lines of a CLI's `--help`: quick mode's description.
 pub fn summary(program: &str) -> String {
     let text = run(program, &["--help"]);

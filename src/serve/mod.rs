@@ -580,6 +580,12 @@ fn draft(cli: &str) -> Result<Outcome> {
         return Err(Error::usage(format!("{cli} --help printed nothing"))
             .with_hint("write the manifest by hand; see the README's manifest example"));
     }
+    if manifest::help::is_binary(&help) {
+        return Err(
+            Error::usage(format!("{cli} --help printed binary data, not a help text"))
+                .with_hint("write the manifest by hand; see the README's manifest example"),
+        );
+    }
     let helps = manifest::help::all(&program_text, &help);
     // The command as the user gave it: a name found on PATH, or a path.
     let text = manifest::draft::draft(cli, &helps);

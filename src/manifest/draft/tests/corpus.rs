@@ -9,7 +9,11 @@ fn corpus() -> Vec<(String, String)> {
         .unwrap()
         .filter_map(Result::ok)
         .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().strip_suffix(".txt")?.to_string();
+            let name = e
+                .file_name()
+                .to_string_lossy()
+                .strip_suffix(".txt")?
+                .to_string();
             Some((name, std::fs::read_to_string(e.path()).ok()?))
         })
         .collect();
@@ -36,13 +40,24 @@ fn every_corpus_draft_loads() {
 #[test]
 fn corpus_drafts_keep_what_people_use() {
     let rg = corpus_tool("rg");
-    for name in ["word-regexp", "max-count", "type", "regexp", "smart-case", "only-matching"] {
+    for name in [
+        "word-regexp",
+        "max-count",
+        "type",
+        "regexp",
+        "smart-case",
+        "only-matching",
+    ] {
         assert!(rg.params.contains_key(name), "rg dropped --{name}");
     }
     assert!(!rg.params.contains_key("auto-hybrid-regex"));
     let jq = corpus_tool("jq");
     assert!(jq.param("jq-filter").code && jq.def.stdin.is_some());
-    assert!(!jq.command_text().contains("\"--\""), "{}", jq.command_text());
+    assert!(
+        !jq.command_text().contains("\"--\""),
+        "{}",
+        jq.command_text()
+    );
     let diff = corpus_tool("diff");
     assert!(diff.command_text().contains("--unified={unified}"));
     for cli in ["sort", "wc", "sed"] {
@@ -50,11 +65,21 @@ fn corpus_drafts_keep_what_people_use() {
     }
     let curl = corpus_tool("curl");
     assert!(curl.def.permissions.network);
-    assert!(!curl.description.contains("not the full help"), "{}", curl.description);
+    assert!(
+        !curl.description.contains("not the full help"),
+        "{}",
+        curl.description
+    );
     assert!(!corpus_tool("ls").def.permissions.network);
     let sh = corpus_tool("sh");
-    assert!(!sh.description.contains("Illegal option"), "{}", sh.description);
-    for cli in ["sqlite3", "sed", "make", "node", "python3", "xargs", "zip", "ssh"] {
+    assert!(
+        !sh.description.contains("Illegal option"),
+        "{}",
+        sh.description
+    );
+    for cli in [
+        "sqlite3", "sed", "make", "node", "python3", "xargs", "zip", "ssh",
+    ] {
         let tool = corpus_tool(cli);
         assert!(
             tool.params.values().any(|p| p.code),
