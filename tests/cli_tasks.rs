@@ -64,6 +64,15 @@ fn tasks() -> Vec<Task> {
             json!({"pattern": "banana", "stdin": "cherry\nbanana split\n"}),
             "banana split",
         ),
+        Task {
+            refuse: "notes.txt",
+            ..task(
+                "rg",
+                "rg",
+                json!({"pattern": "apple|fn", "glob": ["*.rs", "*.json"], "args": ["."]}),
+                "src/main.rs",
+            )
+        },
         task(
             "git",
             "log",
@@ -373,19 +382,19 @@ fn drafted(env: &Env, cli: &str) -> String {
     file
 }
 
-#[test]
-fn a_sandbox_refusal_is_said_whatever_the_exit_code() {
+/// `find src EXPRESSION...` through find's draft.
+fn find_in_src(expression: Value) -> Value {
     let env = Env::new();
     fixtures(&env);
     let manifest = drafted(&env, "find");
+    let arguments = json!({"args": ["src"], "expression": expression});
+    call(&env, &manifest, "find", &arguments).unwrap()
+}
+
+#[test]
+fn a_sandbox_refusal_is_said_whatever_the_exit_code() {
     // find's -exec without `exec = ["cat"]`: the kernel stops cat; no "no matches".
-    let answer = call(
-        &env,
-        &manifest,
-        "find",
-        &json!({"args": ["src"], "expression": ["-name", "*.rs", "-exec", "cat", "{}", ";"]}),
-    )
-    .unwrap();
+    let answer = find_in_src(json!(["-name", "*.rs", "-exec", "cat", "{}", ";"]));
     let all = texts(&answer).join("\n");
     assert!(
         all.contains("refused by the sandbox") && all.contains("cat"),
@@ -395,17 +404,8 @@ fn a_sandbox_refusal_is_said_whatever_the_exit_code() {
 
 #[test]
 fn a_successful_commands_stderr_reaches_the_model() {
-    let env = Env::new();
-    fixtures(&env);
-    let manifest = drafted(&env, "find");
     // find warns on stderr about -maxdepth after a test, and exits 0.
-    let answer = call(
-        &env,
-        &manifest,
-        "find",
-        &json!({"args": ["src"], "expression": ["-warn", "-name", "*.rs", "-maxdepth", "1"]}),
-    )
-    .unwrap();
+    let answer = find_in_src(json!(["-warn", "-name", "*.rs", "-maxdepth", "1"]));
     assert!(!Served::is_error(&answer), "{answer}");
     let blocks = texts(&answer);
     assert_eq!(blocks.len(), 2, "{answer}");

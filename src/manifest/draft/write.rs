@@ -351,6 +351,31 @@ fn free_name(wanted: &str, taken: &HashSet<String>) -> String {
         .unwrap_or_default()
 }
 
+/// Whether a help text writes some long option's value after `=` (`--max-count=NUM`), so the
+/// program takes `--opt=value`.
+fn writes_equals(help: &str) -> bool {
+    help.match_indices("--").any(|(at, _)| {
+        let rest = &help[at + 2..];
+        let name = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .unwrap_or(rest.len());
+        name > 0
+            && rest[name..].starts_with('=')
+            && rest[..name].starts_with(|c: char| c.is_ascii_alphabetic())
+    })
+}
+
+/// A list parameter of strings (operands), its description shortened.
+fn list(name: &str, description: &str, element: Element) -> Drafted {
+    Drafted::new(
+        name,
+        ParamKind::Array(ItemKind::String),
+        shorten(description, MAX_DESCRIPTION),
+        Vec::new(),
+        element,
+    )
+}
+
 /// Whether a help text says the program reads its standard input.
 fn reads_stdin(help: &str, base: &str) -> bool {
     let lower = help.to_ascii_lowercase();
@@ -477,6 +502,7 @@ pub(super) fn write_tool(out: &mut String, tool: &Tool) {
     let room = MAX_PARAMS.saturating_sub(positionals);
 
     let signals = Signals::read(help.unwrap_or_default(), short);
+    let equals = help.is_some_and(writes_equals);
     let specs: Vec<&OptionSpec> = candidates.iter().map(|c| c.0).collect();
     let kept = keep(&specs, &signals, room);
     let mut params: Vec<Drafted> = Vec::new();
@@ -499,15 +525,31 @@ pub(super) fn write_tool(out: &mut String, tool: &Tool) {
                     }
                 }
             }
+            if spec.repeatable && spec.value.is_some() && !spec.pair && !spec.optional_value {
+                // Given once per value: `--glob=A --glob=B`, or `-gA -gB` where the help never
+                // writes a long option's value after `=` (curl reads no `--header=X`).
+                let prefix = match (&spec.long, spec.short) {
+                    (Some(long), _) if long.starts_with("--") && equals => Some(format!("{long}=")),
+                    (_, Some(c)) => Some(format!("-{c}")),
+                    _ => None,
+                };
+                if let Some(prefix) = prefix {
+                    let items = match param.param.kind {
+                        ParamKind::Path => ItemKind::Path,
+                        ParamKind::Integer => ItemKind::Integer,
+                        ParamKind::Number => ItemKind::Number,
+                        _ => ItemKind::String,
+                    };
+                    param.param.kind = ParamKind::Array(items);
+                    param.param.enum_values.clear();
+                    param.element = Element::Repeat(prefix, param_name.clone());
+                }
+            }
             taken.insert(param_name.clone());
             params.push(param);
         }
     }
 
-    let operand = |text: &str| -> String {
-        let shown: Vec<&str> = std::iter::once(text).collect();
-        shown.join(", ")
-    };
     let mut front: Vec<Drafted> = Vec::new();
     let mut back: Vec<Drafted> = Vec::new();
     for (n, single) in singles.iter().enumerate() {
@@ -516,7 +558,7 @@ pub(super) fn write_tool(out: &mut String, tool: &Tool) {
         let mut drafted = Drafted::new(
             &pname,
             ParamKind::String,
-            shorten(&format!("The {} operand", operand(single)), MAX_DESCRIPTION),
+            shorten(&format!("The {single} operand"), MAX_DESCRIPTION),
             Vec::new(),
             Element::Whole(pname.clone()),
         );
@@ -532,15 +574,10 @@ pub(super) fn write_tool(out: &mut String, tool: &Tool) {
     if !rest.is_empty() {
         let pname = free_name("args", &taken);
         taken.insert(pname.clone());
-        let list: Vec<&str> = rest.iter().copied().take(6).collect();
-        let drafted = Drafted::new(
+        let list_of: Vec<&str> = rest.iter().copied().take(6).collect();
+        let drafted = list(
             &pname,
-            ParamKind::Array(ItemKind::String),
-            shorten(
-                &format!("Further arguments: {}", list.join(", ")),
-                MAX_DESCRIPTION,
-            ),
-            Vec::new(),
+            &format!("Further arguments: {}", list_of.join(", ")),
             Element::Spread(pname.clone()),
         );
         if usage.expression {
@@ -552,14 +589,9 @@ pub(super) fn write_tool(out: &mut String, tool: &Tool) {
     if let Some(expression) = expression {
         let pname = free_name("expression", &taken);
         taken.insert(pname.clone());
-        let mut drafted = Drafted::new(
+        let mut drafted = list(
             &pname,
-            ParamKind::Array(ItemKind::String),
-            shorten(
-                &format!("The {expression}, one word per item; its words start with - (-name X -type f); what runs programs or writes is stopped by the sandbox"),
-                MAX_DESCRIPTION,
-            ),
-            Vec::new(),
+            &format!("The {expression}, one word per item; its words start with - (-name X -type f); what runs programs or writes is stopped by the sandbox"),
             Element::Spread(pname.clone()),
         );
         drafted.param.allow_dash = true;
@@ -568,15 +600,10 @@ pub(super) fn write_tool(out: &mut String, tool: &Tool) {
     if !after.is_empty() {
         let pname = free_name(&operand_name(&after[0]), &taken);
         taken.insert(pname.clone());
-        let list: Vec<&str> = after.iter().map(String::as_str).take(6).collect();
-        back.push(Drafted::new(
+        let list_of: Vec<&str> = after.iter().map(String::as_str).take(6).collect();
+        back.push(list(
             &pname,
-            ParamKind::Array(ItemKind::String),
-            shorten(
-                &format!("Arguments after --: {}", list.join(", ")),
-                MAX_DESCRIPTION,
-            ),
-            Vec::new(),
+            &format!("Arguments after --: {}", list_of.join(", ")),
             Element::Group(vec![
                 Element::Word("--".to_string()),
                 Element::Spread(pname.clone()),
@@ -719,8 +746,12 @@ fn write_param(out: &mut String, param: &crate::manifest::model::Param) {
     out.push('\n');
     let _ = writeln!(out, "[tools.params.{}]", toml_key(&param.name));
     let _ = writeln!(out, "type = {}", toml_string(param.kind.name()));
-    if matches!(param.kind, ParamKind::Array(ItemKind::String)) {
-        out.push_str("items = \"string\"\n");
+    match &param.kind {
+        ParamKind::Array(ItemKind::Path) => out.push_str("items = \"path\"\n"),
+        ParamKind::Array(ItemKind::Integer) => out.push_str("items = \"integer\"\n"),
+        ParamKind::Array(ItemKind::Number) => out.push_str("items = \"number\"\n"),
+        ParamKind::Array(_) => out.push_str("items = \"string\"\n"),
+        _ => {}
     }
     if let Some(description) = &param.description {
         let _ = writeln!(out, "description = {}", toml_string(description));

@@ -51,6 +51,12 @@ fn corpus_drafts_keep_what_people_use() {
         assert!(rg.params.contains_key(name), "rg dropped --{name}");
     }
     assert!(!rg.params.contains_key("auto-hybrid-regex"));
+    // Repeated options, once per value.
+    assert!(
+        rg.command_text().contains(r#""-g{glob*}""#),
+        "{}",
+        rg.command_text()
+    );
     let jq = corpus_tool("jq");
     assert!(jq.param("jq-filter").code && jq.def.stdin.is_some());
     assert!(

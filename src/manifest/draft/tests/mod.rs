@@ -100,10 +100,12 @@ fn check(text: &str) -> Vec<Tool> {
             assert!(param.default.is_none());
             assert!(!param.allow_dash || pname == "expression", "{name}.{pname}");
             if let ParamKind::Array(items) = &param.kind {
-                assert_eq!(
-                    *items,
-                    ItemKind::String,
-                    "{name}.{pname}: items = \"string\""
+                assert!(
+                    matches!(
+                        items,
+                        ItemKind::String | ItemKind::Path | ItemKind::Integer | ItemKind::Number
+                    ),
+                    "{name}.{pname}: items {items:?}"
                 );
             }
             if let Some(flag) = &param.flag {

@@ -74,7 +74,8 @@ fn ripgrep_draft() {
     );
     assert_eq!(rg.kind("after-context"), "integer");
     assert_eq!(rg.kind("dfa-size-limit"), "string");
-    assert_eq!(rg.kind("file"), "path");
+    // `-f PATTERNFILE...` is given once per file.
+    assert_eq!(rg.param("file").kind, ParamKind::Array(ItemKind::Path));
     assert_eq!(rg.param("null").flag.as_deref(), Some("--null"));
     assert_eq!(
         rg.param("args").description.as_deref(),
