@@ -158,3 +158,16 @@ fn huge_foreign_and_hanging_helps_still_draft_within_limits() {
     // Nothing the hanging help started is left running.
     assert!(processes_matching("hang-help").is_empty());
 }
+
+#[test]
+fn a_cli_that_refuses_help_is_one_clear_line() {
+    // dash's and mawk's answer to --help (and to -h): no help to draft from.
+    let env = Env::new();
+    let cli = bad_help("refuse");
+    let run = env.run(&["serve", "init", &cli]);
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "error: {cli} has no --help (it answered: refuse-help: 0: Illegal option -help)\nhint: write the manifest by hand; see the README's manifest example\n".replace("{cli}", &cli)
+    );
+}

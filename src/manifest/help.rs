@@ -119,6 +119,36 @@ pub fn is_binary(text: &str) -> bool {
     text.contains('\0') || odd * 20 > total
 }
 
+/// A CLI's own help for a draft: its `--help`, or its `-h` when `--help` was refused as an
+/// unknown option and `-h` prints a usage (mawk's `awk: not an option: --help`). Only then:
+/// `-h` means other things to some programs.
+pub fn top(program: &str) -> String {
+    let long = run(program, &["--help"]);
+    if refused(&long) {
+        let short = run(program, &["-h"]);
+        if is_usage(&short) {
+            return short;
+        }
+    }
+    long
+}
+
+/// Whether a program's answer to a help option refused it (`sh: 0: Illegal option --`) and
+/// shows no usage or options: it has no help to draft from.
+pub fn refused(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    let refusal = [
+        "not an option",
+        "illegal option",
+        "unrecognized option",
+        "unknown option",
+        "invalid option",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    refusal && !is_usage(text) && draft::options(text).is_empty()
+}
+
 /// The first lines of a CLI's `--help`: quick mode's description.
 pub fn summary(program: &str) -> String {
     let text = run(program, &["--help"]);
