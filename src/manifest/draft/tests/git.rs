@@ -180,3 +180,48 @@ fn git_own_options_are_denied_only_before_a_subcommand() {
         ["branch", "create", "force-create"]
     );
 }
+
+#[test]
+fn network_subcommands_say_so_and_the_rest_do_not() {
+    let clone = "usage: git clone [<options>] [--] <repo> [<dir>]\n\n    -v, --[no-]verbose    be more verbose\n    --depth <depth>       create a shallow clone of that depth\n";
+    let text = draft(
+        "git",
+        &[
+            help(&[], GIT_TOP),
+            help(&["clone"], clone),
+            help(&["log"], GIT_LOG),
+        ],
+    );
+    let tools = check(&text);
+    assert!(tool(&tools, "clone").def.permissions.network);
+    assert!(text.contains("network = true                   # `git clone`'s job is the network"));
+    assert!(!tool(&tools, "log").def.permissions.network);
+}
+
+#[test]
+fn a_manual_beside_a_short_help_keeps_the_options_people_use() {
+    // git's `log --help` is its manual, `log -h` the short list: -n and --oneline survive.
+    let manual = "GIT-LOG(1)\n\nNAME\n       git-log - Show commit logs\n\nOPTIONS\n       --follow\n           Continue listing the history of a file beyond renames.\n\n       -<number>, -n <number>, --max-count=<number>\n           Limit the number of commits to output.\n\n       --oneline\n           This is a shorthand for \"--pretty=oneline --abbrev-commit\" used together.\n";
+    let mut manual = manual.to_string();
+    for n in 0..60 {
+        manual.push_str(&format!(
+            "\n       --rarely-used-{n:02}\n           An option.\n"
+        ));
+    }
+    let text = draft(
+        "git",
+        &[
+            help(&[], GIT_TOP),
+            help(&["log"], &manual),
+            help(&["log", "-h"], GIT_LOG),
+        ],
+    );
+    let log = tool(&check(&text), "log").params.clone();
+    for name in ["max-count", "oneline", "quiet", "source"] {
+        assert!(log.contains_key(name), "{name}: {:?}", log.keys());
+    }
+    assert!(
+        text.contains("--rarely-used-59"),
+        "dropped options are listed"
+    );
+}
