@@ -528,9 +528,11 @@ pub(super) fn write_tool(out: &mut String, tool: &Tool) {
             if spec.repeatable && spec.value.is_some() && !spec.pair && !spec.optional_value {
                 // Given once per value: `--glob=A --glob=B`, or `-gA -gB` where the help never
                 // writes a long option's value after `=` (curl reads no `--header=X`).
+                // Only for getopt-style parsers (a `--long` spelling): sqlite3's `-A ARGS...`
+                // takes the rest of the line, not one attached value.
                 let prefix = match (&spec.long, spec.short) {
                     (Some(long), _) if long.starts_with("--") && equals => Some(format!("{long}=")),
-                    (_, Some(c)) => Some(format!("-{c}")),
+                    (Some(long), Some(c)) if long.starts_with("--") => Some(format!("-{c}")),
                     _ => None,
                 };
                 if let Some(prefix) = prefix {
@@ -562,7 +564,14 @@ pub(super) fn write_tool(out: &mut String, tool: &Tool) {
             Vec::new(),
             Element::Whole(pname.clone()),
         );
-        if n == 0 && code_operand {
+        // The operand that is code: a jq filter (the first), or one named as code (SQL).
+        const CODE_WORDS: [&str; 7] = [
+            "sql", "script", "program", "filter", "code", "cmd", "command",
+        ];
+        let named_code = operand_name(single)
+            .split('-')
+            .any(|w| CODE_WORDS.contains(&w));
+        if (n == 0 && code_operand && !code_runner) || (code_runner && named_code) {
             drafted.param.code = true;
             drafted.param.description = Some(shorten(
                 &format!("Code `{base}` runs ({single}); the kernel sandbox confines it"),
