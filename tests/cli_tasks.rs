@@ -212,6 +212,65 @@ fn tasks() -> Vec<Task> {
             json!({"lines": "1", "args": ["notes.txt"]}),
             "cherry",
         ),
+        task(
+            "tr",
+            "tr",
+            json!({"string1": "a-z", "string2": "A-Z", "stdin": "shout\n"}),
+            "SHOUT",
+        ),
+        task("git", "status", json!({"short": true}), "?? a.txt"),
+        task("git", "show", json!({"pretty": "oneline"}), "third commit"),
+        task("git", "diff", json!({"stat": "80"}), ""),
+        task(
+            "date",
+            "date",
+            json!({"utc": true, "date": "@0", "format": "+%Y"}),
+            "1970",
+        ),
+        task(
+            "basename",
+            "basename",
+            json!({"args": ["/a/b/c.txt", ".txt"]}),
+            "c",
+        ),
+        task(
+            "unzip",
+            "unzip",
+            json!({"l": true, "file-zip": "x.zip"}),
+            "notes.txt",
+        ),
+        task("file", "file", json!({"args": ["a.txt"]}), "ASCII text"),
+        task(
+            "du",
+            "du",
+            json!({"summarize": true, "args": ["src"]}),
+            "src",
+        ),
+        task(
+            "curl",
+            "curl",
+            json!({"silent": true, "url": "file://WORK/a.txt"}),
+            "three",
+        ),
+        task(
+            "xz",
+            "xz",
+            json!({"stdout": true, "decompress": true, "args": ["notes.txt.xz"]}),
+            "apple pie",
+        ),
+        task(
+            "gzip",
+            "gzip",
+            json!({"stdout": true, "decompress": true, "args": ["notes.txt.gz"]}),
+            "apple pie",
+        ),
+        task("nl", "nl", json!({"args": ["a.txt"]}), "1\tone"),
+        task(
+            "stat",
+            "stat",
+            json!({"format": "%s", "args": ["a.txt"]}),
+            "24",
+        ),
     ]
 }
 
@@ -250,6 +309,8 @@ fn fixtures(env: &Env) {
         ],
     );
     run("tar", &["-cf", "x.tar", "notes.txt", "a.txt"]);
+    run("zip", &["-q", "x.zip", "notes.txt"]);
+    run("sh", &["-c", "xz -k notes.txt && gzip -k notes.txt"]);
     run("git", &["init", "-q"]);
     for (n, message) in ["first commit", "second commit", "third commit"]
         .iter()
@@ -320,7 +381,8 @@ fn everyday_tasks_run_through_drafts_as_drafted() {
     let mut failures: Vec<String> = Vec::new();
     let all = tasks();
     for (n, task) in all.iter().enumerate() {
-        let manifest = format!("{}.toml", task.tool);
+        let program = task.cli.rsplit('/').next().unwrap_or(task.cli);
+        let manifest = format!("{program}.toml");
         if !drafted.contains(&task.cli) {
             let draft = Command::new(ferry())
                 .args(["serve", "init", task.cli])
@@ -336,7 +398,11 @@ fn everyday_tasks_run_through_drafts_as_drafted() {
             );
             drafted.push(task.cli);
         }
-        let outcome = call(&env, &manifest, task.tool, &task.arguments).map(|answer| {
+        // `WORK` stands for the served directory (a file:// URL).
+        let work = env.path("work").display().to_string();
+        let arguments: Value =
+            serde_json::from_str(&task.arguments.to_string().replace("WORK", &work)).unwrap();
+        let outcome = call(&env, &manifest, task.tool, &arguments).map(|answer| {
             let blocks = answer["result"]["content"]
                 .as_array()
                 .cloned()

@@ -34,7 +34,7 @@ pub struct OptionSpec {
 /// lines. A line indented to the description column is description even when it starts with
 /// `-`.
 pub fn options(help: &str) -> Vec<OptionSpec> {
-    let text = clean(help);
+    let text = split_columns(&clean(help));
     let mut out = Vec::new();
     let mut pending: Option<Pending> = None;
     for line in lines(&text) {
@@ -81,6 +81,41 @@ pub fn options(help: &str) -> Vec<OptionSpec> {
     }
     if let Some(p) = pending {
         p.finish(&mut out);
+    }
+    out
+}
+
+/// Option lines laid out in two columns (unzip's `-p  extract files to pipe     -l  list
+/// files`) as one option per line: a second option after three or more blanks, when the line
+/// is itself an option line.
+fn split_columns(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        let is_option = |t: &str| {
+            t.starts_with('-')
+                && t[1..].starts_with(|c: char| c.is_ascii_alphanumeric())
+                && option_line(t).is_some_and(|o| !o.description.is_empty())
+        };
+        let second = is_option(trimmed)
+            .then(|| {
+                trimmed.match_indices("   ").find_map(|(at, _)| {
+                    let rest = trimmed[at..].trim_start();
+                    is_option(rest).then(|| (trimmed.len() - rest.len(), rest))
+                })
+            })
+            .flatten();
+        match second {
+            Some((column, rest)) => {
+                out.push_str(line[..indent + column].trim_end());
+                out.push('\n');
+                out.push_str(&" ".repeat(indent));
+                out.push_str(rest);
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
     }
     out
 }
@@ -264,7 +299,22 @@ pub(super) fn option_line(text: &str) -> Option<OptionLine<'_>> {
     read_form(&mut s, &mut spec)?;
     loop {
         let save = s.pos;
-        // Another spelling of the same option: `-a, --all`, `--count N, -c N`, `-v | --verbose`.
+        // Another spelling of the same option: `-a, --all`, `--count N, -c N`, `-v | --verbose`,
+        // stat's `-c  --format=FORMAT`.
+        let apart = spec.value.is_none()
+            && spec.long.is_none()
+            && s.rest().starts_with("  --")
+            && s.rest()[4..].starts_with(|c: char| c.is_ascii_alphanumeric());
+        if apart {
+            s.eat("  ");
+            let mut next = spec.clone();
+            if read_form(&mut s, &mut next).is_some() {
+                spec = next;
+                continue;
+            }
+            s.pos = save;
+            break;
+        }
         if s.eat(", ") || s.eat(",") || s.eat(" | ") || s.eat("|") || s.eat("/") {
             let mut next = spec.clone();
             if s.peek() == Some('-') && read_form(&mut s, &mut next).is_some() {
