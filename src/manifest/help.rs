@@ -3,8 +3,11 @@
 //!
 //! Only help-like arguments are ever passed: `--help`, and `-h` after a subcommand the
 //! program's own help lists or where `--help` itself documents `-h` as help. A program's top
-//! level never gets `-h` otherwise: it means other things to some (`ls -h`, `shutdown -h`). Each run gets a cleared environment, no stdin, pagers set
-//! to `cat`, a 256 KiB cap per stream and 10 seconds; its whole process group is killed after.
+//! level never gets `-h` otherwise (except where it refused `--help` as an unknown option): it
+//! means other things to some (`ls -h`, `shutdown -h`). Each run gets a cleared environment, a
+//! fresh empty directory and `HOME` (no repository's or user's configuration in effect), no
+//! stdin, pagers set to `cat`, a 256 KiB cap per stream and 10 seconds; its whole process group
+//! is killed after.
 
 use super::draft::{self, HelpText};
 use super::policy::runs_arguments;
