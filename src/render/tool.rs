@@ -16,7 +16,9 @@ pub const LISTED_ARGS_MAX: usize = 20;
 /// to list (see its `--help`). For a server's whole listing use [`listing_lines`], which keeps
 /// apart tools whose summaries would read alike.
 pub fn listing_line(tool: &Tool) -> String {
-    line_with(tool, summary_for(&tool.name, &tool.description))
+    // Text hidden from a person never reaches a summary (pins flag the tool instead).
+    let description = super::hidden::strip(&tool.description);
+    line_with(tool, &description, summary_for(&tool.name, &description))
 }
 
 /// A server's listing, one line per tool in the server's order. When one tool's summary is
@@ -24,9 +26,14 @@ pub fn listing_line(tool: &Tool) -> String {
 /// sizes"), both keep their whole first sentence, so the words that set them apart show.
 pub fn listing_lines<T: Borrow<Tool>>(tools: &[T]) -> Vec<String> {
     let tools: Vec<&Tool> = tools.iter().map(Borrow::borrow).collect();
+    let descriptions: Vec<_> = tools
+        .iter()
+        .map(|t| super::hidden::strip(&t.description))
+        .collect();
     let summaries: Vec<String> = tools
         .iter()
-        .map(|t| summary_for(&t.name, &t.description))
+        .zip(&descriptions)
+        .map(|(t, d)| summary_for(&t.name, d))
         .collect();
     let words: Vec<Vec<&str>> = summaries
         .iter()
@@ -46,22 +53,22 @@ pub fn listing_lines<T: Borrow<Tool>>(tools: &[T]) -> Vec<String> {
         .enumerate()
         .map(|(i, tool)| {
             let summary = if alike(i) {
-                let (lead, _) = what_it_does(&tool.name, &tool.description);
+                let (lead, _) = what_it_does(&tool.name, &descriptions[i]);
                 whole_sentence(lead)
             } else {
                 summaries[i].clone()
             };
-            line_with(tool, summary)
+            line_with(tool, &descriptions[i], summary)
         })
         .collect()
 }
 
-fn line_with(tool: &Tool, mut summary: String) -> String {
+fn line_with(tool: &Tool, description: &str, mut summary: String) -> String {
     let mut line = signature(tool);
     // A line with neither arguments nor summary would be a bare name: then the summary,
     // even one that only restates the name ("merge_pull_request - Merge pull request").
     if summary.is_empty() && !line.ends_with(')') {
-        let (lead, _) = what_it_does(&tool.name, &tool.description);
+        let (lead, _) = what_it_does(&tool.name, description);
         summary = first_clause(lead, SUMMARY_WORDS);
     }
     if !summary.is_empty() {
@@ -125,6 +132,16 @@ pub struct FoundTool<'a> {
     pub server: &'a str,
     pub tool: &'a Tool,
     pub with_help: bool,
+    /// The tool's pin mark, `(changed: ferry review SERVER)` or `(new)`, if it has one.
+    pub mark: Option<String>,
+}
+
+/// ` (changed: ...)` after a line, or nothing.
+fn mark_suffix(hit: &FoundTool) -> String {
+    hit.mark
+        .as_deref()
+        .map(|m| format!(" {}", escape_line(m)))
+        .unwrap_or_default()
 }
 
 /// What `ferry find` prints: a line per hit, `server name(args)` and the whole help indented
@@ -136,16 +153,18 @@ pub fn find_answer(hits: &[FoundTool]) -> String {
         if hit.with_help {
             let _ = writeln!(
                 out,
-                "{}",
-                escape_line(&format!("{} {}", hit.server, signature(hit.tool)))
+                "{}{}",
+                escape_line(&format!("{} {}", hit.server, signature(hit.tool))),
+                mark_suffix(hit)
             );
             out.push_str(&indented_help(hit.tool, "    "));
         } else {
             let _ = writeln!(
                 out,
-                "{} {}",
+                "{} {}{}",
                 escape_line(hit.server),
-                listing_line(hit.tool)
+                listing_line(hit.tool),
+                mark_suffix(hit)
             );
         }
     }
@@ -160,8 +179,9 @@ pub fn proxy_find_answer(hits: &[FoundTool]) -> String {
         if hit.with_help {
             let _ = writeln!(
                 out,
-                "{}",
-                escape_line(&format!("{}/{}", hit.server, signature(hit.tool)))
+                "{}{}",
+                escape_line(&format!("{}/{}", hit.server, signature(hit.tool))),
+                mark_suffix(hit)
             );
             for line in json_help(hit.tool).lines() {
                 let _ = writeln!(out, "  {line}");
@@ -169,9 +189,10 @@ pub fn proxy_find_answer(hits: &[FoundTool]) -> String {
         } else {
             let _ = writeln!(
                 out,
-                "{}/{}",
+                "{}/{}{}",
                 escape_line(hit.server),
-                listing_line(hit.tool)
+                listing_line(hit.tool),
+                mark_suffix(hit)
             );
         }
     }
@@ -730,7 +751,8 @@ fn help_with_prefix(tool: &Tool, prefix: &str) -> String {
         out.push('\n');
         write_nested(&mut out, shape, 2);
     }
-    escape_text(&out).into_owned()
+    // Text hidden from a person is shown, visibly, for what a model would read.
+    escape_text(&super::hidden::visible(&out)).into_owned()
 }
 
 /// ` (required) = default [min 1]: description` after the type.

@@ -235,6 +235,7 @@ impl Meter {
                             server,
                             tool: &tools[doc.tool],
                             with_help: *with_help,
+                            mark: None,
                         }
                     })
                     .collect();

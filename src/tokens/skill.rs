@@ -47,8 +47,14 @@ pub fn skill_name(server: &str) -> String {
     }
 }
 
-/// The SKILL.md text for one server.
-pub fn render_skill(server: &str, tools: &[Tool], instructions: Option<&str>) -> String {
+/// The SKILL.md text for one server; `mark` gives a tool's pin mark (`(changed: ...)`,
+/// `(new)`) for its listing line.
+pub fn render_skill(
+    server: &str,
+    tools: &[Tool],
+    instructions: Option<&str>,
+    mark: &dyn Fn(&str) -> Option<String>,
+) -> String {
     // The frontmatter is always loaded: a few names and the gist, whatever the tool count.
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     let shown = names.iter().take(5).copied().collect::<Vec<_>>().join(", ");
@@ -97,8 +103,12 @@ pub fn render_skill(server: &str, tools: &[Tool], instructions: Option<&str>) ->
          Exit codes: 0 ok, 1 the tool reported an error, 2 usage error (nothing was sent), 3 server failure, 4 timeout, 5 auth.\n\
          Long output: add `--max-tokens N` (head and tail kept, full output saved to a file).\n\n## Tools\n\n"
     ));
-    for line in listing_lines(tools) {
+    for (tool, line) in tools.iter().zip(listing_lines(tools)) {
         out.push_str(&line);
+        if let Some(mark) = mark(&tool.name) {
+            out.push(' ');
+            out.push_str(&crate::render::text::escape_line(&mark));
+        }
         out.push('\n');
     }
     out
@@ -174,13 +184,14 @@ mod tests {
         let tools = vec![Tool::from_value(&json!({"name": "get_time", "description": "Get the time in a timezone. More.",
             "inputSchema": {"type": "object", "properties": {"tz": {"type": "string"}}, "required": ["tz"]}}))
         .unwrap()];
-        let skill = render_skill("my_time", &tools, None);
+        let skill = render_skill("my_time", &tools, None, &|_| None);
         assert!(skill.starts_with("---\nname: my-time\ndescription: Use the my_time MCP server's tools (get_time) through the ferry CLI. Use when a task needs my_time (time).\n---\n"), "{skill}");
         // Instructions in markdown give their plain words, never a heading's marks.
         let titled = render_skill(
             "ev",
             &tools,
             Some("# Everything Server – Server Instructions\n\nAudience: ..."),
+            &|_| None,
         );
         assert!(
             titled.contains("Use when a task needs ev (Everything Server).\n"),
