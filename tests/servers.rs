@@ -259,13 +259,14 @@ fn content_kinds_images_links_embedded_resources_and_structured_content() {
     );
     assert!(structured.stdout.contains("\"temperature\""));
 
+    // The envelope is asked for before the tool (after it, --json is the arguments).
     let envelope = env.run(&[
         "--cmd",
         &server,
+        "--json",
         "get-structured-content",
         "--location",
         "Chicago",
-        "--json",
     ]);
     let value: serde_json::Value = serde_json::from_str(&envelope.stdout).unwrap();
     assert!(
@@ -386,7 +387,7 @@ fn stateless_server_is_probed_once_then_called_in_one_request() {
     let first = env.run(&["--cmd", &server, "get_current_time", "--timezone", "UTC"]);
     assert_eq!(first.code, 0, "{}", first.stderr);
     assert!(
-        first.stdout.contains("\"timezone\": \"UTC\""),
+        first.stdout.contains("\"timezone\":\"UTC\""),
         "{}",
         first.stdout
     );
@@ -690,7 +691,7 @@ fn binary_fields_of_structured_results_are_written_to_files() {
     let cursor = env.run(&["media", "cursor"]);
     assert_eq!(
         cursor.stdout,
-        "{\n  \"next\": \"eyJvZmZzZXQiOiAyfQ==\",\n  \"items\": [\n    \"a\",\n    \"b\"\n  ]\n}\n"
+        "{\"next\":\"eyJvZmZzZXQiOiAyfQ==\",\"items\":[\"a\",\"b\"]}\n"
     );
 }
 
