@@ -650,7 +650,7 @@ fn a_warm_server_gets_the_environment_of_its_callers_shell() {
     };
     let shows = |run: &Run, profile: &str| {
         run.stdout
-            .contains(&format!("\"FERRY_TEST_PROFILE\": \"{profile}\""))
+            .contains(&format!("\"FERRY_TEST_PROFILE\":\"{profile}\""))
     };
     let one = get_env("one", &[], &[]);
     assert!(shows(&one, "one"), "{}", one.stderr);
@@ -780,7 +780,7 @@ fn a_warm_call_sees_every_field_of_the_config_a_cold_call_sees() {
     assert_eq!(run(calls[4]).code, 2);
     assert!(run(calls[6])
         .stdout
-        .contains("\"FERRY_FIELD\": \"field-value\""));
+        .contains("\"FERRY_FIELD\":\"field-value\""));
     let untrusted = run(calls[8]);
     assert_eq!(untrusted.code, 2, "{}", untrusted.stderr);
     assert!(
