@@ -552,6 +552,79 @@ fn a_call_that_changes_the_tools_is_seen_by_the_next_listing() {
     assert_eq!(called.stdout, "alpha answers\n", "{}", called.stderr);
 }
 
+/// Issue 27, item 1: server-everything restarted under a warm session answers the old
+/// `Mcp-Session-Id` with 400 (-32000 "No valid session ID provided"). The daemon's session,
+/// the proxy's (a long-lived cold client) and `--refresh` start a session again and the call
+/// goes through; so does the first call after the server was down (connection refused, then
+/// accepted). A server that cannot be reached is stopped after its idle time however often
+/// it is called.
+#[test]
+fn a_restarted_http_server_gets_a_new_session_warm_cold_and_in_the_proxy() {
+    let env = Env::warm();
+    let (server, port) = everything_over_http("streamableHttp");
+    let mut server = Some(server);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let restart = |server: &mut Option<std::process::Child>| {
+        if let Some(mut old) = server.take() {
+            old.kill().unwrap();
+            old.wait().unwrap();
+        }
+        *server = Some(everything_on_port("streamableHttp", port));
+    };
+    let env = Test::with(env)
+        .server("remote", serde_json::json!({"url": url}))
+        .server("flaky", serde_json::json!({"url": url, "idleTimeout": 1}))
+        .args(&["remote", "echo", "--message", "a"])
+        .stdout("Echo: a\n")
+        .run();
+    let mut proxy = Served::start(&env, &["--servers", "remote", "--expose", "all"]);
+    let first = proxy.call_tool(1, "remote__echo", serde_json::json!({"message": "p1"}));
+    assert_eq!(Served::text(&first), "Echo: p1", "{first}");
+
+    restart(&mut server);
+    let env = Test::with(env)
+        .args(&["remote", "echo", "--message", "b"])
+        .stdout("Echo: b\n")
+        .run();
+    let again = proxy.call_tool(2, "remote__echo", serde_json::json!({"message": "p2"}));
+    assert_eq!(Served::text(&again), "Echo: p2", "{again}");
+    restart(&mut server);
+    let env = Test::with(env)
+        .args(&["--refresh", "remote", "echo", "--message", "c"])
+        .stdout("Echo: c\n")
+        .run();
+    drop(proxy);
+
+    // Down, then back on the same port: the call that finds it back goes through.
+    if let Some(mut old) = server.take() {
+        old.kill().unwrap();
+        old.wait().unwrap();
+    }
+    let down = env.run(&["remote", "echo", "--message", "down"]);
+    assert_eq!(down.code, 3, "{}", down.stderr);
+    restart(&mut server);
+    let env = Test::with(env)
+        .args(&["remote", "echo", "--message", "d"])
+        .stdout("Echo: d\n")
+        .run();
+
+    // Down for good: calls that fail do not keep the server warm.
+    let _ = env.run(&["flaky", "echo", "--message", "e"]);
+    if let Some(mut old) = server.take() {
+        old.kill().unwrap();
+        old.wait().unwrap();
+    }
+    let stopped = wait_until(60, || {
+        let failed = env.run(&["flaky", "echo", "--message", "f"]);
+        assert_eq!(failed.code, 3, "{}", failed.stderr);
+        !env.run(&["daemon", "status"]).stdout.contains("flaky")
+    });
+    assert!(
+        stopped,
+        "a server that cannot be reached stays warm while called"
+    );
+}
+
 /// server-everything over HTTP (`streamableHttp` or `sse`) on a free loopback port, once it
 /// accepts connections; the caller stops it.
 fn everything_over_http(mode: &str) -> (std::process::Child, u16) {
@@ -559,6 +632,11 @@ fn everything_over_http(mode: &str) -> (std::process::Child, u16) {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
     };
+    (everything_on_port(mode, port), port)
+}
+
+/// server-everything over HTTP on `port`, once it accepts connections.
+fn everything_on_port(mode: &str, port: u16) -> std::process::Child {
     let server = std::process::Command::new("node")
         .args(["-r", &loopback_preload(), &everything_script(), mode])
         .env("PORT", port.to_string())
@@ -574,7 +652,7 @@ fn everything_over_http(mode: &str) -> (std::process::Child, u16) {
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    (server, port)
+    server
 }
 
 /// The one line ferry prints for a saved file: `[KIND MIME SIZE] PATH`, with the file's bytes.

@@ -401,6 +401,12 @@ impl Session {
         self.shared.asked.load(Ordering::SeqCst)
     }
 
+    /// Whether the last request found the server unreachable or without the session, and
+    /// nothing has been answered since: a call that ends so was no use of the server.
+    pub fn is_failing(&self) -> bool {
+        self.connection.unreachable() || self.connection.session_lost()
+    }
+
     /// Whether the server can still answer: its output is open and its process runs.
     pub fn is_alive(&self) -> bool {
         let open = self
@@ -907,6 +913,16 @@ impl Session {
         let mut version_retried = false;
         let mut session_renewed = false;
         for _ in 0..MAX_INPUT_ROUNDS {
+            // A handshake session the server no longer knows (it restarted): shake hands anew,
+            // once per request, before sending; a request it refused was never processed.
+            if self.connection.session_lost() && !session_renewed {
+                session_renewed = true;
+                let _lock = self.negotiating.lock().await;
+                if self.connection.session_lost() {
+                    tracing::debug!(server = %self.spec.name, "the server lost the session; initializing again");
+                    self.handshake(None).await?;
+                }
+            }
             let id = self.take_id();
             let era = self.era();
             let wire_params = match &era {
@@ -930,13 +946,9 @@ impl Session {
                 )
                 .await;
             let (receiver, mut guard) = match sent {
-                // A handshake session the server ended (HTTP 404): shake hands anew, once, and
-                // send again; the request was never processed.
-                Err(e) if !session_renewed && self.connection.take_session_expired() => {
-                    session_renewed = true;
-                    tracing::debug!(server = %self.spec.name, "session ended by the server ({e}); initializing again");
-                    let _lock = self.negotiating.lock().await;
-                    self.handshake(None).await?;
+                // Renewed at the top of the next round.
+                Err(e) if !session_renewed && self.connection.session_lost() => {
+                    tracing::debug!(server = %self.spec.name, "{e}");
                     continue;
                 }
                 sent => sent?,

@@ -304,7 +304,11 @@ impl Drop for Busy<'_> {
     fn drop(&mut self) {
         if let Some(warm) = self.pool.lock().get_mut(&self.key) {
             warm.in_flight = warm.in_flight.saturating_sub(1);
-            warm.last_used = Instant::now();
+            // A call that could not reach the server is no use of it: a server that keeps
+            // failing is stopped after its idle time, however often it is called.
+            if !warm.session.is_failing() {
+                warm.last_used = Instant::now();
+            }
         }
     }
 }
@@ -498,9 +502,10 @@ impl Pool {
             None
         };
         if let Some(warm) = self.lock().get_mut(&key) {
+            // The idle time counts from the end of the last call that reached the server
+            // (a call under way keeps it from being stopped).
             warm.in_flight += 1;
             warm.calls += 1;
-            warm.last_used = Instant::now();
         }
         let busy = Busy {
             pool: self,
