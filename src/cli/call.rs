@@ -9,8 +9,10 @@
 use super::flags::{self, CallOptions, DeferredInput, ParsedCall, ToolRef};
 use super::terminal::{Console, Local};
 use super::{options, Globals};
+use crate::client::cache::View;
 use crate::client::catalog::{self, Listing};
 use crate::client::config::ServerSpec;
+use crate::client::handler::declared_capabilities;
 use crate::client::tasks::{self, Called, Fetched, Task};
 use crate::client::{CacheEntry, Era, RequestContext, Session, Target};
 use crate::daemon;
@@ -292,9 +294,10 @@ impl Ctx {
 
     /// The server's cached tools list, parsed (the daemon keeps it parsed between calls).
     fn listing(&self, spec: &ServerSpec) -> Option<Arc<Listing>> {
+        let view = View::of(&declared_capabilities(self.console.elicits(), false));
         match &self.pool {
-            Some(pool) => pool.listing(spec),
-            None => Listing::load(spec).map(Arc::new),
+            Some(pool) => pool.listing(spec, &view),
+            None => Listing::load_in(spec, &view).map(Arc::new),
         }
     }
 

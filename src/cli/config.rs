@@ -67,7 +67,7 @@ pub fn list_servers() -> Result<Outcome> {
     let warm = crate::daemon::warm_identities().unwrap_or_default();
     let mut out = String::new();
     for spec in &registry.servers {
-        let tools = match CacheEntry::load(spec).filter(CacheEntry::has_tools) {
+        let tools = match CacheEntry::load_stable(spec).filter(CacheEntry::has_tools) {
             Some(entry) => format!("{} tools", catalog::usable_tools(spec, entry).0.len()),
             None => "? tools".to_string(),
         };

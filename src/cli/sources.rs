@@ -2,10 +2,11 @@
 //! listed now), and saved `tools/list` results.
 
 use super::config::load_registry;
-use super::terminal::{warn, TerminalHandler};
+use super::terminal::warn;
 use super::Globals;
 use crate::client::catalog;
 use crate::client::config::{Registry, ServerSpec};
+use crate::client::handler::Unattended;
 use crate::client::CacheEntry;
 use crate::protocol::tools::{parse_tools, Tool};
 use crate::signals::block_on_interruptible;
@@ -44,7 +45,8 @@ pub fn specs(registry: &Registry, names: &[String]) -> Result<Vec<ServerSpec>> {
 /// Lists a server's tools now (and stores them in the cache).
 pub fn list_now(spec: &ServerSpec, timeout: Option<f64>) -> Result<CacheEntry> {
     block_on_interruptible(async {
-        let handler = Arc::new(TerminalHandler::new());
+        // Declaring nothing: the plain view, the one the meter, `find` and `skill` read.
+        let handler = Arc::new(Unattended { root: None });
         let era = catalog::remembered_era(spec, false);
         let session =
             catalog::open_session(spec, catalog::timeout_for(spec, timeout), era, handler).await?;

@@ -401,6 +401,12 @@ impl Session {
         self.shared.asked.load(Ordering::SeqCst)
     }
 
+    /// The capabilities this session declares, as a key of the tools cache: what it is
+    /// listed depends on them.
+    pub fn view(&self) -> super::cache::View {
+        super::cache::View::of(&self.client_capabilities)
+    }
+
     /// Whether the last request found the server unreachable or without the session, and
     /// nothing has been answered since: a call that ends so was no use of the server.
     pub fn is_failing(&self) -> bool {

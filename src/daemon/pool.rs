@@ -7,9 +7,10 @@
 //! later call from a shell with another `AWS_PROFILE` or token gets a server of its own, as a
 //! cold call would.
 
+use crate::client::cache::View;
 use crate::client::catalog::{self, Listing};
 use crate::client::config::{Environment, ServerSpec, Target};
-use crate::client::handler::{ClientHandler, Unattended};
+use crate::client::handler::{declared_capabilities, ClientHandler, Unattended};
 use crate::client::session::{Era, RequestContext, Session, SessionOptions};
 use crate::transport::http::HttpConnection;
 use crate::transport::stdio::{ChildSpec, StdioChild};
@@ -195,14 +196,7 @@ struct SessionDefault {
 
 impl ClientHandler for SessionDefault {
     fn capabilities(&self) -> Value {
-        let mut capabilities = serde_json::json!({});
-        if self.elicitation {
-            capabilities["elicitation"] = serde_json::json!({"form": {}, "url": {}});
-        }
-        if self.sampling {
-            capabilities["sampling"] = serde_json::json!({});
-        }
-        capabilities
+        declared_capabilities(self.elicitation, self.sampling)
     }
 
     fn answer<'a>(
@@ -318,11 +312,11 @@ impl Pool {
         self.warm.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A server's cached tools list, parsed once per version of its cache file: a call
-    /// costs a stat, not a read and a parse.
-    pub fn listing(&self, spec: &ServerSpec) -> Option<Arc<Listing>> {
+    /// A server's cached tools list as listed to a client declaring `view`, parsed once per
+    /// version of its cache file: a call costs a stat, not a read and a parse.
+    pub fn listing(&self, spec: &ServerSpec, view: &View) -> Option<Arc<Listing>> {
         use std::os::unix::fs::MetadataExt;
-        let path = crate::client::cache::path_for(spec);
+        let path = crate::client::cache::path_in(spec, view);
         let mut listings = self.listings.lock().unwrap_or_else(|e| e.into_inner());
         let Ok(meta) = std::fs::metadata(&path) else {
             listings.remove(&path);
@@ -338,7 +332,7 @@ impl Pool {
                 return Some(listing.clone());
             }
         }
-        let listing = Arc::new(Listing::load(spec)?);
+        let listing = Arc::new(Listing::load_in(spec, view)?);
         if listings.len() >= LISTINGS_KEPT {
             listings.clear();
         }

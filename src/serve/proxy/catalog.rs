@@ -3,7 +3,9 @@
 //! needs its tools meanwhile waits for the listing (bounded), instead of answering as if the
 //! server had none.
 
+use crate::client::cache::View;
 use crate::client::config::ServerSpec;
+use crate::client::handler::declared_capabilities;
 use crate::client::{catalog, CacheEntry};
 use crate::tokens::find::{Document, Index};
 use std::collections::HashMap;
@@ -50,7 +52,9 @@ impl Catalog {
         let mut documents = Vec::new();
         let mut unlisted = Vec::new();
         for spec in servers {
-            match CacheEntry::load(spec).filter(CacheEntry::has_tools) {
+            // The proxy's own view: it declares what its hosts may answer.
+            let view = View::of(&declared_capabilities(true, true));
+            match CacheEntry::load_in(spec, &view).filter(CacheEntry::has_tools) {
                 Some(entry) => {
                     inner.remember(spec, &entry);
                     let (tools, _) = catalog::usable_tools(spec, entry);
