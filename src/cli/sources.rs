@@ -57,28 +57,51 @@ pub fn list_now(spec: &ServerSpec, timeout: Option<f64>) -> Result<CacheEntry> {
 }
 
 /// The tools of configured servers: from the cache, or listed now when not cached (always
-/// listed now with `--refresh`).
-pub fn live_sources(names: &[String], globals: &Globals) -> Result<Vec<Source>> {
+/// listed now with `--refresh`). A server that cannot be listed is left out with one line,
+/// `note: <left_out>: NAME: why`; only when none could be listed is it an error (the last
+/// one's, the others noted).
+pub fn live_sources(names: &[String], globals: &Globals, left_out: &str) -> Result<Vec<Source>> {
     let registry = load_registry()?;
     let mut sources = Vec::new();
+    let mut failures = Vec::new();
     for spec in specs(&registry, names)? {
         let cached = CacheEntry::load(&spec).filter(|e| e.has_tools() && !globals.refresh);
         let entry = match cached {
-            Some(entry) => entry,
-            None => {
-                if let Err(e) = spec.check_trusted() {
-                    if names.is_empty() {
-                        warn(&format!("note: not measured: {}", e.message));
-                        continue;
-                    }
-                    return Err(e);
-                }
-                list_now(&spec, globals.timeout)?
-            }
+            Some(entry) => Ok(entry),
+            None => spec
+                .check_trusted()
+                .and_then(|()| list_now(&spec, globals.timeout)),
         };
-        sources.push(source_of(&spec, entry));
+        match entry {
+            Ok(entry) => sources.push(source_of(&spec, entry)),
+            Err(e) if e.kind == crate::ErrorKind::Interrupted => return Err(e),
+            Err(e) => failures.push(named(&spec.name, e)),
+        }
     }
-    Ok(sources)
+    let last = if sources.is_empty() {
+        failures.pop()
+    } else {
+        None
+    };
+    for e in &failures {
+        warn(&format!("note: {left_out}: {}", e.message));
+    }
+    match last {
+        Some(e) => Err(e),
+        None => Ok(sources),
+    }
+}
+
+/// An error about one server, its message naming it (`NAME: ...`) unless it already does.
+pub fn named(server: &str, mut error: Error) -> Error {
+    let names_it = error
+        .message
+        .split(|c: char| !(c.is_alphanumeric() || "-_.".contains(c)))
+        .any(|word| word == server);
+    if !names_it {
+        error.message = format!("{server}: {}", error.message);
+    }
+    error
 }
 
 /// A cache entry as a source.

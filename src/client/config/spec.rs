@@ -383,7 +383,7 @@ impl ServerSpec {
             .collect::<Result<_>>()?;
         let cwd = cwd.as_deref().map(expand).transpose()?.map(PathBuf::from);
         Ok(ChildSpec {
-            command: resolve_command(&expand(command)?, &vars, cwd.as_deref(), env)?,
+            command: resolve_command(&self.name, &expand(command)?, &vars, cwd.as_deref(), env)?,
             args: args.iter().map(|a| expand(a)).collect::<Result<_>>()?,
             env: vars,
             cwd,
@@ -483,6 +483,7 @@ impl Environment {
 /// A command resolved once, to an absolute path (the `PATH` the server gets, relative names
 /// from its working directory), with a clear error before anything is spawned.
 pub fn resolve_command(
+    server: &str,
     command: &str,
     vars: &BTreeMap<String, String>,
     cwd: Option<&Path>,
@@ -500,7 +501,7 @@ pub fn resolve_command(
         .map(|p| p.display().to_string())
         .map_err(|_| {
             Error::server(format!(
-                "could not start the server: command {command:?} not found"
+                "could not start {server}: command {command:?} not found"
             ))
             .with_hint("check the server's \"command\" in its configuration")
         })
