@@ -851,3 +851,50 @@ fn a_tool_that_requires_a_task_is_called_as_one_and_prints_its_result() {
          and wait for the result\n"
     );
 }
+
+/// A configured stdio server's entry, from a fixture's command line.
+fn entry(command_line: &str) -> serde_json::Value {
+    let mut words = command_line.split(' ');
+    let command = words.next().unwrap();
+    serde_json::json!({"command": command, "args": words.collect::<Vec<_>>()})
+}
+
+/// Issue 27, item 5: asking a server for what it does not have is an answer, not a server
+/// failure: a server that declares no resources or prompts says so (exit 0); an unknown URI,
+/// a template's pattern filled with a value the server refuses and an unknown task ID are the
+/// caller's mistake (exit 2, with a hint), the server's code said once.
+#[test]
+fn no_such_thing_is_the_callers_mistake_or_an_empty_answer() {
+    let env = Env::warm();
+    let files = filesystem(&env.path("work"));
+    let env = Test::with(env)
+        .server("filesystem", entry(&files))
+        .server("everything", entry(&everything()))
+        .args(&["filesystem", "--resources"])
+        .stdout("filesystem offers no resources\n")
+        .run();
+    let env = Test::with(env)
+        .args(&["filesystem", "--prompts"])
+        .stdout("filesystem offers no prompts\n")
+        .run();
+    let env = Test::with(env)
+        .args(&["filesystem", "--read", "file:///etc/hostname"])
+        .stderr("error: filesystem offers no resources\nhint: `ferry filesystem --help` lists its tools\n")
+        .status(2)
+        .run();
+    let env = Test::with(env)
+        .args(&["everything", "--read", "demo://nope/x"])
+        .stderr("error: everything refused resources/read: Resource demo://nope/x not found (code -32602)\nhint: `ferry everything --resources` lists what it offers, templates included\n")
+        .status(2)
+        .run();
+    let env = Test::with(env)
+        .args(&["everything", "--read", "demo://resource/dynamic/text/abc"])
+        .stderr("error: everything refused resources/read: Unknown resource: demo://resource/dynamic/text/abc (code -32603)\nhint: `ferry everything --resources` lists what it offers, templates included\n")
+        .status(2)
+        .run();
+    Test::with(env)
+        .args(&["everything", "--task", "abc123"])
+        .stderr("error: everything refused tasks/get: Failed to retrieve task: Task not found (code -32602)\nhint: a stdio server's tasks live in its process: only the warm server that ran the call has it, until it is stopped (idleTimeout, `ferry daemon stop`) or the task expires\n")
+        .status(2)
+        .run();
+}

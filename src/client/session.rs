@@ -1138,11 +1138,28 @@ impl Session {
     }
 
     fn rpc_error(&self, method: &str, error: RpcError) -> Error {
-        Error::server(format!(
-            "{} answered {method} with an error: {}",
-            self.spec.name,
-            crate::render::text::escape_line(&error.to_string())
-        ))
+        let said = crate::render::text::escape_line(&error.to_string()).into_owned();
+        let name = &self.spec.name;
+        // Invalid params (an unknown URI, task or argument the server refused) and a resource
+        // not found are the caller's mistake, not the server failing.
+        let callers = error.code == protocol::INVALID_PARAMS
+            || (error.code == protocol::RESOURCE_NOT_FOUND && method == "resources/read");
+        if !callers {
+            return Error::server(format!("{name} answered {method} with an error: {said}"));
+        }
+        let error = Error::usage(format!("{name} refused {method}: {said}"));
+        match method {
+            "resources/read" => error.with_hint(format!(
+                "`ferry {name} --resources` lists what it offers, templates included"
+            )),
+            "prompts/get" => error.with_hint(format!("`ferry {name} --prompts` lists its prompts")),
+            "tools/call" => error.with_hint(format!(
+                "`ferry {name} TOOL --help` shows what the tool takes"
+            )),
+            // The caller knows what a task ID it does not have means.
+            m if m.starts_with("tasks/") => error,
+            _ => error.with_hint(format!("`ferry {name} --help` shows what it takes")),
+        }
     }
 }
 
