@@ -593,6 +593,10 @@ fn a_restarted_http_server_gets_a_new_session_warm_cold_and_in_the_proxy() {
         .args(&["--refresh", "remote", "echo", "--message", "c"])
         .stdout("Echo: c\n")
         .run();
+    let env = Test::with(env)
+        .args(&["--no-daemon", "remote", "echo", "--message", "cold"])
+        .stdout("Echo: cold\n")
+        .run();
     drop(proxy);
 
     // Down, then back on the same port: the call that finds it back goes through.

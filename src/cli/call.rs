@@ -468,12 +468,7 @@ async fn run_action(
             let held = ctx.open(&spec, globals.timeout, false).await?;
             if declares(&spec, held.session(), "resources") == Some(false) {
                 held.end(&spec, false).await;
-                return Err(
-                    Error::usage(offers_none(&spec, "resources").trim_end()).with_hint(format!(
-                        "`ferry {} --help` lists its tools",
-                        escape_line(&spec.name)
-                    )),
-                );
+                return Err(none_to_ask_for(&spec, "resources"));
             }
             let timeout = catalog::timeout_for(&spec, globals.timeout);
             let result = held
@@ -518,12 +513,7 @@ async fn run_action(
             let held = ctx.open(&spec, globals.timeout, false).await?;
             if declares(&spec, held.session(), "prompts") == Some(false) {
                 held.end(&spec, false).await;
-                return Err(
-                    Error::usage(offers_none(&spec, "prompts").trim_end()).with_hint(format!(
-                        "`ferry {} --help` lists its tools",
-                        escape_line(&spec.name)
-                    )),
-                );
+                return Err(none_to_ask_for(&spec, "prompts"));
             }
             let timeout = catalog::timeout_for(&spec, globals.timeout);
             let outcome =
@@ -911,6 +901,14 @@ fn declares(spec: &ServerSpec, session: &Session, capability: &str) -> Option<bo
     let known = |c: &Value| c.as_object().map(|m| m.contains_key(capability));
     known(&session.description().capabilities)
         .or_else(|| CacheEntry::load_stable(spec).and_then(|e| known(&e.description.capabilities)))
+}
+
+/// Asking a server that declares no resources (prompts) for one is the caller's mistake.
+fn none_to_ask_for(spec: &ServerSpec, what: &str) -> Error {
+    Error::usage(offers_none(spec, what).trim_end()).with_hint(format!(
+        "`ferry {} --help` lists its tools",
+        escape_line(&spec.name)
+    ))
 }
 
 /// `NAME offers no resources`: a server that does not declare them has none to list.

@@ -58,22 +58,10 @@ pub struct View(String);
 impl View {
     /// The view of a client that declares `capabilities` (key order does not matter).
     pub fn of(capabilities: &Value) -> View {
-        fn canonical(value: &Value) -> Value {
-            match value {
-                Value::Object(map) => {
-                    let mut keys: Vec<&String> = map.keys().collect();
-                    keys.sort();
-                    Value::Object(
-                        keys.into_iter()
-                            .map(|k| (k.clone(), canonical(&map[k])))
-                            .collect(),
-                    )
-                }
-                other => other.clone(),
-            }
-        }
         match capabilities {
-            Value::Object(map) if !map.is_empty() => View(canonical(capabilities).to_string()),
+            Value::Object(map) if !map.is_empty() => {
+                View(crate::protocol::sorted_keys(capabilities).to_string())
+            }
             _ => View::default(),
         }
     }

@@ -166,6 +166,24 @@ impl RpcError {
     }
 }
 
+/// A JSON value with every object's keys in order, so that two values alike but for key
+/// order print alike (a digest, a cache key).
+pub fn sorted_keys(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sorted_keys(&map[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted_keys).collect()),
+        other => other.clone(),
+    }
+}
+
 /// Classifies one decoded message.
 pub fn classify(msg: Value) -> Incoming {
     let Value::Object(mut obj) = msg else {
