@@ -149,6 +149,11 @@ impl CacheEntry {
             })
     }
 
+    /// Writes the entry as the plain [`View`]'s (a saved listing, a bench).
+    pub fn store(&self, spec: &ServerSpec) {
+        self.store_in(spec, &View::plain());
+    }
+
     /// Writes the entry atomically, for the view `view`; failure to cache is not an error
     /// for the caller.
     pub fn store_in(&self, spec: &ServerSpec, view: &View) {
