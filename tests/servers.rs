@@ -562,15 +562,11 @@ fn a_call_that_changes_the_tools_is_seen_by_the_next_listing() {
 fn a_restarted_http_server_gets_a_new_session_warm_cold_and_in_the_proxy() {
     let env = Env::warm();
     let (server, port) = everything_over_http("streamableHttp");
-    let mut server = Some(server);
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    let restart = |server: &mut Option<std::process::Child>| {
-        if let Some(mut old) = server.take() {
-            old.kill().unwrap();
-            old.wait().unwrap();
-        }
-        *server = Some(everything_on_port("streamableHttp", port));
+    let mut server = OnPort {
+        child: Some(server),
+        port,
     };
+    let url = format!("http://127.0.0.1:{port}/mcp");
     let env = Test::with(env)
         .server("remote", serde_json::json!({"url": url}))
         .server("flaky", serde_json::json!({"url": url, "idleTimeout": 1}))
@@ -581,14 +577,14 @@ fn a_restarted_http_server_gets_a_new_session_warm_cold_and_in_the_proxy() {
     let first = proxy.call_tool(1, "remote__echo", serde_json::json!({"message": "p1"}));
     assert_eq!(Served::text(&first), "Echo: p1", "{first}");
 
-    restart(&mut server);
+    server.restart();
     let env = Test::with(env)
         .args(&["remote", "echo", "--message", "b"])
         .stdout("Echo: b\n")
         .run();
     let again = proxy.call_tool(2, "remote__echo", serde_json::json!({"message": "p2"}));
     assert_eq!(Served::text(&again), "Echo: p2", "{again}");
-    restart(&mut server);
+    server.restart();
     let env = Test::with(env)
         .args(&["--refresh", "remote", "echo", "--message", "c"])
         .stdout("Echo: c\n")
@@ -600,13 +596,10 @@ fn a_restarted_http_server_gets_a_new_session_warm_cold_and_in_the_proxy() {
     drop(proxy);
 
     // Down, then back on the same port: the call that finds it back goes through.
-    if let Some(mut old) = server.take() {
-        old.kill().unwrap();
-        old.wait().unwrap();
-    }
+    server.stop();
     let down = env.run(&["remote", "echo", "--message", "down"]);
     assert_eq!(down.code, 3, "{}", down.stderr);
-    restart(&mut server);
+    server.restart();
     let env = Test::with(env)
         .args(&["remote", "echo", "--message", "d"])
         .stdout("Echo: d\n")
@@ -614,10 +607,7 @@ fn a_restarted_http_server_gets_a_new_session_warm_cold_and_in_the_proxy() {
 
     // Down for good: calls that fail do not keep the server warm.
     let _ = env.run(&["flaky", "echo", "--message", "e"]);
-    if let Some(mut old) = server.take() {
-        old.kill().unwrap();
-        old.wait().unwrap();
-    }
+    server.stop();
     let stopped = wait_until(60, || {
         let failed = env.run(&["flaky", "echo", "--message", "f"]);
         assert_eq!(failed.code, 3, "{}", failed.stderr);
@@ -627,6 +617,33 @@ fn a_restarted_http_server_gets_a_new_session_warm_cold_and_in_the_proxy() {
         stopped,
         "a server that cannot be reached stays warm while called"
     );
+}
+
+/// server-everything over Streamable HTTP on one port, stopped and started again at will, and
+/// stopped when dropped (a failing test leaves nothing running).
+struct OnPort {
+    child: Option<std::process::Child>,
+    port: u16,
+}
+
+impl OnPort {
+    fn stop(&mut self) {
+        if let Some(mut old) = self.child.take() {
+            let _ = old.kill();
+            let _ = old.wait();
+        }
+    }
+
+    fn restart(&mut self) {
+        self.stop();
+        self.child = Some(everything_on_port("streamableHttp", self.port));
+    }
+}
+
+impl Drop for OnPort {
+    fn drop(&mut self) {
+        self.stop();
+    }
 }
 
 /// server-everything over HTTP (`streamableHttp` or `sse`) on a free loopback port, once it
