@@ -478,7 +478,7 @@ impl Pool {
         };
         let session = opening
             .await
-            .map_err(|e| crate::Error::server(format!("the server's start failed: {e}")))??;
+            .map_err(|e| crate::Error::server(format!("{}'s start failed: {e}", spec.name)))??;
         let now = Instant::now();
         self.lock().insert(
             key,

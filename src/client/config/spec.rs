@@ -422,6 +422,7 @@ impl ServerSpec {
             None => cwd.as_deref().map(expand).transpose()?.map(PathBuf::from),
         };
         Ok(ChildSpec {
+            name: self.name.clone(),
             command: resolve_command(&self.name, &expand(command)?, &vars, cwd.as_deref(), env)?,
             args: args.iter().map(|a| expand(a)).collect::<Result<_>>()?,
             env: vars,
