@@ -11,6 +11,7 @@ pub mod ask;
 pub mod exec;
 pub mod http;
 pub mod manifest_provider;
+pub mod metrics;
 pub mod provider;
 pub mod proxy;
 pub mod reaper;
@@ -231,19 +232,21 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
         .build()
         .map_err(|e| Error::server(format!("cannot start the async runtime: {e}")))?;
     let outcome = runtime.block_on(async move {
-        // Start-up work (the proxy listing servers never listed) gives way to a signal.
-        tokio::select! {
-            _ = server.provider().start() => {}
-            _ = crate::signals::interrupted() => return Ok(()),
-        }
         match http {
             None => {
+                // Start-up work (the proxy listing servers never listed) gives way to a
+                // signal.
+                tokio::select! {
+                    _ = server.provider().start() => {}
+                    _ = crate::signals::interrupted() => return Ok(()),
+                }
                 tokio::select! {
                     _ = stdio::serve(server) => Ok(()),
                     _ = crate::signals::interrupted() => Ok(()),
                 }
             }
-            // HTTP hears the signals itself: it drains first.
+            // HTTP starts the provider once listening (/readyz says when it is done), and
+            // hears the signals itself: it drains first.
             Some(addr) => serve_http(server, &addr, token, origins, balanced).await,
         }
     });
@@ -410,24 +413,26 @@ async fn serve_http(
     })?;
     let bound = listener.local_addr().unwrap_or(addr);
     // The first line on stderr says where to connect (a port of 0 picks a free one); then
-    // how to authenticate.
+    // how to authenticate. They are said once serving has started.
     let url = format!("http://{bound}/mcp");
-    eprintln!("ferry serve: {url}");
+    let mut announce = vec![format!("ferry serve: {url}")];
     let token = match token {
         Token::None => {
-            eprintln!("ferry serve: warning: no token (--no-token): every account on this machine can call these tools");
+            announce.push("ferry serve: warning: no token (--no-token): every account on this machine can call these tools".into());
             None
         }
         Token::Given(token) => Some(token),
         Token::Fresh(token) => {
-            eprintln!("ferry serve: token for this run (clients send \"Authorization: Bearer TOKEN\"): {token}");
+            announce.push(format!("ferry serve: token for this run (clients send \"Authorization: Bearer TOKEN\"): {token}"));
             let snippet = serde_json::json!({"type": "http", "url": url, "headers": {"Authorization": format!("Bearer {token}")}});
-            eprintln!("ferry serve: a host's config entry for it: {snippet}");
+            announce.push(format!(
+                "ferry serve: a host's config entry for it: {snippet}"
+            ));
             Some(token)
         }
     };
     for public in &balanced.public {
-        eprintln!("ferry serve: also answering as {}", public.origin);
+        announce.push(format!("ferry serve: also answering as {}", public.origin));
     }
     let guard = http::Guard {
         addr: bound,
@@ -438,6 +443,17 @@ async fn serve_http(
     let drain = Arc::new(http::Drain::default());
     let serving = http::serve(server.clone(), listener, guard, drain.clone());
     tokio::pin!(serving);
+    // Alive (/healthz) at once; ready (/readyz, and /mcp answered) once the provider has
+    // started. Start-up work (the proxy listing servers never listed) gives way to a signal.
+    tokio::select! {
+        _ = &mut serving => return Ok(()),
+        _ = server.provider().start() => {}
+        _ = crate::signals::interrupted() => return Ok(()),
+    }
+    metrics::set_ready();
+    for line in announce {
+        eprintln!("{line}");
+    }
     tokio::select! {
         _ = &mut serving => return Ok(()),
         _ = crate::signals::interrupted() => {}
