@@ -15,6 +15,7 @@ pub mod metrics;
 pub mod provider;
 pub mod proxy;
 pub mod reaper;
+pub mod registry;
 pub mod rounds;
 pub mod sandbox;
 pub mod server;
@@ -156,6 +157,21 @@ pub fn command() -> Command {
                 .value_parser(["all"])
                 .help("With --servers: list every tool as server__tool instead (for hosts that defer schemas)"),
         )
+        .arg(
+            Arg::new("server-json")
+                .long("server-json")
+                .action(ArgAction::SetTrue)
+                .requires("manifest")
+                .conflicts_with_all(["http", "check-sandbox"])
+                .help("Print the MCP Registry server.json that runs this manifest from ferry's npm, PyPI and OCI packages, then exit"),
+        )
+        .arg(
+            Arg::new("registry-name")
+                .long("registry-name")
+                .value_name("NAMESPACE/NAME")
+                .requires("server-json")
+                .help("With --server-json: the server's Registry name (io.github.OWNER/NAME; default: local.ferry/<the manifest's server name>)"),
+        )
         .arg(Arg::new("demo").long("demo").action(ArgAction::SetTrue).hide(true))
         .subcommand(
             Command::new("init")
@@ -169,6 +185,9 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
     if let Some(("init", init)) = matches.subcommand() {
         let cli = init.get_one::<String>("cli").cloned().unwrap_or_default();
         return draft(&cli);
+    }
+    if matches.get_flag("server-json") {
+        return server_json(matches);
     }
     // What serving over HTTP needs is checked first: a mistake there is a usage error before
     // anything starts.
@@ -581,6 +600,24 @@ fn check_sandbox(provider: &ManifestProvider) -> Result<Outcome> {
         }
     }
     crate::console::emit(&out)?;
+    Ok(Outcome::Success)
+}
+
+/// `ferry serve --manifest F --server-json`: the Registry entry that runs the manifest.
+fn server_json(matches: &ArgMatches) -> Result<Outcome> {
+    let file = matches
+        .get_one::<String>("manifest")
+        .cloned()
+        .unwrap_or_default();
+    let manifest = manifest::load(Path::new(&file)).map_err(manifest::ManifestError::into_error)?;
+    let name = matches.get_one::<String>("registry-name");
+    let entry = registry::server_json(&manifest, name.map(String::as_str))?;
+    if name.is_none() {
+        crate::console::warn("ferry serve: note: named for local use; to publish, name it with --registry-name io.github.OWNER/NAME (a namespace you can prove)");
+    }
+    let text = serde_json::to_string_pretty(&entry)
+        .map_err(|e| Error::server(format!("cannot write server.json: {e}")))?;
+    crate::console::emit(&format!("{text}\n"))?;
     Ok(Outcome::Success)
 }
 
