@@ -45,6 +45,18 @@ pub fn server_json(manifest: &Manifest, name: Option<&str>) -> Result<Value> {
             {"type": "named", "name": "--manifest", "value": manifest},
         ])
     };
+    // npm and PyPI carry the same binary, run the same way.
+    let package = |registry: &str, base: &str, runtime: &str| {
+        json!({
+            "registryType": registry,
+            "registryBaseUrl": base,
+            "identifier": PACKAGE,
+            "version": version,
+            "runtimeHint": runtime,
+            "transport": {"type": "stdio"},
+            "packageArguments": serve(&path),
+        })
+    };
     let tools: Vec<&str> = manifest.tools.iter().map(|t| t.name.as_str()).collect();
     Ok(json!({
         "$schema": SCHEMA,
@@ -53,24 +65,8 @@ pub fn server_json(manifest: &Manifest, name: Option<&str>) -> Result<Value> {
         "description": description(manifest),
         "version": version,
         "packages": [
-            {
-                "registryType": "npm",
-                "registryBaseUrl": "https://registry.npmjs.org",
-                "identifier": PACKAGE,
-                "version": version,
-                "runtimeHint": "npx",
-                "transport": {"type": "stdio"},
-                "packageArguments": serve(&path),
-            },
-            {
-                "registryType": "pypi",
-                "registryBaseUrl": "https://pypi.org",
-                "identifier": PACKAGE,
-                "version": version,
-                "runtimeHint": "uvx",
-                "transport": {"type": "stdio"},
-                "packageArguments": serve(&path),
-            },
+            package("npm", "https://registry.npmjs.org", "npx"),
+            package("pypi", "https://pypi.org", "uvx"),
             {
                 "registryType": "oci",
                 "identifier": format!("{IMAGE}:{version}"),
