@@ -41,6 +41,7 @@ RUSTFLAGS='-C target-feature=+crt-static' cargo build --quiet --release --locked
 BIN=target/$TARGET/release/ferry
 described=$(file -b "$BIN")
 case "$described" in
+  *interpreter*) echo "error: $BIN is static but names a dynamic loader (it would crash): $described" >&2; exit 1 ;;
   *"statically linked"* | *"static-pie linked"*) ;;
   *) echo "error: $BIN is not static: $described" >&2; exit 1 ;;
 esac

@@ -95,6 +95,7 @@ fn the_archive_holds_a_static_binary_with_the_readme_and_licenses() {
         described.contains("statically linked") || described.contains("static-pie linked"),
         "{described}"
     );
+    assert!(!described.contains("interpreter"), "{described}");
     let ldd = Command::new("ldd").arg(&ferry).output().unwrap();
     let ldd = String::from_utf8_lossy(&ldd.stdout) + String::from_utf8_lossy(&ldd.stderr);
     assert!(
