@@ -38,7 +38,7 @@ mkdir -p "$DIST" "$WORK"
 # glibc or none.
 echo "dist: building the static release binary (cargo build --release --target $TARGET)" >&2
 RUSTFLAGS='-C target-feature=+crt-static' cargo build --quiet --release --locked --target "$TARGET"
-BIN=target/$TARGET/release/ferry
+BIN=${CARGO_TARGET_DIR:-target}/$TARGET/release/ferry
 described=$(file -b "$BIN")
 case "$described" in
   *interpreter*) echo "error: $BIN is static but names a dynamic loader (it would crash): $described" >&2; exit 1 ;;
