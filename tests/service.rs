@@ -325,11 +325,13 @@ fn a_calls_traceparent_is_in_its_log_lines_and_a_forged_one_is_not() {
     );
     let forged = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\nINFO forged";
     service.call("fail", json!({}), json!({"traceparent": forged}));
+    service.call("made-up-tool", json!({}), json!({}));
     let mut log = String::new();
     assert!(wait_until(10, || {
         log = service.log();
-        log.lines().filter(|l| l.contains("tool call")).count() == 2
+        log.lines().filter(|l| l.contains("tool call")).count() == 3
     }));
+    assert!(log.contains("call{tool=\"(unknown)\"}"), "{log}");
     let traced: Vec<&str> = log.lines().filter(|l| l.contains(traceparent)).collect();
     assert_eq!(traced.len(), 1, "{log}");
     assert!(
@@ -338,6 +340,7 @@ fn a_calls_traceparent_is_in_its_log_lines_and_a_forged_one_is_not() {
     );
     assert!(traced[0].contains("outcome=\"ok\""), "{log}");
     assert!(!log.contains("forged"), "{log}");
+    assert!(!log.contains("made-up"), "{log}");
 }
 
 #[test]

@@ -696,20 +696,22 @@ async fn call_tool(
     ctx: CallContext,
 ) -> Result<Value, RpcError> {
     use tracing::Instrument;
-    let traceparent = super::metrics::traceparent(params.pointer("/_meta/traceparent"));
-    let span = match traceparent {
-        Some(traceparent) => tracing::info_span!("call", tool = name, traceparent),
-        None => tracing::info_span!("call", tool = name),
-    };
-    // Only tools served become labels: made-up names must not grow the metrics.
+    // Only tools served become labels and log fields: made-up names must not grow the
+    // metrics or fill the log.
     let served = provider
         .tools()
         .iter()
         .any(|t| t.get("name").and_then(Value::as_str) == Some(name));
-    let timer = super::metrics::CallTimer::start(match served {
+    let tool = match served {
         true => name,
         false => super::metrics::UNKNOWN_TOOL,
-    });
+    };
+    let traceparent = super::metrics::traceparent(params.pointer("/_meta/traceparent"));
+    let span = match traceparent {
+        Some(traceparent) => tracing::info_span!("call", tool, traceparent),
+        None => tracing::info_span!("call", tool),
+    };
+    let timer = super::metrics::CallTimer::start(tool);
     let outcome = async {
         let _permit = permit(permits).await?;
         provider.call(name, arguments, ctx).await
