@@ -63,6 +63,14 @@ fn server_json_validates_against_the_registry_schema() {
         .map(|p| p["registryType"].as_str().unwrap())
         .collect();
     assert_eq!(kinds, ["npm", "pypi", "oci"]);
+    // The names scripts/dist.sh builds under (tests/dist.rs installs them).
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(entry["packages"][0]["identifier"], "ferry-mcp");
+    assert_eq!(entry["packages"][1]["identifier"], "ferry-mcp");
+    assert_eq!(
+        entry["packages"][2]["identifier"],
+        format!("ghcr.io/ferry-mcp/ferry:{version}")
+    );
     let canonical = std::fs::canonicalize(&manifest).unwrap();
     for package in entry["packages"].as_array().unwrap() {
         assert_eq!(package["transport"]["type"], "stdio");
