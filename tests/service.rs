@@ -219,6 +219,11 @@ fn metrics_need_the_token_and_count_calls_refusals_and_connections() {
     let manifest = manifest(&env);
     let service = Service::ready(&env, &["--manifest", &manifest]);
     assert_eq!(service.get("/metrics", None).0, 401);
+    let (status, headers, _) = http_exchange(service.port, "POST", "/metrics", &[], "", "");
+    assert_eq!(
+        (status, header(&headers, "allow")),
+        (405, Some("GET, HEAD"))
+    );
     assert_eq!(
         service.get("/metrics", Some("wrong-token-0123456789")).0,
         401
