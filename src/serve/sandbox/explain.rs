@@ -6,10 +6,12 @@ use super::{Kernel, Place, Policy};
 use std::path::{Path, PathBuf};
 
 /// Words that say a command was denied something.
-const DENIALS: [&str; 4] = [
+const DENIALS: [&str; 6] = [
     "insufficient permission",
     "Permission denied",
     "Operation not permitted",
+    "Read-only file system",
+    "Device or resource busy",
     "Couldn't connect to server",
 ];
 /// Words that say a command was writing.

@@ -11,6 +11,7 @@
 //! no_new_privs and no capabilities, using only async-signal-safe calls.
 
 mod explain;
+mod namespace;
 mod programs;
 mod rules;
 mod seccomp;
@@ -38,6 +39,9 @@ const DEVICES: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/full"];
 /// Devices every command may read.
 const RANDOM: [&str; 2] = ["/dev/random", "/dev/urandom"];
 
+/// What a writing tool cannot do without a mount namespace.
+pub const NO_TOP_LEVEL: &str = "new top-level files in a repository root";
+
 /// What this kernel enforces, probed once.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Kernel {
@@ -45,6 +49,8 @@ pub struct Kernel {
     pub landlock: i32,
     /// Whether the seccomp filter can be loaded.
     pub seccomp: bool,
+    /// The private mount and IPC namespace a call gets, if the kernel gives one.
+    pub namespace: Option<namespace::Kind>,
 }
 
 impl Kernel {
@@ -64,6 +70,7 @@ impl Kernel {
             Kernel {
                 landlock: abi.max(0) as i32,
                 seccomp: seccomp::available(),
+                namespace: namespace::probe(),
             }
         })
     }
@@ -88,8 +95,25 @@ impl Kernel {
             } else {
                 "UDP and Unix sockets"
             });
+            if self.namespace.is_none() {
+                gaps.push("System V IPC");
+            }
         }
+        gaps.extend(self.without_namespace());
         gaps
+    }
+
+    /// The rules only a mount namespace gives, when this kernel gives none (Landlock alone
+    /// then keeps a repository's `.git` read-only by leaving its top directory unwritable).
+    pub fn without_namespace(&self) -> Vec<&'static str> {
+        if self.namespace.is_some() {
+            return Vec::new();
+        }
+        vec![
+            NO_TOP_LEVEL,
+            "mode and times outside the writable places (for tools that write)",
+            "watches (inotify) on hidden places",
+        ]
     }
 
     /// Whether reads, writes and programs run are enforced (the rules quick mode needs).
@@ -108,7 +132,14 @@ impl Kernel {
         } else {
             "no seccomp"
         };
-        format!("{landlock}, {seccomp}")
+        let namespace = match self.namespace {
+            Some(namespace::Kind::Root) => "a mount and IPC namespace per call",
+            Some(namespace::Kind::User) => {
+                "a mount and IPC namespace per call (in a user namespace)"
+            }
+            None => "no mount namespace",
+        };
+        format!("{landlock}, {seccomp}, {namespace}")
     }
 }
 
@@ -150,6 +181,9 @@ pub struct Policy {
     /// The roots, opened when serving started: what is granted under them is reached from
     /// these descriptors without following links.
     roots: Vec<(PathBuf, Arc<OwnedFd>)>,
+    /// Every `.git` under the writable places that stays read-only (found at start, and
+    /// learnt after each call): mounted read-only on top of them in a call's namespace.
+    git: Arc<std::sync::Mutex<Vec<PathBuf>>>,
 }
 
 /// What reading a place allows.
@@ -242,7 +276,7 @@ impl Policy {
         for extra in &permissions.reads {
             push(&mut reads, place(extra, "declared"));
         }
-        let writes = writes
+        let writes: Vec<Place> = writes
             .iter()
             .map(|w| {
                 let why = if roots.contains(w) {
@@ -292,6 +326,14 @@ impl Policy {
             .iter()
             .filter_map(|r| rules::open_at(None, r, true).map(|fd| (r.clone(), Arc::new(fd))))
             .collect();
+        let mut git = Vec::new();
+        for place in writes.iter().map(|w: &Place| &w.path) {
+            for found in namespace::find_git(place) {
+                if !git.contains(&found) {
+                    git.push(found);
+                }
+            }
+        }
         Ok(Policy {
             reads,
             writes,
@@ -302,34 +344,113 @@ impl Policy {
             never,
             opened,
             roots,
+            git: Arc::new(std::sync::Mutex::new(git)),
         })
     }
 
-    /// The ruleset and filter of one call whose private temporary directory is `tmp`.
-    pub fn prepare(&self, tmp: &Path) -> std::io::Result<Prepared> {
-        let kernel = Kernel::probe();
-        static FILTERS: OnceLock<[Option<seccomp::Filter>; 2]> = OnceLock::new();
-        let filters = FILTERS.get_or_init(|| {
-            let root = serving_as_root();
-            [
-                seccomp::Filter::new(false, root),
-                seccomp::Filter::new(true, root),
-            ]
-        });
-        let filter = if kernel.seccomp {
-            filters[self.network as usize].as_ref()
-        } else {
-            None
-        };
-        let ruleset = if kernel.confines_files() {
-            self.ruleset(tmp).map_err(std::io::Error::other)?
-        } else {
-            None
-        };
-        Ok(Prepared { ruleset, filter })
+    /// The `.git` entries kept read-only: every one found under a writable place, unless the
+    /// tool's `writes` names it or a place inside it.
+    fn kept_git(&self) -> Vec<PathBuf> {
+        let known = self.git.lock().unwrap_or_else(|e| e.into_inner());
+        known
+            .iter()
+            .filter(|g| !self.writes.iter().any(|w| w.path.starts_with(g)))
+            .cloned()
+            .collect()
     }
 
-    fn ruleset(&self, tmp: &Path) -> Result<Option<OwnedFd>, String> {
+    /// After a call that started at `started`: each `.git` it made under a writable place (a
+    /// nested repository whose config git, run later outside the sandbox, would follow) is
+    /// removed, and named in what is returned. A `.git` older than the call is learnt, and
+    /// kept read-only from the next call on.
+    pub fn after_call(&self, started: std::time::SystemTime) -> Vec<PathBuf> {
+        let mut removed = Vec::new();
+        if self.writes.is_empty() {
+            return removed;
+        }
+        let mut known = self.git.lock().unwrap_or_else(|e| e.into_inner());
+        for place in &self.writes {
+            for found in namespace::find_git(&place.path) {
+                if known.contains(&found) || self.writes.iter().any(|w| w.path.starts_with(&found))
+                {
+                    continue;
+                }
+                // ctime: a rename sets it too, so a .git moved into place counts as made.
+                let made = std::fs::symlink_metadata(&found)
+                    .ok()
+                    .and_then(|m| {
+                        use std::os::unix::fs::MetadataExt;
+                        let at = std::time::UNIX_EPOCH
+                            + std::time::Duration::new(
+                                m.ctime().max(0) as u64,
+                                m.ctime_nsec().max(0) as u32,
+                            );
+                        Some(at)
+                    })
+                    .is_some_and(|at| at >= started);
+                if made {
+                    let gone = if found.is_dir() {
+                        std::fs::remove_dir_all(&found)
+                    } else {
+                        std::fs::remove_file(&found)
+                    };
+                    if gone.is_ok() {
+                        removed.push(found);
+                    }
+                } else {
+                    known.push(found);
+                }
+            }
+        }
+        removed
+    }
+
+    /// The ruleset, mounts and filter of one call whose private temporary directory is
+    /// `tmp`, run in `cwd`.
+    pub fn prepare(&self, tmp: &Path, cwd: &Path) -> std::io::Result<Prepared> {
+        let kernel = Kernel::probe();
+        static FILTERS: OnceLock<Vec<Option<seccomp::Filter>>> = OnceLock::new();
+        let filters = FILTERS.get_or_init(|| {
+            let root = serving_as_root();
+            (0..8)
+                .map(|bits| {
+                    seccomp::Filter::new(seccomp::Rules {
+                        network: bits & 1 != 0,
+                        root,
+                        namespace: bits & 2 != 0,
+                        writes: bits & 4 != 0,
+                    })
+                })
+                .collect()
+        });
+        let filter = if kernel.seccomp {
+            let bits = self.network as usize
+                | (kernel.namespace.is_some() as usize) << 1
+                | (!self.writes.is_empty() as usize) << 2;
+            filters[bits].as_ref()
+        } else {
+            None
+        };
+        let namespace = kernel.namespace.map(|kind| {
+            let mut writable: Vec<PathBuf> = self.writes.iter().map(|w| w.path.clone()).collect();
+            writable.push(tmp.to_path_buf());
+            namespace::Plan::new(kind, &writable, &self.kept_git(), cwd)
+        });
+        let ruleset = if kernel.confines_files() {
+            self.ruleset(tmp, namespace.is_some())
+                .map_err(std::io::Error::other)?
+        } else {
+            None
+        };
+        Ok(Prepared {
+            ruleset,
+            filter,
+            namespace,
+        })
+    }
+
+    /// `mounted`: the call's namespace keeps every `.git` read-only, so Landlock need not.
+    fn ruleset(&self, tmp: &Path, mounted: bool) -> Result<Option<OwnedFd>, String> {
         let text = |e: landlock::RulesetError| format!("the sandbox could not be built: {e}");
         let mut attr = Ruleset::default()
             .handle_access(AccessFs::from_all(TARGET))
@@ -359,7 +480,7 @@ impl Policy {
             // names it: hooks and config written there would run later, outside any sandbox.
             let git = p.path.join(".git");
             let named = self.writes.iter().any(|w| w.path == git);
-            let kept = if !named && std::fs::symlink_metadata(&git).is_ok() {
+            let kept = if !mounted && !named && std::fs::symlink_metadata(&git).is_ok() {
                 self.never.with(git)
             } else {
                 self.never.clone()
@@ -482,6 +603,7 @@ pub fn serving_as_root() -> bool {
 pub struct Prepared {
     ruleset: Option<OwnedFd>,
     filter: Option<&'static seccomp::Filter>,
+    namespace: Option<namespace::Plan>,
 }
 
 /// `_LINUX_CAPABILITY_VERSION_3` and its two-word data.
@@ -504,10 +626,14 @@ const SECURE_BITS: libc::c_ulong = 0b1100_1111;
 
 impl Prepared {
     /// Enters the sandbox: called in the child between fork and exec, so it only makes
-    /// system calls (no allocation, no locks). Capabilities go first (root keeps none, and
-    /// none comes back on exec), then no_new_privs, Landlock, seccomp; descriptors beyond
-    /// stdio are closed at exec.
+    /// system calls (no allocation, no locks). The namespace and its mounts go first (they
+    /// need the capabilities, and Landlock refuses mounts), then capabilities are dropped
+    /// (root keeps none, and none comes back on exec), then no_new_privs, Landlock, seccomp;
+    /// descriptors beyond stdio are closed at exec.
     pub fn enter(&self) -> std::io::Result<()> {
+        if let Some(namespace) = &self.namespace {
+            namespace.enter()?;
+        }
         // SAFETY: each call only changes this (child) process's own credentials and filters,
         // with arguments that live for the call.
         unsafe {
