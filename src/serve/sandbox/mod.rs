@@ -249,27 +249,27 @@ impl Policy {
         for (i, program) in programs.iter().enumerate() {
             let why = if i == 0 { "program" } else { "declared" };
             // The program itself first, then what runs it (interpreters, the loader).
-            for (j, found) in programs::runnable(program, path, cwd)
+            for (j, found) in programs::runnable(program, path, cwd)?
                 .into_iter()
                 .enumerate()
             {
                 let why = if j == 0 { why } else { "what runs it" };
                 if !found.file.is_dir() {
                     for at in [&found.named, &found.file] {
-                        if let Some(tree) = programs::install_tree(at, &home) {
+                        if let Some(tree) = programs::install_tree(at, &home, j > 0) {
                             push(&mut reads, place(tree, "install tree"));
                         }
                     }
                 }
                 push(&mut exec, place(found.file, why));
             }
-            for dir in programs::helper_dirs(program) {
+            for dir in programs::helper_dirs(program, path) {
                 push(&mut exec, place(dir, "helpers"));
             }
         }
         // `ferry ask`: the serving binary, run by the command to talk back to the client.
         if let Ok(ferry) = std::env::current_exe().and_then(std::fs::canonicalize) {
-            for found in programs::runnable(&ferry, None, cwd) {
+            for found in programs::runnable(&ferry, None, cwd).unwrap_or_default() {
                 push(&mut exec, place(found.file, "ferry"));
             }
         }
@@ -291,7 +291,11 @@ impl Policy {
         // something in it to read.
         let keeps_home = permissions.reads.iter().any(|r| r.starts_with(&home))
             || roots.iter().any(|r| home.starts_with(r));
-        let hidden = hidden_places(&home);
+        let mut hidden = hidden_places(&home);
+        // A secret's directory that holds a root stays: only the secret in it is hidden.
+        hidden.retain(|h| {
+            h.why != "serve's secrets (directory)" || !roots.iter().any(|r| r.starts_with(&h.path))
+        });
         let never = Hidden::new(hidden.iter().map(|h| h.path.clone()).collect());
         for p in reads.iter().chain(&writes) {
             if never.holds(&p.path, None) {
@@ -522,6 +526,35 @@ fn canonical_as_far_as_it_exists(path: &Path) -> PathBuf {
     }
 }
 
+/// Serve's own secrets (`--token-file`, `--state-key-file`), hidden from every command.
+static SERVE_FILES: OnceLock<Vec<PathBuf>> = OnceLock::new();
+
+/// Hides serve's own files (canonical paths) from every command made from now on: each file,
+/// and its directory unless that is a system directory, the home directory or above it, or
+/// holds a root.
+pub fn hide_serve_files(files: Vec<PathBuf>) {
+    let _ = SERVE_FILES.set(files);
+}
+
+/// The system place a command may read that holds `file` (canonical), if any: where serve's
+/// secrets should not lie.
+pub fn readable_by_commands(file: &Path) -> Option<PathBuf> {
+    SYSTEM_READS
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .find(|p| file.starts_with(p))
+}
+
+/// Whether a directory holding a serve secret is one every command needs (it is then not
+/// hidden whole, only the secret in it).
+fn shared_directory(dir: &Path, home: &Path) -> bool {
+    home.starts_with(dir)
+        || SYSTEM_READS
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .any(|p| p == dir)
+}
+
 /// How many entries of /etc are looked at for root's secrets (it holds a few thousand).
 const ETC_SCAN_LIMIT: usize = 50_000;
 
@@ -542,6 +575,12 @@ fn hidden_places(home: &Path) -> Vec<Place> {
             &mut hidden,
             place(canonical_as_far_as_it_exists(&dir), "ferry's files"),
         );
+    }
+    for file in SERVE_FILES.get().into_iter().flatten() {
+        push(&mut hidden, place(file.clone(), "serve's secrets"));
+        if let Some(dir) = file.parent().filter(|d| !shared_directory(d, home)) {
+            push(&mut hidden, place(dir, "serve's secrets (directory)"));
+        }
     }
     if serving_as_root() {
         for secret in root_secrets() {
