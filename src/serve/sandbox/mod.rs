@@ -438,7 +438,8 @@ impl Policy {
         let namespace = kernel.namespace.map(|kind| {
             let mut writable: Vec<PathBuf> = self.writes.iter().map(|w| w.path.clone()).collect();
             writable.push(tmp.to_path_buf());
-            namespace::Plan::new(kind, &writable, &self.kept_git(), cwd)
+            let hidden: Vec<PathBuf> = self.hidden.iter().map(|h| h.path.clone()).collect();
+            namespace::Plan::new(kind, &writable, &self.kept_git(), &hidden, cwd)
         });
         let ruleset = if kernel.confines_files() {
             self.ruleset(tmp, namespace.is_some())

@@ -81,6 +81,7 @@ pub fn probe() -> Option<Kind> {
             kind,
             writable: Vec::new(),
             kept: Vec::new(),
+            hidden: Vec::new(),
             cwd: CString::new("/").unwrap_or_default(),
         };
         let _ = maps();
@@ -112,6 +113,9 @@ pub struct Plan {
     writable: Vec<CString>,
     /// `.git` directories and pointer files kept read-only on top of the writable places.
     kept: Vec<CString>,
+    /// Places no command may see, covered: a directory by an empty read-only tmpfs, a file
+    /// by `/dev/null` (so a watch on one reports nothing of what happens beneath).
+    hidden: Vec<CString>,
     /// The command's working directory, entered again once the mounts are in place.
     cwd: CString,
 }
@@ -122,14 +126,21 @@ fn c_path(path: &Path) -> Option<CString> {
 
 impl Plan {
     /// The plan for a command that may write `writable` (its temporary directory among them)
-    /// and must leave `kept` as it is, run in `cwd`.
-    pub fn new(kind: Kind, writable: &[PathBuf], kept: &[PathBuf], cwd: &Path) -> Plan {
+    /// and must leave `kept` as it is, and may not see `hidden`, run in `cwd`.
+    pub fn new(
+        kind: Kind,
+        writable: &[PathBuf],
+        kept: &[PathBuf],
+        hidden: &[PathBuf],
+        cwd: &Path,
+    ) -> Plan {
         let mut writable: Vec<&PathBuf> = writable.iter().collect();
         writable.sort_by_key(|p| p.as_os_str().len());
         Plan {
             kind,
             writable: writable.into_iter().filter_map(|p| c_path(p)).collect(),
             kept: kept.iter().filter_map(|p| c_path(p)).collect(),
+            hidden: hidden.iter().filter_map(|p| c_path(p)).collect(),
             cwd: c_path(cwd).unwrap_or_default(),
         }
     }
@@ -190,6 +201,20 @@ impl Plan {
                     Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ELOOP)) => {}
                     Err(e) => return Err(e),
                 }
+            }
+            if !self.hidden.is_empty() {
+                let covering = make_cover()?;
+                for place in &self.hidden {
+                    match cover(covering, place) {
+                        Ok(()) => {}
+                        Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ELOOP)) => {}
+                        Err(e) => {
+                            libc::close(covering);
+                            return Err(e);
+                        }
+                    }
+                }
+                libc::close(covering);
             }
             // The working directory was entered before the mounts: enter it again, so that
             // it is the writable mount, not the read-only one beneath.
@@ -292,6 +317,114 @@ fn attach(path: &CString, read_only: bool) -> std::io::Result<()> {
             moved
         }
     })();
+    // SAFETY: a descriptor opened above.
+    unsafe { libc::close(target) };
+    result
+}
+
+const FSCONFIG_SET_STRING: libc::c_uint = 1;
+const FSCONFIG_CMD_CREATE: libc::c_uint = 6;
+
+/// A detached, read-only tmpfs whose top directory and one file `f` have mode 0: what covers
+/// the hidden places (a directory by the tmpfs, a file by `f`), so that reading, listing or
+/// watching one is refused as a denial.
+fn make_cover() -> std::io::Result<libc::c_int> {
+    let fail = || Err(std::io::Error::last_os_error());
+    // SAFETY: fsopen, fsconfig, fsmount and openat work on descriptors made here, with
+    // NUL-terminated strings.
+    unsafe {
+        let fs = libc::syscall(libc::SYS_fsopen, c"tmpfs".as_ptr(), 1 as libc::c_uint);
+        if fs < 0 {
+            return fail();
+        }
+        let fs = fs as libc::c_int;
+        let configured = libc::syscall(
+            libc::SYS_fsconfig,
+            fs,
+            FSCONFIG_SET_STRING,
+            c"mode".as_ptr(),
+            c"0".as_ptr(),
+            0,
+        ) == 0
+            && libc::syscall(
+                libc::SYS_fsconfig,
+                fs,
+                FSCONFIG_CMD_CREATE,
+                std::ptr::null::<libc::c_char>(),
+                std::ptr::null::<libc::c_void>(),
+                0,
+            ) == 0;
+        let mount = if configured {
+            libc::syscall(libc::SYS_fsmount, fs, 1 as libc::c_uint, 0x2 | 0x4 | 0x8)
+        } else {
+            -1
+        };
+        libc::close(fs);
+        if mount < 0 {
+            return fail();
+        }
+        let mount = mount as libc::c_int;
+        let file = libc::openat(
+            mount,
+            c"f".as_ptr(),
+            libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+            0,
+        );
+        if file < 0 {
+            libc::close(mount);
+            return fail();
+        }
+        libc::close(file);
+        if let Err(e) = set_read_only(mount, c"", libc::AT_EMPTY_PATH as libc::c_uint, true) {
+            libc::close(mount);
+            return Err(e);
+        }
+        Ok(mount)
+    }
+}
+
+/// Covers a hidden place with a copy of the cover: its directory, or its file `f`.
+fn cover(cover: libc::c_int, path: &CString) -> std::io::Result<()> {
+    let target = open_path(path)?;
+    let fail = || Err(std::io::Error::last_os_error());
+    // SAFETY: fstat, open_tree and move_mount work on descriptors this function owns and
+    // structures that live for the call.
+    let result = unsafe {
+        (|| {
+            let mut stat: libc::stat = std::mem::zeroed();
+            if libc::fstat(target, &mut stat) != 0 {
+                return fail();
+            }
+            let (name, empty) = if stat.st_mode & libc::S_IFMT == libc::S_IFDIR {
+                (c"", libc::AT_EMPTY_PATH as libc::c_uint)
+            } else {
+                (c"f", 0)
+            };
+            let mount = libc::syscall(
+                libc::SYS_open_tree,
+                cover,
+                name.as_ptr(),
+                OPEN_TREE_CLONE | empty | libc::O_CLOEXEC as libc::c_uint,
+            );
+            if mount < 0 {
+                return fail();
+            }
+            let mount = mount as libc::c_int;
+            let done = libc::syscall(
+                libc::SYS_move_mount,
+                mount,
+                c"".as_ptr(),
+                target,
+                c"".as_ptr(),
+                MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH,
+            );
+            libc::close(mount);
+            if done != 0 {
+                return fail();
+            }
+            Ok(())
+        })()
+    };
     // SAFETY: a descriptor opened above.
     unsafe { libc::close(target) };
     result
