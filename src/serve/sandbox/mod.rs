@@ -354,7 +354,7 @@ impl Policy {
 
     /// The `.git` entries kept read-only: every one found under a writable place, unless the
     /// tool's `writes` names it or a place inside it.
-    fn kept_git(&self) -> Vec<PathBuf> {
+    pub(super) fn kept_git(&self) -> Vec<PathBuf> {
         let known = self.git.lock().unwrap_or_else(|e| e.into_inner());
         known
             .iter()
