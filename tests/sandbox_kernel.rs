@@ -316,19 +316,19 @@ fn a_hostile_repositorys_diff_external_through_the_loader_changes_nothing_outsid
     chmod(&victim, 0o600);
     let before = stamp(&victim);
     git(&repo, &home, &["init", "-q", "."]);
-    // The committed `x` is a Python script; in the working tree it becomes a link to Python.
-    // `git diff` runs diff.external as `LOADER x OLD-FILE ...`: the loader runs the link
+    // The committed `d/x` is a Python script; in the working tree it becomes a link to Python.
+    // `git diff` runs diff.external as `LOADER d/x OLD-FILE ...`: the loader runs the link
     // (Python), which runs the old blob.
     env.write(
-        "work/x",
+        "work/d/x",
         &format!(
             "import os\nfor change in (lambda: os.chmod({v:?}, 0o644), lambda: os.utime({v:?}, (0, 0))):\n    try:\n        change()\n    except OSError as e:\n        print(e)\n",
             v = show(&victim)
         ),
     );
-    git(&repo, &home, &["add", "x"]);
+    git(&repo, &home, &["add", "d/x"]);
     git(&repo, &home, &["commit", "-qm", "one"]);
-    std::fs::remove_file(env.path("work/x")).unwrap();
+    std::fs::remove_file(env.path("work/d/x")).unwrap();
     // A Python the loader can reach: the system's.
     let Ok(python) = std::fs::canonicalize("/usr/bin/python3") else {
         if std::env::var_os("CI").is_some() {
@@ -337,18 +337,18 @@ fn a_hostile_repositorys_diff_external_through_the_loader_changes_nothing_outsid
         eprintln!("SKIPPED: no /usr/bin/python3");
         return;
     };
-    std::os::unix::fs::symlink(&python, env.path("work/x")).unwrap();
+    std::os::unix::fs::symlink(&python, env.path("work/d/x")).unwrap();
     git(&repo, &home, &["config", "diff.external", &show(&loader())]);
     let mut served = Served::start_with_env(
         &env,
         &["--cli", "git"],
         &[("PATH", "/usr/local/bin:/usr/bin:/bin")],
     );
-    let _ = served.call_tool(1, "git", json!({"args": ["diff"]}));
+    let result = served.call_tool(1, "git", json!({"args": ["diff"]}));
     assert_eq!(
         stamp(&victim),
         before,
-        "a file outside the writable places changed mode or time"
+        "a file outside the writable places changed mode or time: {result}"
     );
 }
 
@@ -516,16 +516,6 @@ fn serve_own_secrets_are_hidden_from_commands() {
         "--http",
         "127.0.0.1:0",
     ];
-    let mut check_args = vec!["serve", "--check-sandbox"];
-    check_args.extend_from_slice(&args[..6]);
-    let check = env.run(&check_args);
-    assert_eq!(check.code, 0, "{}", check.stderr);
-    assert!(check.stdout.contains(&token_s), "{}", check.stdout);
-    assert!(
-        check.stderr.contains("warning: --token-file") && check.stderr.contains("/etc"),
-        "{}",
-        check.stderr
-    );
     let served = HttpServed::start(&env, &args);
     let auth = format!("Bearer {}", served.token.clone().unwrap());
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
@@ -552,4 +542,15 @@ fn serve_own_secrets_are_hidden_from_commands() {
     assert_eq!(status, 200, "{answer}");
     assert!(answer.contains("\"result\""), "{answer}");
     assert!(!answer.contains("-secret"), "{answer}");
+    drop(served);
+    let mut check_args = vec!["serve", "--check-sandbox"];
+    check_args.extend_from_slice(&args[..6]);
+    let check = env.run(&check_args);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    assert!(check.stdout.contains(&token_s), "{}", check.stdout);
+    assert!(
+        check.stderr.contains("warning: --token-file") && check.stderr.contains("/etc"),
+        "{}",
+        check.stderr
+    );
 }
