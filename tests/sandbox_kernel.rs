@@ -237,7 +237,7 @@ fn what_landlock_has_no_rule_for_is_closed() {
         let id = libc::shmget(key, 4096, libc::IPC_CREAT | libc::IPC_EXCL | 0o600);
         assert!(id >= 0, "shmget: {}", std::io::Error::last_os_error());
         let at = libc::shmat(id, std::ptr::null(), 0);
-        std::ptr::copy_nonoverlapping(b"private segment\0".as_ptr(), at.cast(), 16);
+        std::ptr::copy_nonoverlapping(c"private segment".as_ptr(), at.cast(), 16);
         libc::shmdt(at);
         id
     };

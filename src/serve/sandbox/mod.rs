@@ -382,14 +382,13 @@ impl Policy {
                 // ctime: a rename sets it too, so a .git moved into place counts as made.
                 let made = std::fs::symlink_metadata(&found)
                     .ok()
-                    .and_then(|m| {
+                    .map(|m| {
                         use std::os::unix::fs::MetadataExt;
-                        let at = std::time::UNIX_EPOCH
+                        std::time::UNIX_EPOCH
                             + std::time::Duration::new(
                                 m.ctime().max(0) as u64,
                                 m.ctime_nsec().max(0) as u32,
-                            );
-                        Some(at)
+                            )
                     })
                     .is_some_and(|at| at >= started);
                 if made {
