@@ -70,7 +70,12 @@ impl Kernel {
             Kernel {
                 landlock: abi.max(0) as i32,
                 seccomp: seccomp::available(),
-                namespace: namespace::probe(),
+                // `FERRY_SANDBOX_NAMESPACE=off`: Landlock and seccomp alone, as in a
+                // container without namespaces (benches/ measure the namespace's share so).
+                namespace: match std::env::var("FERRY_SANDBOX_NAMESPACE").as_deref() {
+                    Ok("off") => None,
+                    _ => namespace::probe(),
+                },
             }
         })
     }
