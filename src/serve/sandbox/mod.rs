@@ -39,6 +39,9 @@ const DEVICES: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/full"];
 /// Devices every command may read.
 const RANDOM: [&str; 2] = ["/dev/random", "/dev/urandom"];
 
+/// How far a file system's clock may lag the system's (it ticks coarsely).
+const CLOCK_SLACK: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// What a writing tool cannot do without a mount namespace.
 pub const NO_TOP_LEVEL: &str = "new top-level files in a repository root";
 
@@ -188,7 +191,7 @@ pub struct Policy {
     roots: Vec<(PathBuf, Arc<OwnedFd>)>,
     /// Every `.git` under the writable places that stays read-only (found at start, and
     /// learnt after each call): mounted read-only on top of them in a call's namespace.
-    git: Arc<std::sync::Mutex<Vec<PathBuf>>>,
+    known: Arc<std::sync::Mutex<namespace::Known>>,
 }
 
 /// What reading a place allows.
@@ -335,13 +338,10 @@ impl Policy {
             .iter()
             .filter_map(|r| rules::open_at(None, r, true).map(|fd| (r.clone(), Arc::new(fd))))
             .collect();
-        let mut git = Vec::new();
+        let mut known = namespace::Known::default();
         for place in writes.iter().map(|w: &Place| &w.path) {
-            for found in namespace::find_git(place) {
-                if !git.contains(&found) {
-                    git.push(found);
-                }
-            }
+            let found = known.scan(place);
+            known.git.extend(found);
         }
         Ok(Policy {
             reads,
@@ -353,15 +353,16 @@ impl Policy {
             never,
             opened,
             roots,
-            git: Arc::new(std::sync::Mutex::new(git)),
+            known: Arc::new(std::sync::Mutex::new(known)),
         })
     }
 
     /// The `.git` entries kept read-only: every one found under a writable place, unless the
     /// tool's `writes` names it or a place inside it.
     pub(super) fn kept_git(&self) -> Vec<PathBuf> {
-        let known = self.git.lock().unwrap_or_else(|e| e.into_inner());
+        let known = self.known.lock().unwrap_or_else(|e| e.into_inner());
         known
+            .git
             .iter()
             .filter(|g| !self.writes.iter().any(|w| w.path.starts_with(g)))
             .cloned()
@@ -377,37 +378,26 @@ impl Policy {
         if self.writes.is_empty() {
             return removed;
         }
-        let mut known = self.git.lock().unwrap_or_else(|e| e.into_inner());
-        for place in &self.writes {
-            for found in namespace::find_git(&place.path) {
-                if known.contains(&found) || self.writes.iter().any(|w| w.path.starts_with(&found))
-                {
-                    continue;
-                }
-                // ctime: a rename sets it too, so a .git moved into place counts as made.
-                let made = std::fs::symlink_metadata(&found)
-                    .ok()
-                    .map(|m| {
-                        use std::os::unix::fs::MetadataExt;
-                        std::time::UNIX_EPOCH
-                            + std::time::Duration::new(
-                                m.ctime().max(0) as u64,
-                                m.ctime_nsec().max(0) as u32,
-                            )
-                    })
-                    .is_some_and(|at| at >= started);
-                if made {
-                    let gone = if found.is_dir() {
-                        std::fs::remove_dir_all(&found)
-                    } else {
-                        std::fs::remove_file(&found)
-                    };
-                    if gone.is_ok() {
-                        removed.push(found);
-                    }
-                } else {
-                    known.push(found);
-                }
+        let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        // File times come from a coarse clock, a tick behind `started` at worst.
+        let since = started - CLOCK_SLACK;
+        for found in known.changed_since(since) {
+            if self.writes.iter().any(|w| w.path.starts_with(&found)) {
+                continue;
+            }
+            let made =
+                std::fs::symlink_metadata(&found).is_ok_and(|m| namespace::ctime(&m) >= since);
+            if !made {
+                known.git.push(found);
+                continue;
+            }
+            let gone = if found.is_dir() {
+                std::fs::remove_dir_all(&found)
+            } else {
+                std::fs::remove_file(&found)
+            };
+            if gone.is_ok() {
+                removed.push(found);
             }
         }
         removed

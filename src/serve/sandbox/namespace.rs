@@ -434,32 +434,85 @@ fn cover(cover: libc::c_int, path: &CString) -> std::io::Result<()> {
 /// was found so far).
 const SCAN_LIMIT: usize = 200_000;
 
-/// Every `.git` (a repository's directory or a submodule's pointer file) under `place`, not
-/// following links and not looking inside a `.git`.
-pub fn find_git(place: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut seen = 0;
-    let mut next = vec![place.to_path_buf()];
-    while let Some(dir) = next.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            seen += 1;
-            if seen > SCAN_LIMIT {
-                return found;
-            }
-            let Ok(kind) = entry.file_type() else {
+/// What is known of the writable places: each `.git` in them, and each directory (a new entry
+/// changes its directory's ctime, which no command can set back: the next look reads only the
+/// directories that changed).
+#[derive(Debug, Default)]
+pub struct Known {
+    pub git: Vec<PathBuf>,
+    dirs: std::collections::HashSet<PathBuf>,
+}
+
+impl Known {
+    /// Looks through `place` whole: every directory and `.git` in it, not following links
+    /// and not looking inside a `.git`. Returns the `.git` entries found that were not known.
+    pub fn scan(&mut self, place: &Path) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        let mut seen = 0;
+        let mut next = vec![place.to_path_buf()];
+        while let Some(dir) = next.pop() {
+            self.dirs.insert(dir.clone());
+            let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
             };
-            if entry.file_name() == ".git" {
-                if !kind.is_symlink() {
-                    found.push(entry.path());
+            for entry in entries.flatten() {
+                seen += 1;
+                if seen > SCAN_LIMIT {
+                    return found;
                 }
-            } else if kind.is_dir() {
-                next.push(entry.path());
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                let path = entry.path();
+                if entry.file_name() == ".git" {
+                    if !kind.is_symlink() && !self.git.contains(&path) {
+                        found.push(path);
+                    }
+                } else if kind.is_dir() && !self.dirs.contains(&path) {
+                    next.push(path);
+                }
             }
         }
+        found
     }
-    found
+
+    /// The `.git` entries not known before, in the directories changed since `since` (and
+    /// in the directories made since, whole).
+    pub fn changed_since(&mut self, since: std::time::SystemTime) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        let mut changed = Vec::new();
+        self.dirs
+            .retain(|dir| match std::fs::symlink_metadata(dir) {
+                Ok(meta) if meta.is_dir() => {
+                    if ctime(&meta) >= since {
+                        changed.push(dir.clone());
+                    }
+                    true
+                }
+                _ => false,
+            });
+        for dir in changed {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                let path = entry.path();
+                if entry.file_name() == ".git" {
+                    if !kind.is_symlink() && !self.git.contains(&path) && !found.contains(&path) {
+                        found.push(path);
+                    }
+                } else if kind.is_dir() && !self.dirs.contains(&path) {
+                    found.extend(self.scan(&path));
+                }
+            }
+        }
+        found
+    }
+}
+
+/// When a file's inode last changed (a rename sets it too).
+pub fn ctime(meta: &std::fs::Metadata) -> std::time::SystemTime {
+    use std::os::unix::fs::MetadataExt;
+    std::time::UNIX_EPOCH
+        + std::time::Duration::new(meta.ctime().max(0) as u64, meta.ctime_nsec().max(0) as u32)
 }
