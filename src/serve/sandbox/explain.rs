@@ -80,7 +80,11 @@ pub fn explain_denial(policy: &Policy, cwd: &Path, output: &str) -> Option<Strin
             return say("writes are not allowed for this tool: it is read-only");
         }
         if let Some(place) = under(&path, &policy.writes) {
-            if path.starts_with(place.path.join(".git")) {
+            let in_git = path.strip_prefix(&place.path).is_ok_and(|rest| {
+                rest.components()
+                    .any(|c| c.as_os_str() == std::ffi::OsStr::new(".git"))
+            });
+            if in_git {
                 return say(".git stays read-only for this tool unless its writes name it");
             }
         }
