@@ -9,8 +9,10 @@
 use super::flags::{self, CallOptions, DeferredInput, ParsedCall, ToolRef};
 use super::terminal::{Console, Local};
 use super::{options, Globals};
+use crate::client::cache::View;
 use crate::client::catalog::{self, Listing};
 use crate::client::config::ServerSpec;
+use crate::client::handler::declared_capabilities;
 use crate::client::pins;
 use crate::client::tasks::{self, Called, Fetched, Task};
 use crate::client::{CacheEntry, Era, RequestContext, Session, Target};
@@ -305,9 +307,10 @@ impl Ctx {
 
     /// The server's cached tools list, parsed (the daemon keeps it parsed between calls).
     fn listing(&self, spec: &ServerSpec) -> Option<Arc<Listing>> {
+        let view = View::of(&declared_capabilities(self.console.elicits(), false));
         match &self.pool {
-            Some(pool) => pool.listing(spec),
-            None => Listing::load(spec).map(Arc::new),
+            Some(pool) => pool.listing(spec, &view),
+            None => Listing::load_in(spec, &view).map(Arc::new),
         }
     }
 
@@ -481,6 +484,11 @@ async fn run_action(
         Action::Task(id) => fetch_task(spec, &id, &globals, &options, ctx).await,
         Action::Resources => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
+            if declares(&spec, held.session(), "resources") == Some(false) {
+                held.end(&spec, false).await;
+                ctx.console.emit(&offers_none(&spec, "resources"))?;
+                return Ok(Outcome::Success);
+            }
             let listed = list_resources(held.session()).await;
             held.end(&spec, false).await;
             ctx.console.emit(&listed?)?;
@@ -488,6 +496,10 @@ async fn run_action(
         }
         Action::Read(uri) => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
+            if declares(&spec, held.session(), "resources") == Some(false) {
+                held.end(&spec, false).await;
+                return Err(none_to_ask_for(&spec, "resources"));
+            }
             let timeout = catalog::timeout_for(&spec, globals.timeout);
             let result = held
                 .session()
@@ -497,6 +509,10 @@ async fn run_action(
                     &ctx.request(timeout, Vec::new()),
                 )
                 .await;
+            let result = match result {
+                Err(e) => Err(unlisted_read(&spec, held.session(), &uri, e).await),
+                ok => ok,
+            };
             ctx.console.finish_progress();
             let outcome = finish(&spec, "resource", result, &options, false, ctx);
             held.end(&spec, false).await;
@@ -504,6 +520,11 @@ async fn run_action(
         }
         Action::Prompts => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
+            if declares(&spec, held.session(), "prompts") == Some(false) {
+                held.end(&spec, false).await;
+                ctx.console.emit(&offers_none(&spec, "prompts"))?;
+                return Ok(Outcome::Success);
+            }
             let prompts = held.session().list_all("prompts/list", "prompts").await;
             held.end(&spec, false).await;
             let mut out = String::new();
@@ -520,6 +541,10 @@ async fn run_action(
         }
         Action::Prompt(name, words) => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
+            if declares(&spec, held.session(), "prompts") == Some(false) {
+                held.end(&spec, false).await;
+                return Err(none_to_ask_for(&spec, "prompts"));
+            }
             let timeout = catalog::timeout_for(&spec, globals.timeout);
             let outcome =
                 get_prompt(&spec, held.session(), &name, &words, &options, timeout, ctx).await;
@@ -938,6 +963,49 @@ fn print_listing(spec: &ServerSpec, listing: &Listing, globals: &Globals, ctx: &
         out.push_str(&crate::render::tool::instructions_block(&spec.name, text));
     }
     ctx.console.emit(&out)
+}
+
+/// A server's error for reading a URI it never listed (an unknown one, or a template's
+/// pattern filled with a value it refuses) is the caller's mistake, whatever code it used.
+async fn unlisted_read(spec: &ServerSpec, session: &Session, uri: &str, error: Error) -> Error {
+    let answered = format!("{} answered resources/read with an error: ", spec.name);
+    let Some(said) = error.message.strip_prefix(&answered) else {
+        return error;
+    };
+    let listed = match session.list_all("resources/list", "resources").await {
+        Ok((resources, _)) => resources
+            .iter()
+            .any(|r| r.get("uri").and_then(Value::as_str) == Some(uri)),
+        Err(_) => return error,
+    };
+    if listed {
+        return error;
+    }
+    Error::usage(format!("{} refused resources/read: {said}", spec.name)).with_hint(format!(
+        "`ferry {} --resources` lists what it offers, templates included",
+        escape_line(&spec.name)
+    ))
+}
+
+/// Whether the server declares `capability` (`resources`, `prompts`), as its session or the
+/// cache knows; `None` when neither does (a stateless session that skipped discovery).
+fn declares(spec: &ServerSpec, session: &Session, capability: &str) -> Option<bool> {
+    let known = |c: &Value| c.as_object().map(|m| m.contains_key(capability));
+    known(&session.description().capabilities)
+        .or_else(|| CacheEntry::load_stable(spec).and_then(|e| known(&e.description.capabilities)))
+}
+
+/// Asking a server that declares no resources (prompts) for one is the caller's mistake.
+fn none_to_ask_for(spec: &ServerSpec, what: &str) -> Error {
+    Error::usage(offers_none(spec, what).trim_end()).with_hint(format!(
+        "`ferry {} --help` lists its tools",
+        escape_line(&spec.name)
+    ))
+}
+
+/// `NAME offers no resources`: a server that does not declare them has none to list.
+fn offers_none(spec: &ServerSpec, what: &str) -> String {
+    format!("{} offers no {what}\n", escape_line(&spec.name))
 }
 
 async fn list_resources(session: &Session) -> Result<String> {

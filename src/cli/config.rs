@@ -72,7 +72,7 @@ pub fn list_servers() -> Result<Outcome> {
     let warm = crate::daemon::warm_identities().unwrap_or_default();
     let mut out = String::new();
     for spec in &registry.servers {
-        let tools = match CacheEntry::load(spec).filter(CacheEntry::has_tools) {
+        let tools = match CacheEntry::load_stable(spec).filter(CacheEntry::has_tools) {
             Some(entry) => format!("{} tools", catalog::usable_tools(spec, entry).0.len()),
             None => "? tools".to_string(),
         };
@@ -451,7 +451,7 @@ fn pin_trusted(file: &Path) {
     };
     for spec in &registry.servers {
         if spec.project.as_ref().is_some_and(|(path, _)| path == file) {
-            if let Some(listing) = crate::client::catalog::Listing::load(spec) {
+            if let Some(listing) = crate::client::catalog::Listing::load_stable(spec) {
                 let (tools, _) = listing.usable(spec);
                 let report =
                     crate::client::pins::observe(spec, &tools, &crate::client::pins::env_var);

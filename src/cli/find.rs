@@ -41,7 +41,7 @@ impl Searched {
     fn tool(&mut self, name: &str) -> Option<&Tool> {
         if self.tools.is_none() {
             let tools = match &self.origin {
-                Origin::Cache(spec) => CacheEntry::load(spec)
+                Origin::Cache(spec) => CacheEntry::load_stable(spec)
                     .map(|entry| {
                         let (tools, warnings) = catalog::usable_tools(spec, entry);
                         warnings.iter().for_each(|w| warn(&format!("warning: {w}")));
@@ -218,7 +218,7 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
 /// when that was made from the cache as it is, else from the cache (and the search file written
 /// for next time). `None` when nothing is cached.
 fn cached_documents(spec: &ServerSpec, server: usize) -> Option<Vec<Document<(usize, String)>>> {
-    let path = cache::path_for(spec);
+    let path = cache::stable_path(spec)?;
     let meta = std::fs::metadata(&path).ok()?;
     let modified = meta
         .modified()

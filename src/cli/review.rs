@@ -64,7 +64,7 @@ fn review_all() -> Result<Outcome> {
         {
             continue;
         }
-        let Some(listing) = Listing::load(spec).filter(|l| l.entry.has_tools()) else {
+        let Some(listing) = Listing::load_stable(spec).filter(|l| l.entry.has_tools()) else {
             continue;
         };
         let (tools, _) = listing.usable(spec);
@@ -107,7 +107,7 @@ fn review_server(spec: &ServerSpec, accept: Option<Vec<String>>) -> Result<Outco
         ))?;
         return Ok(Outcome::Success);
     }
-    let Some(listing) = Listing::load(spec).filter(|l| l.entry.has_tools()) else {
+    let Some(listing) = Listing::load_stable(spec).filter(|l| l.entry.has_tools()) else {
         return Err(Error::usage(format!(
             "{} has no listing to review yet",
             escape_line(&spec.name)

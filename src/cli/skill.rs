@@ -35,7 +35,7 @@ pub fn skill(matches: &ArgMatches, globals: &Globals) -> Result<Outcome> {
             .with_hint("for example: ferry skill github"));
     }
     let mut out = String::new();
-    for source in live_sources(&names, globals)? {
+    for source in live_sources(&names, globals, "no skill written")? {
         let folder = dir.join(skill_name(&source.name));
         let path = folder.join("SKILL.md");
         let io = |e: std::io::Error, p: &Path| {

@@ -134,6 +134,9 @@ pub struct Finished {
     pub ending: Ending,
     pub stdout: Captured,
     pub stderr: Captured,
+    /// Each `.git` the command made in a place it may write, removed after it ended (git,
+    /// run there later outside the sandbox, would follow its config).
+    pub removed_git: Vec<PathBuf>,
 }
 
 /// Aborts a task when the call it serves is over (its questions then go unanswered).
@@ -247,8 +250,9 @@ pub async fn run(
         .ok_or_else(|| std::io::Error::other("an empty command"))?;
     // Every call has a temporary directory of its own, gone when the call ends.
     let tmp = super::sandbox::TempDir::new()?;
+    let started = std::time::SystemTime::now();
     let confinement = match &job.sandbox {
-        Some(policy) => Some(policy.prepare(tmp.path())?),
+        Some(policy) => Some(policy.prepare(tmp.path(), &job.cwd)?),
         None => None,
     };
     // The call's private channel for `ferry ask`, and `ferry` on its PATH: this binary.
@@ -423,10 +427,15 @@ pub async fn run(
     let stdout = collect(stdout).await;
     let stderr = collect(stderr).await;
     drop(tmp);
+    let removed_git = match &job.sandbox {
+        Some(policy) => policy.after_call(started),
+        None => Vec::new(),
+    };
     Ok(Finished {
         ending,
         stdout,
         stderr,
+        removed_git,
     })
 }
 

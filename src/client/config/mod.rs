@@ -120,6 +120,15 @@ pub fn project_files(cwd: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// The project a directory belongs to: the top of its repository (the directory holding
+/// `.git`), where a host would start a server, or the directory itself outside any.
+pub fn project_root(dir: &Path) -> PathBuf {
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(dir)
+        .to_path_buf()
+}
+
 impl Registry {
     /// Loads the user file and the project files that apply in `cwd`.
     pub fn load(cwd: &Path) -> Result<Registry> {

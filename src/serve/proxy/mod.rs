@@ -640,7 +640,14 @@ fn text_result(text: String) -> Value {
     json!({"content": [{"type": "text", "text": text}]})
 }
 
-/// Lists a server never listed, through the warm pool (the first call finds it started), into
+/// Waits for every task of `handles`, whatever each ends with.
+async fn all_ended(handles: Vec<tokio::task::JoinHandle<()>>) {
+    for handle in handles {
+        let _ = handle.await;
+    }
+}
+
+/// Lists a server the proxy has not listed yet, through the warm pool (the first call finds it started), into
 /// the cache and the catalog.
 async fn list_once(spec: ServerSpec, pool: Arc<Pool>, catalog: Arc<Catalog>) {
     let listed = async {
@@ -680,11 +687,14 @@ impl Provider for ProxyProvider {
             if !unlisted.is_empty() {
                 self.reap_idle();
             }
-            for spec in unlisted {
-                tokio::spawn(list_once(spec, self.pool.clone(), self.catalog.clone()));
-            }
+            let listings: Vec<_> = unlisted
+                .into_iter()
+                .map(|spec| tokio::spawn(list_once(spec, self.pool.clone(), self.catalog.clone())))
+                .collect();
             if self.expose_all {
-                // The tool list is fixed for the session: it waits for every server.
+                // The tool list is fixed for the session: it waits for every server, those
+                // shown from a piped call's listing meanwhile too (listed again for the proxy).
+                let _ = tokio::time::timeout(longest, all_ended(listings)).await;
                 self.catalog.settled(None, longest).await;
                 // What waits for review stays out of the host's list until reviewed.
                 let blocked: Vec<(String, String)> = self

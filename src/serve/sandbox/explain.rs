@@ -6,10 +6,12 @@ use super::{Kernel, Place, Policy};
 use std::path::{Path, PathBuf};
 
 /// Words that say a command was denied something.
-const DENIALS: [&str; 4] = [
+const DENIALS: [&str; 6] = [
     "insufficient permission",
     "Permission denied",
     "Operation not permitted",
+    "Read-only file system",
+    "Device or resource busy",
     "Couldn't connect to server",
 ];
 /// Words that say a command was writing.
@@ -33,12 +35,25 @@ const NETWORK: [&str; 6] = [
     "getaddrinfo",
 ];
 
-/// One line naming the rule a failed command ran into, when its output shows a denial.
-pub fn explain_denial(policy: &Policy, cwd: &Path, output: &str) -> Option<String> {
+/// The rule a failed command ran into: its name (a metrics label) and a line for the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Denial {
+    /// One of `hidden`, `exec`, `read`, `read-only`, `git`, `write`, `network`.
+    pub rule: &'static str,
+    pub line: String,
+}
+
+/// The rule a failed command ran into, when its output shows a denial.
+pub fn explain_denial(policy: &Policy, cwd: &Path, output: &str) -> Option<Denial> {
     let line = output
         .lines()
         .find(|l| DENIALS.iter().any(|d| l.contains(d)))?;
-    let say = |why: &str| Some(format!("refused by the sandbox: {why}"));
+    let say = |rule: &'static str, why: &str| {
+        Some(Denial {
+            rule,
+            line: format!("refused by the sandbox: {why}"),
+        })
+    };
     let writing = WRITING.iter().any(|w| line.contains(w));
     for word in candidates(line) {
         let path = if word.contains('/') {
@@ -53,6 +68,7 @@ pub fn explain_denial(policy: &Policy, cwd: &Path, output: &str) -> Option<Strin
         let path = super::canonical_as_far_as_it_exists(&path);
         if under(&path, &policy.hidden).is_some() {
             return say(
+                "hidden",
                 "ferry's own files and the system's secrets are not readable by served commands",
             );
         }
@@ -65,27 +81,43 @@ pub fn explain_denial(policy: &Policy, cwd: &Path, output: &str) -> Option<Strin
             under(&path, &policy.reads).is_some() || under(&path, &policy.writes).is_some();
         // A program that may be read but was denied: it was run.
         if is_program && !runnable && !writing && (readable || !word.contains('/')) {
-            return say(&format!(
+            return say(
+                "exec",
+                &format!(
                 "running {} is not allowed for this tool; it may run only {} (a manifest adds programs with exec = [...])",
                 path.display(),
                 names(&policy.exec)
-            ));
+            ),
+            );
         }
         if !writing && !readable {
-            return say("reads outside the roots are not allowed for this tool (a manifest adds places with reads = [...])");
+            return say("read", "reads outside the roots are not allowed for this tool (a manifest adds places with reads = [...])");
         }
         if policy.writes.is_empty() {
-            return say("writes are not allowed for this tool: it is read-only");
+            return say(
+                "read-only",
+                "writes are not allowed for this tool: it is read-only",
+            );
         }
         if let Some(place) = under(&path, &policy.writes) {
-            if path.starts_with(place.path.join(".git")) {
-                return say(".git stays read-only for this tool unless its writes name it");
+            let in_git = path.strip_prefix(&place.path).is_ok_and(|rest| {
+                rest.components()
+                    .any(|c| c.as_os_str() == std::ffi::OsStr::new(".git"))
+            });
+            if in_git {
+                return say(
+                    "git",
+                    ".git stays read-only for this tool unless its writes name it",
+                );
             }
         }
-        return say("writes outside the roots are not allowed for this tool");
+        return say(
+            "write",
+            "writes outside the roots are not allowed for this tool",
+        );
     }
     if !policy.network && NETWORK.iter().any(|w| line.contains(w)) {
-        return say("network access is not allowed for this tool (a manifest allows it with network = true)");
+        return say("network", "network access is not allowed for this tool (a manifest allows it with network = true)");
     }
     None
 }
@@ -156,13 +188,7 @@ pub fn render_policy(name: &str, policy: &Policy, out: &mut String) {
     let writes = if policy.writes.is_empty() {
         "nothing (read-only)".to_string()
     } else {
-        let git: Vec<PathBuf> = policy
-            .writes
-            .iter()
-            .map(|w| w.path.join(".git"))
-            .filter(|g| g.exists())
-            .filter(|g| !policy.writes.iter().any(|w| w.path.starts_with(g)))
-            .collect();
+        let git: Vec<PathBuf> = policy.kept_git();
         let kept = if git.is_empty() {
             String::new()
         } else {
@@ -189,6 +215,25 @@ pub fn render_policy(name: &str, policy: &Policy, out: &mut String) {
         }
     ));
     out.push_str(&format!("  hidden  {}\n", group(&policy.hidden)));
+    let kernel = Kernel::probe();
+    let mut missing: Vec<&str> = Vec::new();
+    if kernel.namespace.is_none() {
+        if !policy.writes.is_empty() {
+            missing.push(super::NO_TOP_LEVEL);
+            missing.push("mode and times outside the writable places");
+            missing.push("removing a .git it makes is all ferry can do (after the call)");
+        }
+        missing.push("watches (inotify) on hidden places");
+        if !kernel.seccomp {
+            missing.push("System V IPC");
+        }
+    }
+    if !missing.is_empty() {
+        out.push_str(&format!(
+            "  not enforced here (no mount namespace): {}\n",
+            missing.join("; ")
+        ));
+    }
 }
 
 /// The heading of `--check-sandbox`: what enforces the policy on this machine, and what no
@@ -212,4 +257,4 @@ pub fn render_kernel(kernel: &Kernel) -> String {
 }
 
 /// What the rules below do not cover, on any kernel (docs/sandbox.md says more).
-const LIMITS: &str = "limits: a program the dynamic loader is asked to run (ld.so FILE) is no exec to the kernel: it runs, inside this same sandbox; a command may make a new .git in a place it writes; file names (not contents) outside the allowed places can be probed; other processes' command lines are visible, as to any account\n";
+const LIMITS: &str = "limits: code the dynamic loader maps (ld.so FILE, or any mmap with PROT_EXEC of a file it may read, such as /usr/bin/id or one it wrote in TMPDIR) runs without an exec check: it runs, inside this same sandbox, reading, writing and reaching no more than the command; a memfd can be made only sealed against exec, and execveat is refused; file names (not contents) outside the allowed places can be probed; other processes' command lines are visible, as to any account\n";
