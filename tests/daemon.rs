@@ -1052,7 +1052,7 @@ fn sub_directories_and_panes_share_a_warm_server_keyed_by_project_root() {
         &["ev", "get-env"],
     );
     assert!(
-        deep.stdout.contains(&format!("\"PWD\": \"{root}\"")),
+        deep.stdout.contains(&format!("\"PWD\":\"{root}\"")),
         "{}",
         deep.stdout
     );
