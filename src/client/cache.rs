@@ -204,6 +204,25 @@ impl CacheEntry {
     }
 }
 
+/// Whether any cached view of the server (a listing made for any set of declared
+/// capabilities) lists a tool of this name: a tool missing from one caller's view may still be
+/// listed to a caller that declares more, and is not "removed" then.
+pub fn any_view_lists(spec: &ServerSpec, tool: &str) -> bool {
+    CacheEntry::load_stable(spec).is_some_and(|e| e.lists(tool))
+        || view_files(spec)
+            .into_iter()
+            .filter_map(|(path, _)| CacheEntry::read(&path))
+            .any(|e| e.lists(tool))
+}
+
+impl CacheEntry {
+    fn lists(&self, tool: &str) -> bool {
+        self.tools
+            .iter()
+            .any(|t| t.get("name").and_then(Value::as_str) == Some(tool))
+    }
+}
+
 /// Every view's cache file of a server, read.
 fn view_files(spec: &ServerSpec) -> Vec<(PathBuf, CacheFile)> {
     let plain = path_for(spec);

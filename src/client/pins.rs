@@ -458,6 +458,7 @@ pub fn observe(spec: &ServerSpec, tools: &[&Tool], var: &dyn Fn(&str) -> Option<
         .tools
         .keys()
         .filter(|name| !listed.contains(name.as_str()) && spec.allows_tool(name))
+        .filter(|name| !crate::client::cache::any_view_lists(spec, name))
         .cloned()
         .collect();
     if !unpinned.is_empty() || (pins.server != spec.name && !first) {
