@@ -109,7 +109,7 @@ pub async fn serve(server: Arc<Server>) {
                         let _ = notes.send(note);
                     });
                     let reply = server
-                        .answer(id, &method, params, Some(&session), None, notify)
+                        .answer("stdio", id, &method, params, Some(&session), None, notify)
                         .await;
                     let _ = replies.send(reply.message);
                     if let Ok(mut flights) = flights.lock() {

@@ -693,6 +693,7 @@ impl Provider for ProxyProvider {
         ctx: ServeContext,
     ) -> BoxFuture<'a, Result<Value, RpcError>> {
         Box::pin(async move {
+            let _slot = ctx.slot().await?;
             if self.expose_all {
                 return self.call_exposed(name, arguments, ctx).await;
             }
@@ -718,6 +719,7 @@ impl Provider for ProxyProvider {
         ctx: ServeContext,
     ) -> BoxFuture<'a, Result<Value, RpcError>> {
         Box::pin(async move {
+            let _slot = ctx.slot().await?;
             let with_resources: Vec<String> = self
                 .servers_with("resources")
                 .await
@@ -758,6 +760,7 @@ impl Provider for ProxyProvider {
             };
             let spec = spec.clone();
             let params = json!({"name": prompt, "arguments": arguments});
+            let _slot = ctx.slot().await?;
             self.request(&spec, "prompts/get", params, Vec::new(), &ctx)
                 .await
                 .map_err(Self::upstream_error)
