@@ -451,7 +451,7 @@ impl Server {
                     })
                 };
                 self.rounds
-                    .run(method, &params, capabilities, notify, tasks, start)
+                    .run(client, method, &params, capabilities, notify, tasks, start)
                     .await?
             }
             _ => dispatch(&self.provider, method, &params, ctx).await?,
