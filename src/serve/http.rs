@@ -357,8 +357,7 @@ impl Conns {
             let victim = table
                 .values()
                 .filter(|c| {
-                    c.busy.load(Ordering::SeqCst) == 0
-                        || !c.authenticated.load(Ordering::SeqCst)
+                    c.busy.load(Ordering::SeqCst) == 0 || !c.authenticated.load(Ordering::SeqCst)
                 })
                 .min_by_key(|c| {
                     (

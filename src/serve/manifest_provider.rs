@@ -503,11 +503,7 @@ impl ManifestProvider {
             .map_err(|e| e.to_string())?
     }
 
-    async fn read_uri(
-        &self,
-        uri: &str,
-        ctx: &CallContext,
-    ) -> std::result::Result<Value, RpcError> {
+    async fn read_uri(&self, uri: &str, ctx: &CallContext) -> std::result::Result<Value, RpcError> {
         if let Some(index) = self.manifest.resources.iter().position(|r| r.uri == uri) {
             let resource = &self.manifest.resources[index];
             let (bytes, guessed) = match &resource.source {
@@ -1026,9 +1022,7 @@ impl Provider for ManifestProvider {
                             .cloned()
                             .flatten();
                         let what = format!("prompt {name}'s command");
-                        let bytes = self
-                            .run_for_resource(argv, &what, &sandbox, &ctx)
-                            .await?;
+                        let bytes = self.run_for_resource(argv, &what, &sandbox, &ctx).await?;
                         json!({"type": "text", "text": String::from_utf8_lossy(&bytes)})
                     }
                 };

@@ -450,7 +450,9 @@ impl Rounds {
         }
         let mine = waiting.values().filter(|w| w.client == call.client).count();
         if mine >= MAX_WAITING_PER_CLIENT {
-            return Err(full("this client has too many calls waiting for answers: answer or drop some first"));
+            return Err(full(
+                "this client has too many calls waiting for answers: answer or drop some first",
+            ));
         }
         waiting.insert(id, call);
         Ok(json!({

@@ -5,13 +5,13 @@
 //! Calls run at most `concurrency` at once; the rest wait.
 
 use super::provider::{CallContext, Listed, Notifier, Provider, LOG_LEVELS};
+use super::slots::Slots;
 use crate::protocol::{
     self, Era, RpcError, HANDSHAKE_VERSION, HANDSHAKE_VERSIONS, META_CLIENT_CAPABILITIES,
     META_PROTOCOL_VERSION, STATELESS_VERSION,
 };
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
-use super::slots::Slots;
 
 /// How long lists and discovery may be cached by clients (the served set is fixed while
 /// serving); reads are never cached (a command's output may change).
@@ -258,9 +258,11 @@ impl Server {
     ) -> Reply {
         let modern = is_modern(method, &params);
         let outcome = if modern {
-            self.answer_modern(client, method, params, headers, notify).await
+            self.answer_modern(client, method, params, headers, notify)
+                .await
         } else {
-            self.answer_legacy(client, method, params, session, notify).await
+            self.answer_legacy(client, method, params, session, notify)
+                .await
         };
         match outcome {
             Ok(result) => Reply {

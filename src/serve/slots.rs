@@ -107,6 +107,9 @@ mod tests {
         drop(a1);
         let _a3 = slots.take("a").await.unwrap();
         drop((_a2, _a3, _b));
-        assert!(slots.parts.lock().unwrap().is_empty(), "parts are forgotten");
+        assert!(
+            slots.parts.lock().unwrap().is_empty(),
+            "parts are forgotten"
+        );
     }
 }

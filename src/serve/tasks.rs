@@ -212,7 +212,9 @@ impl Tasks {
                 .filter(|t| t.lock().unwrap_or_else(|e| e.into_inner()).client == client)
                 .count();
             if mine >= MAX_TASKS_PER_CLIENT && !make_room(&mut table, Some(client)) {
-                return Err(refused("this client has too many tasks running: fetch or cancel some first"));
+                return Err(refused(
+                    "this client has too many tasks running: fetch or cancel some first",
+                ));
             }
             if table.len() >= MAX_TASKS && !make_room(&mut table, None) {
                 return Err(refused("too many tasks are running; try again later"));

@@ -39,7 +39,11 @@ impl Known {
             let Some((when, oldest)) = self.order.pop_front() else {
                 break;
             };
-            if self.owners.get(&oldest).is_some_and(|(_, _, at)| *at == when) {
+            if self
+                .owners
+                .get(&oldest)
+                .is_some_and(|(_, _, at)| *at == when)
+            {
                 self.owners.remove(&oldest);
             }
         }
