@@ -141,7 +141,9 @@ struct OffThread(Option<super::sandbox::TempDir>);
 
 impl OffThread {
     fn path(&self) -> &std::path::Path {
-        self.0.as_ref().map_or(std::path::Path::new(""), |t| t.path())
+        self.0
+            .as_ref()
+            .map_or(std::path::Path::new(""), |t| t.path())
     }
 }
 

@@ -97,6 +97,9 @@ impl Drop for Answering {
 pub enum OutBody {
     Full(Option<Bytes>),
     Stream(mpsc::UnboundedReceiver<Bytes>, Option<AbortOnDrop>),
+    /// A request's stream, of bounded size: a client that reads slowly slows its call's
+    /// messages, and loses progress lines rather than queue them without end.
+    Bounded(mpsc::Receiver<Bytes>, Option<AbortOnDrop>),
 }
 
 /// Aborts a task when dropped, unless disarmed.
@@ -120,20 +123,32 @@ impl Body for OutBody {
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         match self.get_mut() {
             OutBody::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            OutBody::Stream(receiver, guard) => match receiver.poll_recv(cx) {
-                Poll::Ready(Some(bytes)) => Poll::Ready(Some(Ok(Frame::data(bytes)))),
-                Poll::Ready(None) => {
-                    // The stream ended on its own: nothing to cancel.
-                    if let Some(guard) = guard {
-                        guard.0 = None;
-                    }
-                    Poll::Ready(None)
-                }
-                Poll::Pending => Poll::Pending,
-            },
+            OutBody::Stream(receiver, guard) => stream_frame(receiver.poll_recv(cx), guard),
+            OutBody::Bounded(receiver, guard) => stream_frame(receiver.poll_recv(cx), guard),
         }
     }
 }
+
+/// A stream's next frame; at its own end, nothing is left to cancel.
+fn stream_frame(
+    polled: Poll<Option<Bytes>>,
+    guard: &mut Option<AbortOnDrop>,
+) -> Poll<Option<Result<Frame<Bytes>, std::convert::Infallible>>> {
+    match polled {
+        Poll::Ready(Some(bytes)) => Poll::Ready(Some(Ok(Frame::data(bytes)))),
+        Poll::Ready(None) => {
+            if let Some(guard) = guard {
+                guard.0 = None;
+            }
+            Poll::Ready(None)
+        }
+        Poll::Pending => Poll::Pending,
+    }
+}
+
+/// How many messages a request's stream holds for a slow client before progress and log
+/// lines are dropped.
+const STREAM_KEPT: usize = 256;
 
 /// How the endpoint is guarded.
 #[derive(Debug, Clone)]
@@ -914,7 +929,7 @@ async fn request_response(
             );
         }
     }
-    let (events, mut events_in) = mpsc::unbounded_channel::<Value>();
+    let (events, mut events_in) = mpsc::channel::<Value>(STREAM_KEPT);
     let (done, mut done_in) = tokio::sync::oneshot::channel();
     let server = state.server.clone();
     let task_session = session.clone();
@@ -922,7 +937,18 @@ async fn request_response(
     let task = tokio::spawn(async move {
         let _answering = answering;
         let notify: Notifier = Arc::new(move |note| {
-            let _ = events.send(note);
+            match events.try_send(note) {
+                Ok(()) => {}
+                // Progress and log lines are dropped for a client that reads too slowly; a
+                // request to the client (a question, one of a few) waits for room.
+                Err(mpsc::error::TrySendError::Full(note)) if note.get("id").is_some() => {
+                    let events = events.clone();
+                    tokio::spawn(async move {
+                        let _ = events.send(note).await;
+                    });
+                }
+                Err(_) => {}
+            }
         });
         let reply = server
             .answer(
@@ -986,18 +1012,18 @@ async fn request_response(
         forget(&session, &key);
         return json_response(answered.status, &answered.message);
     }
-    let (stream, body) = mpsc::unbounded_channel::<Bytes>();
-    // From here a stateless request ends when its stream does.
-    let mut response = Response::new(OutBody::Stream(body, guard));
+    let (stream, body) = mpsc::channel::<Bytes>(STREAM_KEPT);
+    // From here the request ends when its stream does.
+    let mut response = Response::new(OutBody::Bounded(body, guard));
     sse_headers(&mut response);
     let session_for_task = session.clone();
     tokio::spawn(async move {
         let event = |message: &Value| Bytes::from(framing::encode_event(None, message));
         for note in &notes {
-            let _ = stream.send(event(note));
+            let _ = stream.send(event(note)).await;
         }
         if let Some(answered) = reply {
-            let _ = stream.send(event(&answered.message));
+            let _ = stream.send(event(&answered.message)).await;
             forget(&session_for_task, &key);
             return;
         }
@@ -1006,7 +1032,7 @@ async fn request_response(
                 biased;
                 note = events_in.recv(), if events_open => match note {
                     Some(note) => {
-                        if stream.send(event(&note)).is_err() {
+                        if stream.send(event(&note)).await.is_err() {
                             break;
                         }
                     }
@@ -1014,15 +1040,15 @@ async fn request_response(
                 },
                 answered = &mut done_in => {
                     while let Ok(note) = events_in.try_recv() {
-                        let _ = stream.send(event(&note));
+                        let _ = stream.send(event(&note)).await;
                     }
                     if let Ok(answered) = answered {
-                        let _ = stream.send(event(&answered.message));
+                        let _ = stream.send(event(&answered.message)).await;
                     }
                     break;
                 }
                 _ = tokio::time::sleep(KEEPALIVE) => {
-                    if stream.send(Bytes::from_static(b": keepalive\n\n")).is_err() {
+                    if stream.send(Bytes::from_static(b": keepalive\n\n")).await.is_err() {
                         break;
                     }
                 }
