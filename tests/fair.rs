@@ -171,15 +171,23 @@ fn eight_unanswered_confirms_do_not_freeze_other_clients_calls() {
             unanswered_confirm(served.port, &token, &session)
         })
         .collect();
-    // Another client's calls still run; a question holds no slot.
+    // Another client's calls still run; a question holds no slot. (A frozen call's stream
+    // only ever sends keep-alives: the wait for it is bounded here.)
     for _ in 0..3 {
-        let (status, answer) = modern(
-            served.port,
-            Some(&token),
-            "tools/call",
-            json!({"name": "hello", "arguments": {}}),
-            json!({}),
-        );
+        let (port, token) = (served.port, token.clone());
+        let (sender, answered) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = sender.send(modern(
+                port,
+                Some(&token),
+                "tools/call",
+                json!({"name": "hello", "arguments": {}}),
+                json!({}),
+            ));
+        });
+        let (status, answer) = answered
+            .recv_timeout(Duration::from_secs(60))
+            .expect("no answer within a minute: the other client's call is frozen");
         assert_eq!(
             (status, text_of(&answer)),
             (200, "hello\n".into()),
