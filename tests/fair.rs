@@ -46,17 +46,6 @@ fn removed(env: &Env) -> String {
     std::fs::read_to_string(env.path("work/removed.log")).unwrap_or_default()
 }
 
-/// The last JSON-RPC message of a response body (plain JSON or an event stream).
-fn message_of(body: &str) -> Value {
-    body.lines()
-        .rev()
-        .find_map(|l| l.strip_prefix("data: "))
-        .map_or_else(
-            || serde_json::from_str(body).unwrap_or(Value::Null),
-            |d| serde_json::from_str(d).unwrap_or(Value::Null),
-        )
-}
-
 /// A 2026-07-28 request over its own connection: the status and the JSON-RPC response.
 fn modern(
     port: u16,
@@ -89,17 +78,7 @@ fn modern(
         headers.push(("Authorization", bearer));
     }
     let (status, _, body) = http_exchange(port, "POST", "/mcp", &headers, "", &body);
-    (status, message_of(&body))
-}
-
-fn text_of(response: &Value) -> String {
-    match response.get("error") {
-        Some(error) => format!("error: {}", error["message"].as_str().unwrap_or("")),
-        None => response["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap_or("")
-            .to_string(),
-    }
+    (status, json_of(&body))
 }
 
 /// Opens a 2025-11-25 session that can be asked (elicitation) and returns its id.
