@@ -418,7 +418,7 @@ impl ManifestProvider {
         let sandbox = &self.tool_sandboxes[index];
         // The slot is taken only now that the command is to run, and given back while the
         // command waits for its client (`ferry ask`): a question to the person holds none.
-        let (_slot, asker) = Yielding::hold(&ctx).await?;
+        let (_slot, asker) = super::slots::Yielding::hold(&ctx).await?;
         let job = self.job(
             argv,
             stdin,
@@ -471,7 +471,7 @@ impl ManifestProvider {
         sandbox: &Option<Arc<Policy>>,
         ctx: &CallContext,
     ) -> std::result::Result<Vec<u8>, RpcError> {
-        let (_slot, asker) = Yielding::hold(ctx).await?;
+        let (_slot, asker) = super::slots::Yielding::hold(ctx).await?;
         let job = self.job(argv, None, None, None, sandbox, &asker);
         let finished = exec::run(job, |_, _| {}, |_| {})
             .await
@@ -570,67 +570,6 @@ impl ManifestProvider {
             return Ok(json!({"contents": [contents(uri, mime, bytes)]}));
         }
         Err(not_found(uri))
-    }
-}
-
-/// A command's slot, and (after the slot) how many of its questions wait for the client.
-type Held = Arc<std::sync::Mutex<(usize, Option<super::slots::Slot>)>>;
-
-/// The asker of a command that holds a slot: while the command waits for its client the slot
-/// is given back, and taken again once the answer is in.
-struct Yielding {
-    inner: Arc<dyn super::ask::Asker>,
-    ctx: CallContext,
-    held: Held,
-}
-
-impl Yielding {
-    /// Takes the call's slot; returns what keeps it and the asker for the command.
-    async fn hold(
-        ctx: &CallContext,
-    ) -> std::result::Result<(Held, Arc<dyn super::ask::Asker>), RpcError> {
-        let held: Held = Arc::new(std::sync::Mutex::new((0, ctx.slot().await?)));
-        let asker = Arc::new(Yielding {
-            inner: ctx.asker.clone(),
-            ctx: ctx.clone(),
-            held: held.clone(),
-        });
-        Ok((held, asker))
-    }
-}
-
-impl super::ask::Asker for Yielding {
-    fn request(
-        &self,
-        request: super::ask::ClientRequest,
-    ) -> crate::protocol::BoxFuture<'_, std::result::Result<Value, String>> {
-        Box::pin(async move {
-            let given_back = {
-                let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-                held.0 += 1;
-                held.1.take()
-            };
-            drop(given_back);
-            let answer = self.inner.request(request).await;
-            let last = {
-                let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-                held.0 -= 1;
-                held.0 == 0
-            };
-            if last {
-                if let Ok(slot) = self.ctx.slot().await {
-                    let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-                    if held.0 == 0 && held.1.is_none() {
-                        held.1 = slot;
-                    }
-                }
-            }
-            answer
-        })
-    }
-
-    fn watch(&self, asking: super::ask::Asking) {
-        self.inner.watch(asking);
     }
 }
 

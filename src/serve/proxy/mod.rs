@@ -693,7 +693,9 @@ impl Provider for ProxyProvider {
         ctx: ServeContext,
     ) -> BoxFuture<'a, Result<Value, RpcError>> {
         Box::pin(async move {
-            let _slot = ctx.slot().await?;
+            // A backend's question to the client gives the slot back while it waits.
+            let (_slot, asker) = super::slots::Yielding::hold(&ctx).await?;
+            let ctx = ServeContext { asker, ..ctx };
             if self.expose_all {
                 return self.call_exposed(name, arguments, ctx).await;
             }
