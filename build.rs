@@ -8,5 +8,12 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         println!("cargo:rustc-link-arg-bin=ferry=-no-pie");
+        // Static (scripts/dist.sh builds with crt-static): rust-lld, rustc's default linker
+        // here, would still name the dynamic loader as the program's interpreter, and such a
+        // program crashes at start. There is nothing for a loader to do: name none.
+        let features = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
+        if features.split(',').any(|f| f == "crt-static") {
+            println!("cargo:rustc-link-arg-bin=ferry=-Wl,--no-dynamic-linker");
+        }
     }
 }

@@ -923,8 +923,9 @@ fn a_detached_task_is_fetched_warm_by_its_id() {
         "",
     );
 
+    // An unknown task ID is the caller's mistake (issue 27, item 5): exit 2, with the hint.
     let unknown = env.run(&["ev", "--task", "no-such-task"]);
-    assert_eq!(unknown.code, 3, "{}", unknown.stderr);
+    assert_eq!(unknown.code, 2, "{}", unknown.stderr);
     assert!(
         unknown.stderr.ends_with(
             "hint: a stdio server's tasks live in its process: only the warm server that ran \
@@ -1006,4 +1007,103 @@ fn a_detached_task_keeps_its_server_past_the_idle_time() {
     }));
     let done = done.unwrap();
     assert_eq!(done.code, 0, "{}", done.stderr);
+}
+
+/// Issue 27, item 3: a warm server is keyed by the project root and the variables that can
+/// change what it does, so a sub-directory of the same repository and another terminal pane
+/// reuse it, while another `AWS_PROFILE` gets its own, and `ferry daemon status` says where
+/// each started and what set it apart. A project server starts in the project root, so its
+/// `${PWD}` means the same from every sub-directory.
+#[test]
+fn sub_directories_and_panes_share_a_warm_server_keyed_by_project_root() {
+    let env = Env::warm();
+    let repo = env.path("work/repo");
+    for dir in [".git", "sub/deeper", "other"] {
+        std::fs::create_dir_all(repo.join(dir)).unwrap();
+    }
+    let script = everything_script();
+    let files = filesystem(std::path::Path::new("DIR"));
+    let files_script = files.split(' ').nth(1).unwrap();
+    env.write(
+        "config/servers.json",
+        &serde_json::json!({"mcpServers": {"ev": {"command": "node", "args": [script, "stdio"]}}})
+            .to_string(),
+    );
+    env.write(
+        "work/repo/.mcp.json",
+        &serde_json::json!({"mcpServers": {"files": {"command": "node", "args": [files_script, "${PWD}"]}}})
+            .to_string(),
+    );
+    let run_in = |dir: &str, vars: &[(&str, &str)], args: &[&str]| -> Run {
+        env.command(args)
+            .current_dir(repo.join(dir))
+            .envs(vars.iter().copied())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+            .into()
+    };
+    assert_eq!(run_in(".", &[], &["trust"]).code, 0);
+    let root = std::fs::canonicalize(&repo).unwrap().display().to_string();
+
+    let deep = run_in(
+        "sub/deeper",
+        &[("TMUX_PANE", "%1"), ("SHLVL", "2")],
+        &["ev", "get-env"],
+    );
+    assert!(
+        deep.stdout.contains(&format!("\"PWD\": \"{root}\"")),
+        "{}",
+        deep.stdout
+    );
+    let pane = run_in(
+        "other",
+        &[
+            ("TMUX_PANE", "%7"),
+            ("WINDOWID", "99"),
+            ("TERM_SESSION_ID", "w1t2"),
+            ("SHLVL", "5"),
+        ],
+        &["ev", "echo", "--message", "pane"],
+    );
+    assert_eq!(pane.stdout, "Echo: pane\n", "{}", pane.stderr);
+    let rows = |status: &str, name: &str| -> Vec<String> {
+        status
+            .lines()
+            .skip(2)
+            .filter(|l| l.starts_with(&format!("{name} ")))
+            .map(str::to_string)
+            .collect()
+    };
+    let status = env.run(&["daemon", "status"]).stdout;
+    let ev = rows(&status, "ev");
+    assert_eq!(
+        ev.len(),
+        1,
+        "one warm ev for the whole repository:\n{status}"
+    );
+    assert!(ev[0].ends_with(&format!("  {root}")), "{status}");
+
+    let profiled = run_in(
+        "sub",
+        &[("AWS_PROFILE", "other")],
+        &["ev", "echo", "--message", "b"],
+    );
+    assert_eq!(profiled.stdout, "Echo: b\n", "{}", profiled.stderr);
+    let status = env.run(&["daemon", "status"]).stdout;
+    let ev = rows(&status, "ev");
+    assert_eq!(ev.len(), 2, "{status}");
+    assert!(
+        ev.iter()
+            .all(|row| row.ends_with(&format!("  {root}  (apart by $AWS_PROFILE)"))),
+        "{status}"
+    );
+
+    // The project's server serves the repository's root from any of its directories.
+    let allowed = |dir: &str| run_in(dir, &[], &["files", "list_allowed_directories"]).stdout;
+    let from_deep = allowed("sub/deeper");
+    assert!(from_deep.contains(&root), "{from_deep}");
+    assert_eq!(allowed("other"), from_deep);
+    let status = env.run(&["daemon", "status"]).stdout;
+    assert_eq!(rows(&status, "files").len(), 1, "{status}");
 }

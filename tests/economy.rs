@@ -447,3 +447,37 @@ command = ["ls"]
         "{asked}"
     );
 }
+
+/// Issue 27, item 4: one configured server that cannot start does not cost the others their
+/// figures or their skill: a note names it and says why, and the command fails only when
+/// nothing could be measured (the error then names the server too).
+#[test]
+fn one_server_that_cannot_start_is_noted_and_the_others_are_measured() {
+    let everything = everything();
+    let (program, args) = everything.split_once(' ').unwrap();
+    let args: Vec<&str> = args.split(' ').collect();
+    let env = Test::with(Env::warm())
+        .server(
+            "broken",
+            serde_json::json!({"command": "ferry-test-no-such-command"}),
+        )
+        .server("ev", serde_json::json!({"command": program, "args": args}))
+        .scene();
+    let note = "note: not measured: could not start broken: command \"ferry-test-no-such-command\" not found\n";
+    for args in [&["tokens"][..], &["tokens", "--servers"][..]] {
+        let run = env.run(args);
+        assert_eq!((run.code, run.stderr.as_str()), (0, note), "{args:?}");
+        assert!(run.stdout.contains("\nev  "), "{}", run.stdout);
+    }
+    let dir = env.path("skills").display().to_string();
+    let env = Test::with(env)
+        .args(&["skill", "broken", "ev", "--dir", &dir])
+        .stdout(&format!("wrote {dir}/ev/SKILL.md (13 tools)\n"))
+        .stderr("note: no skill written: could not start broken: command \"ferry-test-no-such-command\" not found\n")
+        .run();
+    Test::with(env)
+        .args(&["tokens", "broken"])
+        .stderr("error: could not start broken: command \"ferry-test-no-such-command\" not found\nhint: check the server's \"command\" in its configuration\n")
+        .status(3)
+        .run();
+}

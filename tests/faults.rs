@@ -196,7 +196,7 @@ fn a_server_that_cannot_start_is_exit_3_with_its_reason() {
     assert_eq!(missing.code, 3);
     assert_eq!(
         missing.stderr,
-        "error: could not start the server: command \"/nonexistent/server\" not found\nhint: check the server's \"command\" in its configuration\n"
+        "error: could not start server: command \"/nonexistent/server\" not found\nhint: check the server's \"command\" in its configuration\n"
     );
 }
 

@@ -196,7 +196,9 @@ fn expose_all_lists_every_tool_and_bad_names_are_refused_at_start() {
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
-    assert_eq!(names.len(), 13);
+    // The proxy declares elicitation and sampling, so it is listed (and can call) the three
+    // tools server-everything offers only to such clients: 16, where a piped call sees 13.
+    assert_eq!(names.len(), 16, "{names:?}");
     assert!(names.contains(&"ev__echo"), "{names:?}");
     let echo = served.call(
         2,
@@ -517,4 +519,74 @@ fn long_calls_pass_through_the_proxy_as_tasks_both_ways() {
     );
     assert!(!Served::is_error(&research), "{research}");
     assert!(Served::text(&research).contains("tides"), "{research}");
+}
+
+/// Issue 27, item 2: server-everything lists trigger-elicitation-request only to a client that
+/// declares elicitation, and trigger-sampling-request only to one that declares sampling (the
+/// proxy declares both). Each caller's listing shows what it can call, whoever listed last:
+/// a piped `ferry ev` lists and measures the same before and after a proxy session and a
+/// terminal's, and a tool only the proxy can call is not offered to it.
+#[test]
+fn each_caller_is_listed_what_it_can_call_whoever_listed_last() {
+    let env = Env::warm();
+    backends(&env);
+    let piped = env.run(&["ev"]);
+    let measured = env.run(&["tokens", "ev"]);
+    assert_eq!(measured.code, 0, "{}", measured.stderr);
+    assert!(
+        !piped.stdout.contains("trigger-sampling-request"),
+        "{}",
+        piped.stdout
+    );
+    assert!(
+        !piped.stdout.contains("trigger-elicitation-request"),
+        "{}",
+        piped.stdout
+    );
+
+    let mut served = Served::start(&env, &["--servers", "ev", "--expose", "all"]);
+    let listed = served.call(1, "tools/list", serde_json::json!({}), &mut Vec::new());
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(names.contains(&"ev__trigger-sampling-request"), "{names:?}");
+    assert!(
+        names.contains(&"ev__trigger-elicitation-request"),
+        "{names:?}"
+    );
+    drop(served);
+
+    let answering = env
+        .command(&["ev"])
+        .env("FERRY_ELICIT", "defaults")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let answering = String::from_utf8_lossy(&answering.stdout);
+    assert!(
+        answering.contains("trigger-elicitation-request()"),
+        "{answering}"
+    );
+    assert!(
+        !answering.contains("trigger-sampling-request"),
+        "{answering}"
+    );
+
+    let env = Test::with(env).args(&["ev"]).stdout(&piped.stdout).run();
+    let env = Test::with(env)
+        .args(&["tokens", "ev"])
+        .stdout(&measured.stdout)
+        .stderr(&measured.stderr)
+        .run();
+    let call = env.run(&["ev", "trigger-sampling-request", "--prompt", "hi"]);
+    assert_eq!(call.code, 2, "{}", call.stderr);
+    assert!(
+        call.stderr
+            .starts_with("error: unknown tool \"trigger-sampling-request\""),
+        "{}",
+        call.stderr
+    );
 }

@@ -917,15 +917,17 @@ fn a_task_of_a_server_reached_by_url_is_fetched_cold() {
         "error: mcp's task failed: the job broke (code -32603)\n"
     );
 
+    // An unknown task ID is the caller's mistake (issue 27, item 5): exit 2, with a hint.
     let unknown = env.run(&[&served.url, "--task", "nope"]);
-    assert_eq!(unknown.code, 3, "{}", unknown.stderr);
+    assert_eq!(unknown.code, 2, "{}", unknown.stderr);
     assert!(
         unknown
             .stderr
-            .starts_with("error: mcp answered tasks/get with an error: no task \"nope\" here"),
+            .starts_with("error: mcp refused tasks/get: no task \"nope\" here"),
         "{}",
         unknown.stderr
     );
+    assert!(unknown.stderr.contains("\nhint: "), "{}", unknown.stderr);
 }
 
 /// Ctrl-C on a cold call that became a task of a server reached by URL cancels the task before

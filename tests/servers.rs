@@ -552,6 +552,100 @@ fn a_call_that_changes_the_tools_is_seen_by_the_next_listing() {
     assert_eq!(called.stdout, "alpha answers\n", "{}", called.stderr);
 }
 
+/// Issue 27, item 1: server-everything restarted under a warm session answers the old
+/// `Mcp-Session-Id` with 400 (-32000 "No valid session ID provided"). The daemon's session,
+/// the proxy's (a long-lived cold client) and `--refresh` start a session again and the call
+/// goes through; so does the first call after the server was down (connection refused, then
+/// accepted). A server that cannot be reached is stopped after its idle time however often
+/// it is called.
+#[test]
+fn a_restarted_http_server_gets_a_new_session_warm_cold_and_in_the_proxy() {
+    let env = Env::warm();
+    let (server, port) = everything_over_http("streamableHttp");
+    let mut server = OnPort {
+        child: Some(server),
+        port,
+    };
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let env = Test::with(env)
+        .server("remote", serde_json::json!({"url": url}))
+        .server("flaky", serde_json::json!({"url": url, "idleTimeout": 1}))
+        .args(&["remote", "echo", "--message", "a"])
+        .stdout("Echo: a\n")
+        .run();
+    let mut proxy = Served::start(&env, &["--servers", "remote", "--expose", "all"]);
+    let first = proxy.call_tool(1, "remote__echo", serde_json::json!({"message": "p1"}));
+    assert_eq!(Served::text(&first), "Echo: p1", "{first}");
+
+    server.restart();
+    let env = Test::with(env)
+        .args(&["remote", "echo", "--message", "b"])
+        .stdout("Echo: b\n")
+        .run();
+    let again = proxy.call_tool(2, "remote__echo", serde_json::json!({"message": "p2"}));
+    assert_eq!(Served::text(&again), "Echo: p2", "{again}");
+    server.restart();
+    let env = Test::with(env)
+        .args(&["--refresh", "remote", "echo", "--message", "c"])
+        .stdout("Echo: c\n")
+        .run();
+    let env = Test::with(env)
+        .args(&["--no-daemon", "remote", "echo", "--message", "cold"])
+        .stdout("Echo: cold\n")
+        .run();
+    drop(proxy);
+
+    // Down, then back on the same port: the call that finds it back goes through.
+    server.stop();
+    let down = env.run(&["remote", "echo", "--message", "down"]);
+    assert_eq!(down.code, 3, "{}", down.stderr);
+    server.restart();
+    let env = Test::with(env)
+        .args(&["remote", "echo", "--message", "d"])
+        .stdout("Echo: d\n")
+        .run();
+
+    // Down for good: calls that fail do not keep the server warm.
+    let _ = env.run(&["flaky", "echo", "--message", "e"]);
+    server.stop();
+    let stopped = wait_until(60, || {
+        let failed = env.run(&["flaky", "echo", "--message", "f"]);
+        assert_eq!(failed.code, 3, "{}", failed.stderr);
+        !env.run(&["daemon", "status"]).stdout.contains("flaky")
+    });
+    assert!(
+        stopped,
+        "a server that cannot be reached stays warm while called"
+    );
+}
+
+/// server-everything over Streamable HTTP on one port, stopped and started again at will, and
+/// stopped when dropped (a failing test leaves nothing running).
+struct OnPort {
+    child: Option<std::process::Child>,
+    port: u16,
+}
+
+impl OnPort {
+    fn stop(&mut self) {
+        if let Some(mut old) = self.child.take() {
+            let _ = old.kill();
+            let _ = old.wait();
+        }
+    }
+
+    fn restart(&mut self) {
+        self.stop();
+        self.child = Some(everything_on_port("streamableHttp", self.port));
+    }
+}
+
+impl Drop for OnPort {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
 /// server-everything over HTTP (`streamableHttp` or `sse`) on a free loopback port, once it
 /// accepts connections; the caller stops it.
 fn everything_over_http(mode: &str) -> (std::process::Child, u16) {
@@ -559,6 +653,11 @@ fn everything_over_http(mode: &str) -> (std::process::Child, u16) {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
     };
+    (everything_on_port(mode, port), port)
+}
+
+/// server-everything over HTTP on `port`, once it accepts connections.
+fn everything_on_port(mode: &str, port: u16) -> std::process::Child {
     let server = std::process::Command::new("node")
         .args(["-r", &loopback_preload(), &everything_script(), mode])
         .env("PORT", port.to_string())
@@ -574,7 +673,7 @@ fn everything_over_http(mode: &str) -> (std::process::Child, u16) {
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    (server, port)
+    server
 }
 
 /// The one line ferry prints for a saved file: `[KIND MIME SIZE] PATH`, with the file's bytes.
@@ -772,4 +871,51 @@ fn a_tool_that_requires_a_task_is_called_as_one_and_prints_its_result() {
          --no-daemon, FERRY_NO_DAEMON=1 or \"keepAlive\": false), or leave out --detach \
          and wait for the result\n"
     );
+}
+
+/// A configured stdio server's entry, from a fixture's command line.
+fn entry(command_line: &str) -> serde_json::Value {
+    let mut words = command_line.split(' ');
+    let command = words.next().unwrap();
+    serde_json::json!({"command": command, "args": words.collect::<Vec<_>>()})
+}
+
+/// Issue 27, item 5: asking a server for what it does not have is an answer, not a server
+/// failure: a server that declares no resources or prompts says so (exit 0); an unknown URI,
+/// a template's pattern filled with a value the server refuses and an unknown task ID are the
+/// caller's mistake (exit 2, with a hint), the server's code said once.
+#[test]
+fn no_such_thing_is_the_callers_mistake_or_an_empty_answer() {
+    let env = Env::warm();
+    let files = filesystem(&env.path("work"));
+    let env = Test::with(env)
+        .server("filesystem", entry(&files))
+        .server("everything", entry(&everything()))
+        .args(&["filesystem", "--resources"])
+        .stdout("filesystem offers no resources\n")
+        .run();
+    let env = Test::with(env)
+        .args(&["filesystem", "--prompts"])
+        .stdout("filesystem offers no prompts\n")
+        .run();
+    let env = Test::with(env)
+        .args(&["filesystem", "--read", "file:///etc/hostname"])
+        .stderr("error: filesystem offers no resources\nhint: `ferry filesystem --help` lists its tools\n")
+        .status(2)
+        .run();
+    let env = Test::with(env)
+        .args(&["everything", "--read", "demo://nope/x"])
+        .stderr("error: everything refused resources/read: Resource demo://nope/x not found (code -32602)\nhint: `ferry everything --resources` lists what it offers, templates included\n")
+        .status(2)
+        .run();
+    let env = Test::with(env)
+        .args(&["everything", "--read", "demo://resource/dynamic/text/abc"])
+        .stderr("error: everything refused resources/read: Unknown resource: demo://resource/dynamic/text/abc (code -32603)\nhint: `ferry everything --resources` lists what it offers, templates included\n")
+        .status(2)
+        .run();
+    Test::with(env)
+        .args(&["everything", "--task", "abc123"])
+        .stderr("error: everything refused tasks/get: Failed to retrieve task: Task not found (code -32602)\nhint: a stdio server's tasks live in its process: only the warm server that ran the call has it, until it is stopped (idleTimeout, `ferry daemon stop`) or the task expires\n")
+        .status(2)
+        .run();
 }

@@ -9,8 +9,11 @@
 use super::flags::{self, CallOptions, DeferredInput, ParsedCall, ToolRef};
 use super::terminal::{Console, Local};
 use super::{options, Globals};
+use crate::client::cache::View;
 use crate::client::catalog::{self, Listing};
 use crate::client::config::ServerSpec;
+use crate::client::handler::declared_capabilities;
+use crate::client::pins;
 use crate::client::tasks::{self, Called, Fetched, Task};
 use crate::client::{CacheEntry, Era, RequestContext, Session, Target};
 use crate::daemon;
@@ -292,9 +295,10 @@ impl Ctx {
 
     /// The server's cached tools list, parsed (the daemon keeps it parsed between calls).
     fn listing(&self, spec: &ServerSpec) -> Option<Arc<Listing>> {
+        let view = View::of(&declared_capabilities(self.console.elicits(), false));
         match &self.pool {
-            Some(pool) => pool.listing(spec),
-            None => Listing::load(spec).map(Arc::new),
+            Some(pool) => pool.listing(spec, &view),
+            None => Listing::load_in(spec, &view).map(Arc::new),
         }
     }
 
@@ -307,10 +311,23 @@ impl Ctx {
         listing
     }
 
+    /// The server's listing checked against its pins (pinning what is new), with this
+    /// command's `FERRY_PIN`.
+    fn pins(&self, spec: &ServerSpec, tools: &[&Tool]) -> pins::Report {
+        pins::observe(spec, tools, &|name| self.console.var(name))
+    }
+
     /// Prints a warning per line.
     fn warn_all(&self, warnings: &[String]) {
         for w in warnings {
             self.console.warn(&format!("warning: {w}"));
+        }
+    }
+
+    /// Prints lines that say what they are (`warning: ...`, `note: ...`).
+    fn warn_all_lines(&self, lines: &[String]) {
+        for line in lines {
+            self.console.warn(line);
         }
     }
 }
@@ -386,7 +403,7 @@ fn answer_from_cache(
         .listing(spec)
         .filter(|l| l.entry.has_tools() && !globals.refresh)?;
     let (tools, warnings) = listing.usable(spec);
-    let tool = tools.into_iter().find(|t| t.name == *name)?;
+    let tool = *tools.iter().find(|t| t.name == *name)?;
     let schema = ToolSchema::from_input_schema(&tool.input_schema);
     let tool_ref = ToolRef {
         tool: name,
@@ -396,7 +413,11 @@ fn answer_from_cache(
     let answered = match flags::parse_call(tool_ref, &schema, words, &mut input) {
         Ok(parsed) if parsed.options.help => {
             ctx.warn_all(&warnings);
-            ctx.console.emit(&tool_help(tool)).map(|_| Outcome::Success)
+            let report = ctx.pins(spec, &tools);
+            ctx.warn_all_lines(&report.warnings());
+            ctx.console
+                .emit(&marked_help(tool, &report))
+                .map(|_| Outcome::Success)
         }
         Err(e) if !input.wants_more() => {
             ctx.warn_all(&warnings);
@@ -451,6 +472,11 @@ async fn run_action(
         Action::Task(id) => fetch_task(spec, &id, &globals, &options, ctx).await,
         Action::Resources => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
+            if declares(&spec, held.session(), "resources") == Some(false) {
+                held.end(&spec, false).await;
+                ctx.console.emit(&offers_none(&spec, "resources"))?;
+                return Ok(Outcome::Success);
+            }
             let listed = list_resources(held.session()).await;
             held.end(&spec, false).await;
             ctx.console.emit(&listed?)?;
@@ -458,6 +484,10 @@ async fn run_action(
         }
         Action::Read(uri) => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
+            if declares(&spec, held.session(), "resources") == Some(false) {
+                held.end(&spec, false).await;
+                return Err(none_to_ask_for(&spec, "resources"));
+            }
             let timeout = catalog::timeout_for(&spec, globals.timeout);
             let result = held
                 .session()
@@ -467,6 +497,10 @@ async fn run_action(
                     &ctx.request(timeout, Vec::new()),
                 )
                 .await;
+            let result = match result {
+                Err(e) => Err(unlisted_read(&spec, held.session(), &uri, e).await),
+                ok => ok,
+            };
             ctx.console.finish_progress();
             let outcome = finish(&spec, "resource", result, &options, false, ctx);
             held.end(&spec, false).await;
@@ -474,6 +508,11 @@ async fn run_action(
         }
         Action::Prompts => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
+            if declares(&spec, held.session(), "prompts") == Some(false) {
+                held.end(&spec, false).await;
+                ctx.console.emit(&offers_none(&spec, "prompts"))?;
+                return Ok(Outcome::Success);
+            }
             let prompts = held.session().list_all("prompts/list", "prompts").await;
             held.end(&spec, false).await;
             let mut out = String::new();
@@ -490,6 +529,10 @@ async fn run_action(
         }
         Action::Prompt(name, words) => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
+            if declares(&spec, held.session(), "prompts") == Some(false) {
+                held.end(&spec, false).await;
+                return Err(none_to_ask_for(&spec, "prompts"));
+            }
             let timeout = catalog::timeout_for(&spec, globals.timeout);
             let outcome =
                 get_prompt(&spec, held.session(), &name, &words, &options, timeout, ctx).await;
@@ -569,10 +612,15 @@ async fn call_tool(
     let fresh = ctx
         .listing(&spec)
         .filter(|l| l.entry.has_tools() && !globals.refresh);
+    let mut report = None;
     let cached_tool = fresh.and_then(|listing| {
         let (tools, warnings) = listing.usable(&spec);
         ctx.warn_all(&warnings);
-        tools.into_iter().find(|t| t.name == name).cloned()
+        let tool = tools.iter().find(|t| t.name == name).map(|t| (*t).clone());
+        if tool.is_some() {
+            report = Some(ctx.pins(&spec, &tools));
+        }
+        tool
     });
     tracing::debug!(server = %spec.name, tool = name, hit = cached_tool.is_some(), "cache lookup for the call");
     let mut held: Option<Held> = None;
@@ -586,7 +634,8 @@ async fn call_tool(
                 Err(e) => Err(e),
             };
             match found {
-                Ok(tool) => {
+                Ok((tool, listed_report)) => {
+                    report = Some(listed_report);
                     held = Some(opened);
                     tool
                 }
@@ -597,6 +646,19 @@ async fn call_tool(
             }
         }
     };
+    let report = report.unwrap_or_default();
+    // A tool whose definition changed (or hides text) is not called until reviewed; its
+    // help still shows, marked.
+    let wants_help = words
+        .iter()
+        .take_while(|w| *w != "--")
+        .any(|w| w == "--help" || w == "-h");
+    if report.blocks(name) && !wants_help {
+        if let Some(held) = held {
+            held.end(&spec, false).await;
+        }
+        return Err(report.refusal(name));
+    }
     let schema = ToolSchema::from_input_schema(&tool.input_schema);
     let tool_ref = ToolRef {
         tool: name,
@@ -615,7 +677,8 @@ async fn call_tool(
         if let Some(held) = held {
             held.end(&spec, false).await;
         }
-        ctx.console.emit(&tool_help(&tool))?;
+        ctx.warn_all_lines(&report.warnings());
+        ctx.console.emit(&marked_help(&tool, &report))?;
         return Ok(Outcome::Success);
     }
     let mut options = call_options(&globals);
@@ -756,13 +819,31 @@ fn cold_task_refusal(
     Some(Error::usage(format!("{what} needs the warm daemon: {holder}")).with_hint(hint))
 }
 
-/// `name` in a list just fetched: the tool, or the "unknown tool" error with a suggestion.
-fn listed_tool(spec: &ServerSpec, entry: CacheEntry, name: &str, ctx: &Ctx) -> Result<Tool> {
+/// `name` in a list just fetched: the tool and the list checked against the pins, or the
+/// "unknown tool" error with a suggestion.
+fn listed_tool(
+    spec: &ServerSpec,
+    entry: CacheEntry,
+    name: &str,
+    ctx: &Ctx,
+) -> Result<(Tool, pins::Report)> {
     let (tools, warnings) = catalog::usable_tools(spec, entry);
     ctx.warn_all(&warnings);
     match tools.iter().find(|t| t.name == name) {
-        Some(tool) => Ok(tool.clone()),
+        Some(tool) => {
+            let all: Vec<&Tool> = tools.iter().collect();
+            Ok((tool.clone(), ctx.pins(spec, &all)))
+        }
         None => Err(catalog::unknown_tool(spec, name, &tools)),
+    }
+}
+
+/// A tool's help, its pin mark (if any) on a line of its own first.
+fn marked_help(tool: &Tool, report: &pins::Report) -> String {
+    let help = tool_help(tool);
+    match report.label(&tool.name) {
+        Some(label) => format!("{} {label}\n{help}", escape_line(&tool.name)),
+        None => help,
     }
 }
 
@@ -830,6 +911,8 @@ fn malformed_result(result: &Value, tool_call: bool) -> Option<String> {
 fn print_listing(spec: &ServerSpec, listing: &Listing, json: bool, ctx: &Ctx) -> Result<()> {
     let (tools, warnings) = listing.usable(spec);
     ctx.warn_all(&warnings);
+    let report = ctx.pins(spec, &tools);
+    ctx.warn_all_lines(&report.warnings());
     if json {
         // Each listed tool's own entry, as the server sent it: what was skipped stays out.
         let definitions: Vec<&Value> = tools.iter().map(|t| &t.raw).collect();
@@ -840,12 +923,59 @@ fn print_listing(spec: &ServerSpec, listing: &Listing, json: bool, ctx: &Ctx) ->
     let mut out = String::with_capacity(tools.len() * 60);
     for tool in &tools {
         out.push_str(&crate::render::listing_line(tool));
+        if let Some(label) = report.label(&tool.name) {
+            out.push(' ');
+            out.push_str(&label);
+        }
         out.push('\n');
     }
     if out.is_empty() {
         out.push_str("(no tools)\n");
     }
     ctx.console.emit(&out)
+}
+
+/// A server's error for reading a URI it never listed (an unknown one, or a template's
+/// pattern filled with a value it refuses) is the caller's mistake, whatever code it used.
+async fn unlisted_read(spec: &ServerSpec, session: &Session, uri: &str, error: Error) -> Error {
+    let answered = format!("{} answered resources/read with an error: ", spec.name);
+    let Some(said) = error.message.strip_prefix(&answered) else {
+        return error;
+    };
+    let listed = match session.list_all("resources/list", "resources").await {
+        Ok((resources, _)) => resources
+            .iter()
+            .any(|r| r.get("uri").and_then(Value::as_str) == Some(uri)),
+        Err(_) => return error,
+    };
+    if listed {
+        return error;
+    }
+    Error::usage(format!("{} refused resources/read: {said}", spec.name)).with_hint(format!(
+        "`ferry {} --resources` lists what it offers, templates included",
+        escape_line(&spec.name)
+    ))
+}
+
+/// Whether the server declares `capability` (`resources`, `prompts`), as its session or the
+/// cache knows; `None` when neither does (a stateless session that skipped discovery).
+fn declares(spec: &ServerSpec, session: &Session, capability: &str) -> Option<bool> {
+    let known = |c: &Value| c.as_object().map(|m| m.contains_key(capability));
+    known(&session.description().capabilities)
+        .or_else(|| CacheEntry::load_stable(spec).and_then(|e| known(&e.description.capabilities)))
+}
+
+/// Asking a server that declares no resources (prompts) for one is the caller's mistake.
+fn none_to_ask_for(spec: &ServerSpec, what: &str) -> Error {
+    Error::usage(offers_none(spec, what).trim_end()).with_hint(format!(
+        "`ferry {} --help` lists its tools",
+        escape_line(&spec.name)
+    ))
+}
+
+/// `NAME offers no resources`: a server that does not declare them has none to list.
+fn offers_none(spec: &ServerSpec, what: &str) -> String {
+    format!("{} offers no {what}\n", escape_line(&spec.name))
 }
 
 async fn list_resources(session: &Session) -> Result<String> {

@@ -103,7 +103,7 @@ pub fn complete(matches: &ArgMatches) -> Result<Outcome> {
         Some("tools") => {
             let server = matches.get_one::<String>("server").map(String::as_str);
             if let Some(spec) = server.and_then(|s| registry.get(s)) {
-                if let Some(entry) = CacheEntry::load(spec).filter(CacheEntry::has_tools) {
+                if let Some(entry) = CacheEntry::load_stable(spec).filter(CacheEntry::has_tools) {
                     for tool in catalog::usable_tools(spec, entry).0 {
                         if !tool
                             .name

@@ -31,6 +31,8 @@ struct Searched {
     name: String,
     origin: Origin,
     tools: Option<Vec<Tool>>,
+    /// A cached server's tools checked against its pins.
+    pins: Option<crate::client::pins::Report>,
 }
 
 impl Searched {
@@ -39,7 +41,7 @@ impl Searched {
     fn tool(&mut self, name: &str) -> Option<&Tool> {
         if self.tools.is_none() {
             let tools = match &self.origin {
-                Origin::Cache(spec) => CacheEntry::load(spec)
+                Origin::Cache(spec) => CacheEntry::load_stable(spec)
                     .map(|entry| {
                         let (tools, warnings) = catalog::usable_tools(spec, entry);
                         warnings.iter().for_each(|w| warn(&format!("warning: {w}")));
@@ -48,6 +50,13 @@ impl Searched {
                     .unwrap_or_default(),
                 Origin::File(path) => file_source(path).map(|s| s.tools).unwrap_or_default(),
             };
+            if let Origin::Cache(spec) = &self.origin {
+                let all: Vec<&Tool> = tools.iter().collect();
+                let report =
+                    crate::client::pins::observe(spec, &all, &crate::client::pins::env_var);
+                report.warnings().iter().for_each(|w| warn(w));
+                self.pins = Some(report);
+            }
             self.tools = Some(tools);
         }
         self.tools.as_ref()?.iter().find(|t| t.name == name)
@@ -90,6 +99,7 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
                     name,
                     origin: Origin::File(file.clone()),
                     tools: None,
+                    pins: None,
                 });
             }
             // Another shape of saved list: read in full (and its errors said) as before.
@@ -102,6 +112,7 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
                     name: source.name,
                     origin: Origin::File(file.clone()),
                     tools: Some(source.tools),
+                    pins: None,
                 });
             }
         }
@@ -122,6 +133,7 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
                         name: spec.name.clone(),
                         origin: Origin::Cache(Box::new(spec.clone())),
                         tools: None,
+                        pins: None,
                     });
                 }
                 None => uncached.push(spec.name.as_str()),
@@ -178,6 +190,7 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
                     .and_then(|tools| tools.iter().find(|t| &t.name == name))
                     .expect("parsed above"),
                 with_help: *help && with_help,
+                mark: source.pins.as_ref().and_then(|p| p.label(name)),
             }
         })
         .collect();
@@ -192,7 +205,7 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
 /// when that was made from the cache as it is, else from the cache (and the search file written
 /// for next time). `None` when nothing is cached.
 fn cached_documents(spec: &ServerSpec, server: usize) -> Option<Vec<Document<(usize, String)>>> {
-    let path = cache::path_for(spec);
+    let path = cache::stable_path(spec)?;
     let meta = std::fs::metadata(&path).ok()?;
     let modified = meta
         .modified()

@@ -2,10 +2,11 @@
 //! listed now), and saved `tools/list` results.
 
 use super::config::load_registry;
-use super::terminal::{warn, TerminalHandler};
+use super::terminal::warn;
 use super::Globals;
 use crate::client::catalog;
 use crate::client::config::{Registry, ServerSpec};
+use crate::client::handler::Unattended;
 use crate::client::CacheEntry;
 use crate::protocol::tools::{parse_tools, Tool};
 use crate::signals::block_on_interruptible;
@@ -20,6 +21,8 @@ pub struct Source {
     pub name: String,
     pub tools: Vec<Tool>,
     pub instructions: Option<String>,
+    /// A server's tools checked against its pins (none for a saved file).
+    pub pins: Option<crate::client::pins::Report>,
 }
 
 /// The specs named on the command line (a name or a URL), or every configured server.
@@ -44,7 +47,8 @@ pub fn specs(registry: &Registry, names: &[String]) -> Result<Vec<ServerSpec>> {
 /// Lists a server's tools now (and stores them in the cache).
 pub fn list_now(spec: &ServerSpec, timeout: Option<f64>) -> Result<CacheEntry> {
     block_on_interruptible(async {
-        let handler = Arc::new(TerminalHandler::new());
+        // Declaring nothing: the plain view, the one the meter, `find` and `skill` read.
+        let handler = Arc::new(Unattended { root: None });
         let era = catalog::remembered_era(spec, false);
         let session =
             catalog::open_session(spec, catalog::timeout_for(spec, timeout), era, handler).await?;
@@ -55,28 +59,51 @@ pub fn list_now(spec: &ServerSpec, timeout: Option<f64>) -> Result<CacheEntry> {
 }
 
 /// The tools of configured servers: from the cache, or listed now when not cached (always
-/// listed now with `--refresh`).
-pub fn live_sources(names: &[String], globals: &Globals) -> Result<Vec<Source>> {
+/// listed now with `--refresh`). A server that cannot be listed is left out with one line,
+/// `note: <left_out>: NAME: why`; only when none could be listed is it an error (the last
+/// one's, the others noted).
+pub fn live_sources(names: &[String], globals: &Globals, left_out: &str) -> Result<Vec<Source>> {
     let registry = load_registry()?;
     let mut sources = Vec::new();
+    let mut failures = Vec::new();
     for spec in specs(&registry, names)? {
         let cached = CacheEntry::load(&spec).filter(|e| e.has_tools() && !globals.refresh);
         let entry = match cached {
-            Some(entry) => entry,
-            None => {
-                if let Err(e) = spec.check_trusted() {
-                    if names.is_empty() {
-                        warn(&format!("note: not measured: {}", e.message));
-                        continue;
-                    }
-                    return Err(e);
-                }
-                list_now(&spec, globals.timeout)?
-            }
+            Some(entry) => Ok(entry),
+            None => spec
+                .check_trusted()
+                .and_then(|()| list_now(&spec, globals.timeout)),
         };
-        sources.push(source_of(&spec, entry));
+        match entry {
+            Ok(entry) => sources.push(source_of(&spec, entry)),
+            Err(e) if e.kind == crate::ErrorKind::Interrupted => return Err(e),
+            Err(e) => failures.push(named(&spec.name, e)),
+        }
     }
-    Ok(sources)
+    let last = if sources.is_empty() {
+        failures.pop()
+    } else {
+        None
+    };
+    for e in &failures {
+        warn(&format!("note: {left_out}: {}", e.message));
+    }
+    match last {
+        Some(e) => Err(e),
+        None => Ok(sources),
+    }
+}
+
+/// An error about one server, its message naming it (`NAME: ...`) unless it already does.
+pub fn named(server: &str, mut error: Error) -> Error {
+    let names_it = error
+        .message
+        .split(|c: char| !(c.is_alphanumeric() || "-_.".contains(c)))
+        .any(|word| word == server);
+    if !names_it {
+        error.message = format!("{server}: {}", error.message);
+    }
+    error
 }
 
 /// A cache entry as a source.
@@ -84,10 +111,14 @@ pub fn source_of(spec: &ServerSpec, entry: CacheEntry) -> Source {
     let instructions = entry.description.instructions.clone();
     let (tools, warnings) = catalog::usable_tools(spec, entry);
     warnings.iter().for_each(|w| warn(&format!("warning: {w}")));
+    let all: Vec<&Tool> = tools.iter().collect();
+    let report = crate::client::pins::observe(spec, &all, &crate::client::pins::env_var);
+    report.warnings().iter().for_each(|w| warn(w));
     Source {
         name: spec.name.clone(),
         tools,
         instructions,
+        pins: Some(report),
     }
 }
 
@@ -125,5 +156,6 @@ pub fn file_source(path: &str) -> Result<Source> {
         name,
         tools,
         instructions,
+        pins: None,
     })
 }

@@ -213,14 +213,11 @@ impl Default for TerminalHandler {
 
 impl ClientHandler for TerminalHandler {
     fn capabilities(&self) -> Value {
-        // `roots` is not declared: servers such as server-filesystem would replace the
-        // directories the user configured with ferry's working directory. A server that asks
-        // anyway gets the working directory.
-        if self.interactive || answers_with_defaults() {
-            json!({"elicitation": {"form": {}, "url": {}}})
-        } else {
-            json!({})
-        }
+        // A server that asks for roots anyway gets the working directory.
+        crate::client::handler::declared_capabilities(
+            self.interactive || answers_with_defaults(),
+            false,
+        )
     }
 
     fn answer<'a>(

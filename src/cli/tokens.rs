@@ -70,7 +70,7 @@ pub fn tokens(matches: &ArgMatches, globals: &Globals) -> Result<Outcome> {
         .map(|f| file_source(f))
         .collect::<Result<_>>()?;
     if !names.is_empty() || files.is_empty() {
-        sources.extend(live_sources(&names, globals)?);
+        sources.extend(live_sources(&names, globals, "not measured")?);
     }
     if sources.is_empty() {
         return Err(Error::usage("no servers to measure")

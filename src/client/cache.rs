@@ -1,5 +1,7 @@
 //! The tools cache: what a server listed (tools, and which protocol era it speaks), on disk,
-//! keyed by the server's identity so that listing and `--help` never start a server.
+//! keyed by the server's identity so that listing and `--help` never start a server, and by
+//! the capabilities the listing client declared ([`View`]): a server may list some tools only
+//! to clients that can answer them, and a listing shows what its caller can call.
 
 use super::config::ServerSpec;
 use crate::paths::{file_stem, fnv1a};
@@ -46,19 +48,79 @@ struct CacheFile {
     tools: Vec<Value>,
 }
 
-/// The cache file for a server.
+/// The client capabilities a listing was made for, as a key: server-everything lists
+/// `trigger-elicitation-request` only to a client that declares elicitation. The plain view
+/// (nothing declared: what a piped `ferry` call declares) is the one `find`, `tokens`,
+/// `skill` and the server list read, so their figures do not move with the last caller.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct View(String);
+
+impl View {
+    /// The view of a client that declares `capabilities` (key order does not matter).
+    pub fn of(capabilities: &Value) -> View {
+        match capabilities {
+            Value::Object(map) if !map.is_empty() => {
+                View(crate::protocol::sorted_keys(capabilities).to_string())
+            }
+            _ => View::default(),
+        }
+    }
+
+    /// The view of a client that declares nothing.
+    pub fn plain() -> View {
+        View::default()
+    }
+}
+
+/// The cache file for a server's plain [`View`].
 pub fn path_for(spec: &ServerSpec) -> PathBuf {
+    path_in(spec, &View::plain())
+}
+
+/// The cache file for a server as a client declaring `view` is listed it.
+pub fn path_in(spec: &ServerSpec, view: &View) -> PathBuf {
+    let declared = if view.0.is_empty() {
+        String::new()
+    } else {
+        format!("-{:08x}", fnv1a(&view.0) as u32)
+    };
     crate::paths::cache_dir().join("tools").join(format!(
-        "{}-{:016x}.json",
+        "{}-{:016x}{declared}.json",
         file_stem(&spec.name),
         fnv1a(&spec.identity())
     ))
 }
 
+/// The cache file [`CacheEntry::load_stable`] reads, if any.
+pub fn stable_path(spec: &ServerSpec) -> Option<PathBuf> {
+    let plain = path_for(spec);
+    if plain.is_file() {
+        return Some(plain);
+    }
+    let mut others: Vec<PathBuf> = view_files(spec).into_iter().map(|(path, _)| path).collect();
+    others.sort();
+    others.into_iter().next()
+}
+
 impl CacheEntry {
-    /// Reads the entry for `spec`; a missing or unreadable file is `None`.
+    /// Reads the plain view's entry for `spec`; a missing or unreadable file is `None`.
     pub fn load(spec: &ServerSpec) -> Option<CacheEntry> {
-        let bytes = std::fs::read(path_for(spec)).ok()?;
+        CacheEntry::load_in(spec, &View::plain())
+    }
+
+    /// Reads the entry that views which list every server read (`find`, the server list,
+    /// completions): the plain view's, else, until a plain listing is had, another's.
+    pub fn load_stable(spec: &ServerSpec) -> Option<CacheEntry> {
+        CacheEntry::read(&stable_path(spec)?)
+    }
+
+    /// Reads the entry for `spec` as listed to a client declaring `view`.
+    pub fn load_in(spec: &ServerSpec, view: &View) -> Option<CacheEntry> {
+        CacheEntry::read(&path_in(spec, view))
+    }
+
+    fn read(path: &std::path::Path) -> Option<CacheEntry> {
+        let bytes = std::fs::read(path).ok()?;
         let file: CacheFile = serde_json::from_slice(&bytes).ok()?;
         Some(CacheEntry {
             tools: file.tools,
@@ -87,8 +149,14 @@ impl CacheEntry {
             })
     }
 
-    /// Writes the entry atomically; failure to cache is not an error for the caller.
+    /// Writes the entry as the plain [`View`]'s (a saved listing, a bench).
     pub fn store(&self, spec: &ServerSpec) {
+        self.store_in(spec, &View::plain());
+    }
+
+    /// Writes the entry atomically, for the view `view`; failure to cache is not an error
+    /// for the caller.
+    pub fn store_in(&self, spec: &ServerSpec, view: &View) {
         let doc = CacheFile {
             server: spec.name.clone(),
             protocol: self.era.as_ref().map(Era::to_value),
@@ -101,32 +169,83 @@ impl CacheEntry {
             stale: self.stale,
             tools: self.tools.clone(),
         };
-        let path = path_for(spec);
-        if let Some(dir) = path.parent() {
-            if crate::paths::ensure_private_dir(dir).is_err() {
-                return;
-            }
-        }
-        let tmp = crate::paths::temp_beside(&path);
-        if let Ok(bytes) = serde_json::to_vec(&doc) {
-            if std::fs::write(&tmp, bytes).is_ok() {
-                let _ = std::fs::rename(&tmp, &path);
-            }
-        }
+        write_atomically(&path_in(spec, view), &doc);
     }
 
     /// Marks the stored list out of date ([`CacheEntry::stale`]): the next listing asks the
     /// server, and calls keep the schemas meanwhile.
+    /// The server said its tools changed: every view's list is marked.
     pub fn mark_stale(spec: &ServerSpec) {
-        if let Some(mut entry) = CacheEntry::load(spec).filter(CacheEntry::has_tools) {
-            entry.stale = true;
-            entry.store(spec);
+        for (path, file) in view_files(spec) {
+            if file.fetched_at_ms > 0 {
+                let marked = CacheFile {
+                    stale: true,
+                    ..file
+                };
+                write_atomically(&path, &marked);
+            }
         }
+    }
+
+    /// The protocol era remembered for a server, from whichever view knows it (the era is
+    /// the server's, whoever listed it).
+    pub fn era_of(spec: &ServerSpec) -> Option<Era> {
+        if let Some(era) = CacheEntry::load(spec).and_then(|c| c.era) {
+            return Some(era);
+        }
+        view_files(spec)
+            .into_iter()
+            .find_map(|(_, file)| file.protocol.as_ref().and_then(Era::from_value))
     }
 
     /// True when the entry holds a tools list that may be used.
     pub fn has_tools(&self) -> bool {
         self.fetched_at_ms > 0
+    }
+}
+
+/// Every view's cache file of a server, read.
+fn view_files(spec: &ServerSpec) -> Vec<(PathBuf, CacheFile)> {
+    let plain = path_for(spec);
+    let (Some(dir), Some(stem)) = (plain.parent(), plain.file_stem().and_then(|s| s.to_str()))
+    else {
+        return Vec::new();
+    };
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = entry.file_name();
+        // The plain view's name, or it with a view's `-xxxxxxxx` before `.json`.
+        let ours = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(stem))
+            .is_some_and(|rest| {
+                rest == ".json"
+                    || (rest.len() == 14 && rest.starts_with('-') && rest.ends_with(".json"))
+            });
+        let path = entry.path();
+        if let Some(file) = ours
+            .then(|| std::fs::read(&path).ok())
+            .flatten()
+            .and_then(|b| serde_json::from_slice::<CacheFile>(&b).ok())
+        {
+            files.push((path, file));
+        }
+    }
+    files
+}
+
+/// Writes a cache file by a rename, so that readers see the old file or the new one.
+fn write_atomically(path: &std::path::Path, doc: &CacheFile) {
+    if let Some(dir) = path.parent() {
+        if crate::paths::ensure_private_dir(dir).is_err() {
+            return;
+        }
+    }
+    let tmp = crate::paths::temp_beside(path);
+    if let Ok(bytes) = serde_json::to_vec(doc) {
+        if std::fs::write(&tmp, bytes).is_ok() {
+            let _ = std::fs::rename(&tmp, path);
+        }
     }
 }
 
@@ -150,5 +269,19 @@ mod tests {
         let sparse: CacheFile = serde_json::from_value(json!({"tools": []})).unwrap();
         assert_eq!(sparse.fetched_at_ms, 0);
         assert!(serde_json::from_value::<CacheFile>(json!({"tools": 3})).is_err());
+    }
+
+    #[test]
+    fn each_set_of_declared_capabilities_is_a_view_of_its_own() {
+        let both = View::of(&json!({"sampling": {}, "elicitation": {"url": {}, "form": {}}}));
+        assert_eq!(
+            both,
+            View::of(&json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}}))
+        );
+        assert_ne!(
+            both,
+            View::of(&json!({"elicitation": {"form": {}, "url": {}}}))
+        );
+        assert_eq!(View::of(&json!({})), View::plain());
     }
 }

@@ -3,7 +3,7 @@
 //! config, and name a missing tool with a "did you mean". What happens at the ends (a
 //! terminal, a socket) is the caller's.
 
-use super::cache::CacheEntry;
+use super::cache::{CacheEntry, View};
 use super::config::ServerSpec;
 use super::handler::ClientHandler;
 use super::session::{Era, Session, SessionOptions};
@@ -51,7 +51,7 @@ pub fn pinned_era(var: impl Fn(&str) -> Option<String>) -> Option<Era> {
 
 /// The era the tools cache remembers for a server.
 pub fn cached_era(spec: &ServerSpec) -> Option<Era> {
-    CacheEntry::load(spec).and_then(|c| c.era)
+    CacheEntry::era_of(spec)
 }
 
 /// Opens a session with the server.
@@ -82,7 +82,7 @@ pub async fn refresh_tools(spec: &ServerSpec, session: &Session) -> Result<Cache
     if session.take_tools_changed() {
         (tools, ttl_ms) = session.list_all("tools/list", "tools").await?;
     }
-    let known = CacheEntry::load(spec).unwrap_or_default();
+    let known = CacheEntry::load_in(spec, &session.view()).unwrap_or_default();
     Ok(store_listing(spec, session, tools, ttl_ms, known))
 }
 
@@ -116,7 +116,7 @@ fn store_listing(
         unprompted_changes: known.unprompted_changes,
         stale: false,
     };
-    entry.store(spec);
+    entry.store_in(spec, &session.view());
     tracing::debug!(server = %spec.name, tools = entry.tools.len(), "cache stored");
     entry
 }
@@ -136,7 +136,8 @@ pub async fn close_after_call(spec: &ServerSpec, session: Session) {
         session.close().await;
         return;
     }
-    let mut cached = CacheEntry::load(spec).unwrap_or_default();
+    let view = session.view();
+    let mut cached = CacheEntry::load_in(spec, &view).unwrap_or_default();
     let known = cached.unprompted_changes;
     if known.is_some_and(|usual| seen <= usual) {
         session.close().await;
@@ -148,7 +149,7 @@ pub async fn close_after_call(spec: &ServerSpec, session: Session) {
         Ok(Ok((tools, _))) if cached.has_tools() && tools == cached.tools => {
             tracing::debug!(server = %spec.name, seen, "tools/list_changed: nothing changed; learnt");
             cached.unprompted_changes = Some(seen.max(known.unwrap_or(0)));
-            cached.store(spec);
+            cached.store_in(spec, &view);
         }
         Ok(Ok((tools, ttl_ms))) => {
             tracing::debug!(server = %spec.name, "tools/list_changed: new list stored");
@@ -157,14 +158,14 @@ pub async fn close_after_call(spec: &ServerSpec, session: Session) {
         _ if cached.has_tools() => {
             tracing::debug!(server = %spec.name, "tools/list_changed: cache marked stale");
             cached.stale = true;
-            cached.store(spec);
+            cached.store_in(spec, &view);
         }
         _ => {}
     }
     session.close().await;
 }
 
-/// The cached entry, if it holds a tools list still fresh enough to show.
+/// The cached entry of the plain [`View`], if it holds a tools list still fresh enough to show.
 pub fn cached(spec: &ServerSpec) -> Option<CacheEntry> {
     let entry = CacheEntry::load(spec).filter(|e| e.has_tools() && !e.is_expired());
     tracing::debug!(server = %spec.name, hit = entry.is_some(), "cache");
@@ -193,9 +194,15 @@ impl Listing {
         }
     }
 
-    /// The server's cached listing, if there is one.
-    pub fn load(spec: &ServerSpec) -> Option<Listing> {
-        CacheEntry::load(spec).map(Listing::new)
+    /// The server's cached listing in the one stable view that review, skill, tokens and find
+    /// read, if there is one.
+    pub fn load_stable(spec: &ServerSpec) -> Option<Listing> {
+        CacheEntry::load_stable(spec).map(Listing::new)
+    }
+
+    /// The server's cached listing as a client declaring `view` is listed it, if there is one.
+    pub fn load_in(spec: &ServerSpec, view: &View) -> Option<Listing> {
+        CacheEntry::load_in(spec, view).map(Listing::new)
     }
 
     /// The tools the server's config lets through, and the warnings (named by server).

@@ -46,6 +46,20 @@ pub fn not_supported(method: &str) -> ClientRequestError {
     }
 }
 
+/// The client capabilities ferry declares for a caller that can answer elicitation (a person
+/// at a terminal) and sampling (a host behind the proxy). `roots` is never declared: servers
+/// such as server-filesystem would replace the directories the user configured with it.
+pub fn declared_capabilities(elicitation: bool, sampling: bool) -> Value {
+    let mut capabilities = json!({});
+    if elicitation {
+        capabilities["elicitation"] = json!({"form": {}, "url": {}});
+    }
+    if sampling {
+        capabilities["sampling"] = json!({});
+    }
+    capabilities
+}
+
 /// A handler for callers with nobody to ask: roots are a given directory (if any),
 /// elicitation is declined, sampling refused.
 #[derive(Debug, Clone, Default)]

@@ -401,6 +401,18 @@ impl Session {
         self.shared.asked.load(Ordering::SeqCst)
     }
 
+    /// The capabilities this session declares, as a key of the tools cache: what it is
+    /// listed depends on them.
+    pub fn view(&self) -> super::cache::View {
+        super::cache::View::of(&self.client_capabilities)
+    }
+
+    /// Whether the last request found the server unreachable or without the session, and
+    /// nothing has been answered since: a call that ends so was no use of the server.
+    pub fn is_failing(&self) -> bool {
+        self.connection.unreachable() || self.connection.session_lost()
+    }
+
     /// Whether the server can still answer: its output is open and its process runs.
     pub fn is_alive(&self) -> bool {
         let open = self
@@ -907,6 +919,16 @@ impl Session {
         let mut version_retried = false;
         let mut session_renewed = false;
         for _ in 0..MAX_INPUT_ROUNDS {
+            // A handshake session the server no longer knows (it restarted): shake hands anew,
+            // once per request, before sending; a request it refused was never processed.
+            if self.connection.session_lost() && !session_renewed {
+                session_renewed = true;
+                let _lock = self.negotiating.lock().await;
+                if self.connection.session_lost() {
+                    tracing::debug!(server = %self.spec.name, "the server lost the session; initializing again");
+                    self.handshake(None).await?;
+                }
+            }
             let id = self.take_id();
             let era = self.era();
             let wire_params = match &era {
@@ -930,13 +952,9 @@ impl Session {
                 )
                 .await;
             let (receiver, mut guard) = match sent {
-                // A handshake session the server ended (HTTP 404): shake hands anew, once, and
-                // send again; the request was never processed.
-                Err(e) if !session_renewed && self.connection.take_session_expired() => {
-                    session_renewed = true;
-                    tracing::debug!(server = %self.spec.name, "session ended by the server ({e}); initializing again");
-                    let _lock = self.negotiating.lock().await;
-                    self.handshake(None).await?;
+                // Renewed at the top of the next round.
+                Err(e) if !session_renewed && self.connection.session_lost() => {
+                    tracing::debug!(server = %self.spec.name, "{e}");
                     continue;
                 }
                 sent => sent?,
@@ -1120,11 +1138,28 @@ impl Session {
     }
 
     fn rpc_error(&self, method: &str, error: RpcError) -> Error {
-        Error::server(format!(
-            "{} answered {method} with an error: {}",
-            self.spec.name,
-            crate::render::text::escape_line(&error.to_string())
-        ))
+        let said = crate::render::text::escape_line(&error.to_string()).into_owned();
+        let name = &self.spec.name;
+        // Invalid params (an unknown URI, task or argument the server refused) and a resource
+        // not found are the caller's mistake, not the server failing.
+        let callers = error.code == protocol::INVALID_PARAMS
+            || (error.code == protocol::RESOURCE_NOT_FOUND && method == "resources/read");
+        if !callers {
+            return Error::server(format!("{name} answered {method} with an error: {said}"));
+        }
+        let error = Error::usage(format!("{name} refused {method}: {said}"));
+        match method {
+            "resources/read" => error.with_hint(format!(
+                "`ferry {name} --resources` lists what it offers, templates included"
+            )),
+            "prompts/get" => error.with_hint(format!("`ferry {name} --prompts` lists its prompts")),
+            "tools/call" => error.with_hint(format!(
+                "`ferry {name} TOOL --help` shows what the tool takes"
+            )),
+            // The caller knows what a task ID it does not have means.
+            m if m.starts_with("tasks/") => error,
+            _ => error.with_hint(format!("`ferry {name} --help` shows what it takes")),
+        }
     }
 }
 

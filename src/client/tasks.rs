@@ -234,7 +234,9 @@ async fn get(session: &Session, id: &str, context: &RequestContext) -> Result<Ta
         .request_with("tasks/get", json!({"taskId": id}), context)
         .await
         .map_err(|e| match e.hint {
-            None if e.kind == crate::ErrorKind::Server => e.with_hint(unknown_task_hint(session)),
+            None if matches!(e.kind, crate::ErrorKind::Server | crate::ErrorKind::Usage) => {
+                e.with_hint(unknown_task_hint(session))
+            }
             _ => e,
         })?;
     let task = Task::read(body, session.name())?;

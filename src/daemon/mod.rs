@@ -99,15 +99,28 @@ pub fn status_text(status: &wire::Status) -> String {
         .unwrap_or(6)
         .max(6);
     out.push_str(&format!(
-        "{:width$}  {:>7}  {:>6}  {:>8}  {:>5}  {:>9}\n",
+        "{:width$}  {:>7}  {:>6}  {:>8}  {:>5}  {:>9}  directory\n",
         "server", "pid", "idle", "stops in", "calls", "memory"
     ));
     for server in &status.servers {
         let name = crate::render::text::escape_line(&server.name);
         let pid = server.pid.map_or("-".to_string(), |p| p.to_string());
         let left = server.idle_limit_ms.saturating_sub(server.idle_ms);
+        let dir = server
+            .dir
+            .as_deref()
+            .map_or("-".into(), crate::render::text::escape_line);
+        // What keyed a session of its own: names only (a variable's value may be a secret).
+        let apart = if server.apart.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "  (apart by {})",
+                crate::render::text::escape_line(&server.apart.join(", "))
+            )
+        };
         out.push_str(&format!(
-            "{name:width$}  {pid:>7}  {:>6}  {:>8}  {:>5}  {:>9}\n",
+            "{name:width$}  {pid:>7}  {:>6}  {:>8}  {:>5}  {:>9}  {dir}{apart}\n",
             duration_text(server.idle_ms),
             duration_text(left),
             server.calls,

@@ -2,14 +2,15 @@
 //! to it, stopped after its idle time, opened again when its server has died.
 //!
 //! A session is keyed by everything that decides what the server is: its config as written
-//! and as resolved (variables expanded, command found, working directory), and the
-//! environment it starts with, less the variables that only describe the calling shell. A
-//! later call from a shell with another `AWS_PROFILE` or token gets a server of its own, as a
-//! cold call would.
+//! and as resolved (variables expanded, command found, start directory: the project root, so
+//! every sub-directory of a repository shares it), and the environment it starts with, less
+//! the variables that only describe the calling shell or terminal. A later call from a shell
+//! with another `AWS_PROFILE` or token gets a server of its own, as a cold call would.
 
+use crate::client::cache::View;
 use crate::client::catalog::{self, Listing};
 use crate::client::config::{Environment, ServerSpec, Target};
-use crate::client::handler::{ClientHandler, Unattended};
+use crate::client::handler::{declared_capabilities, ClientHandler, Unattended};
 use crate::client::session::{Era, RequestContext, Session, SessionOptions};
 use crate::transport::http::HttpConnection;
 use crate::transport::stdio::{ChildSpec, StdioChild};
@@ -25,9 +26,54 @@ use std::time::{Duration, Instant};
 /// How long a server is kept without calls unless its config says (`idleTimeout`).
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(600);
 
-/// Variables that describe the calling shell, not what a server is: they never make a
-/// session of their own (the server still gets them, as a cold call's would).
-const SHELL_ONLY: [&str; 4] = ["PWD", "OLDPWD", "SHLVL", "_"];
+/// Variables that describe the calling shell or terminal, not what a server does: they never
+/// make a session of their own (the server still gets them, as a cold call's would). Any other
+/// variable may be a credential or a setting (`AWS_PROFILE`, a token, `NODE_OPTIONS`), which
+/// ferry cannot tell from noise, so it keys the session.
+const TERMINAL_ONLY: [&str; 22] = [
+    "PWD",
+    "OLDPWD",
+    "SHLVL",
+    "_",
+    "TMUX",
+    "TMUX_PANE",
+    "STY",
+    "WINDOW",
+    "WINDOWID",
+    "TERM_SESSION_ID",
+    "TERM_PROGRAM",
+    "TERM_PROGRAM_VERSION",
+    "COLUMNS",
+    "LINES",
+    "COLORTERM",
+    "SECURITYSESSIONID",
+    "SSH_TTY",
+    "GPG_TTY",
+    "PS1",
+    "PROMPT_COMMAND",
+    "HISTFILE",
+    "XDG_SESSION_ID",
+];
+
+/// Prefixes of variables a terminal emulator sets for its window, tab or pane.
+const TERMINAL_PREFIXES: [&str; 10] = [
+    "ITERM_",
+    "KITTY_",
+    "WEZTERM_",
+    "ALACRITTY_",
+    "KONSOLE_",
+    "GNOME_TERMINAL_",
+    "VTE_",
+    "TILIX_",
+    "TERMINATOR_",
+    "WT_",
+];
+
+/// Whether a variable only describes the calling shell or terminal ([`TERMINAL_ONLY`],
+/// [`TERMINAL_PREFIXES`]).
+pub fn terminal_only(name: &str) -> bool {
+    TERMINAL_ONLY.contains(&name) || TERMINAL_PREFIXES.iter().any(|p| name.starts_with(p))
+}
 
 /// How the daemon reaches a server, resolved for one caller.
 #[derive(Debug, Clone)]
@@ -97,9 +143,9 @@ impl ServerRef {
         })
     }
 
-    /// What identifies a warm session: the server as configured and as resolved, the
-    /// environment it starts with (less [`SHELL_ONLY`]), a pinned era and the capabilities
-    /// it declares.
+    /// What identifies a warm session: the server as configured and as resolved (its start
+    /// directory: the project root, not the caller's sub-directory), the environment it starts
+    /// with (less [`terminal_only`] variables), a pinned era and the capabilities it declares.
     pub fn session_key(&self) -> String {
         let mut digest = ring::digest::Context::new(&ring::digest::SHA256);
         // Each part with its length before it, so that no two different servers read alike.
@@ -114,7 +160,7 @@ impl ServerRef {
                     .base_env
                     .iter()
                     .flatten()
-                    .filter(|(name, _)| !SHELL_ONLY.contains(&name.as_str()))
+                    .filter(|(name, _)| !terminal_only(name))
                     .collect();
                 part("stdio");
                 part(&child.command);
@@ -160,6 +206,30 @@ impl ServerRef {
             .collect()
     }
 
+    /// What can set two sessions of one server apart, by name, for `ferry daemon status`: the
+    /// variables that key it (values compared, never shown), its config, era and capabilities.
+    fn traits(&self) -> BTreeMap<String, String> {
+        let mut traits = BTreeMap::new();
+        traits.insert("config".to_string(), self.spec.identity());
+        if let Resolved::Stdio(child) = &self.resolved {
+            traits.insert("directory".into(), format!("{:?}", child.cwd));
+            let inherited = child.base_env.iter().flatten().map(|(k, v)| (k, v));
+            for (name, value) in inherited.chain(child.env.iter()) {
+                if !terminal_only(name) {
+                    traits.insert(format!("${name}"), value.clone());
+                }
+            }
+        }
+        traits.insert("era".into(), format!("{:?}", self.pinned_era));
+        if self.elicitation {
+            traits.insert("elicitation".into(), String::new());
+        }
+        if self.sampling {
+            traits.insert("sampling".into(), String::new());
+        }
+        traits
+    }
+
     /// Builds the transport this server is reached by (again, for a restart).
     fn connect(&self) -> Result<Transport> {
         let spec = &self.spec;
@@ -195,14 +265,7 @@ struct SessionDefault {
 
 impl ClientHandler for SessionDefault {
     fn capabilities(&self) -> Value {
-        let mut capabilities = serde_json::json!({});
-        if self.elicitation {
-            capabilities["elicitation"] = serde_json::json!({"form": {}, "url": {}});
-        }
-        if self.sampling {
-            capabilities["sampling"] = serde_json::json!({});
-        }
-        capabilities
+        declared_capabilities(self.elicitation, self.sampling)
     }
 
     fn answer<'a>(
@@ -260,6 +323,13 @@ pub struct ServerStatus {
     pub transport: String,
     /// The resident memory of its process group, in KiB.
     pub rss_kb: Option<u64>,
+    /// Where a stdio server was started (its project root), if ferry knows.
+    #[serde(default)]
+    pub dir: Option<String>,
+    /// What sets this session apart from the other warm sessions of the same server: the
+    /// names of the variables whose values differ (never the values), the capabilities.
+    #[serde(default)]
+    pub apart: Vec<String>,
 }
 
 /// Every warm server, by session key. Opening is serialised per key, so two racing first
@@ -304,7 +374,11 @@ impl Drop for Busy<'_> {
     fn drop(&mut self) {
         if let Some(warm) = self.pool.lock().get_mut(&self.key) {
             warm.in_flight = warm.in_flight.saturating_sub(1);
-            warm.last_used = Instant::now();
+            // A call that could not reach the server is no use of it: a server that keeps
+            // failing is stopped after its idle time, however often it is called.
+            if !warm.session.is_failing() {
+                warm.last_used = Instant::now();
+            }
         }
     }
 }
@@ -314,11 +388,11 @@ impl Pool {
         self.warm.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A server's cached tools list, parsed once per version of its cache file: a call
-    /// costs a stat, not a read and a parse.
-    pub fn listing(&self, spec: &ServerSpec) -> Option<Arc<Listing>> {
+    /// A server's cached tools list as listed to a client declaring `view`, parsed once per
+    /// version of its cache file: a call costs a stat, not a read and a parse.
+    pub fn listing(&self, spec: &ServerSpec, view: &View) -> Option<Arc<Listing>> {
         use std::os::unix::fs::MetadataExt;
-        let path = crate::client::cache::path_for(spec);
+        let path = crate::client::cache::path_in(spec, view);
         let mut listings = self.listings.lock().unwrap_or_else(|e| e.into_inner());
         let Ok(meta) = std::fs::metadata(&path) else {
             listings.remove(&path);
@@ -334,7 +408,7 @@ impl Pool {
                 return Some(listing.clone());
             }
         }
-        let listing = Arc::new(Listing::load(spec)?);
+        let listing = Arc::new(Listing::load_in(spec, view)?);
         if listings.len() >= LISTINGS_KEPT {
             listings.clear();
         }
@@ -404,7 +478,7 @@ impl Pool {
         };
         let session = opening
             .await
-            .map_err(|e| crate::Error::server(format!("the server's start failed: {e}")))??;
+            .map_err(|e| crate::Error::server(format!("{}'s start failed: {e}", spec.name)))??;
         let now = Instant::now();
         self.lock().insert(
             key,
@@ -498,9 +572,10 @@ impl Pool {
             None
         };
         if let Some(warm) = self.lock().get_mut(&key) {
+            // The idle time counts from the end of the last call that reached the server
+            // (a call under way keeps it from being stopped).
             warm.in_flight += 1;
             warm.calls += 1;
-            warm.last_used = Instant::now();
         }
         let busy = Busy {
             pool: self,
@@ -601,8 +676,34 @@ impl Pool {
                 in_flight: w.in_flight,
                 transport: w.server.spec.transport_name().to_string(),
                 rss_kb: None,
+                dir: match &w.server.resolved {
+                    Resolved::Stdio(child) => child.cwd.as_ref().map(|d| d.display().to_string()),
+                    Resolved::Http { .. } => None,
+                },
+                apart: Vec::new(),
             })
             .collect();
+        let traits: Vec<(String, BTreeMap<String, String>)> = self
+            .lock()
+            .values()
+            .map(|w| (w.server.spec.name.clone(), w.server.traits()))
+            .collect();
+        for (row, (name, mine)) in rows.iter_mut().zip(&traits) {
+            let mut apart: Vec<String> = traits
+                .iter()
+                .filter(|(other_name, theirs)| other_name == name && theirs != mine)
+                .flat_map(|(_, theirs)| {
+                    mine.keys()
+                        .chain(theirs.keys())
+                        .filter(|k| mine.get(*k) != theirs.get(*k))
+                        .cloned()
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            apart.sort();
+            apart.dedup();
+            row.apart = apart;
+        }
         let groups: Vec<u32> = rows.iter().filter_map(|row| row.pid).collect();
         let memory = group_rss_kb(&groups);
         for row in &mut rows {
@@ -664,6 +765,21 @@ mod tests {
     }
 
     #[test]
+    fn a_sub_directory_of_a_repository_is_keyed_by_its_root() {
+        let repo = std::env::temp_dir().join(format!("ferry-pool-{}", std::process::id()));
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join("a/b")).unwrap();
+        let spec = ServerSpec::ad_hoc("/bin/cat").unwrap();
+        let key = |dir: &std::path::Path| {
+            let e = env(&[("PATH", "/bin")], dir.to_str().unwrap());
+            ServerRef::resolve_in(&spec, &e).unwrap().session_key()
+        };
+        assert_eq!(key(&repo.join("a/b")), key(&repo));
+        assert_eq!(key(&repo.join("a")), key(&repo));
+        let _ = std::fs::remove_dir_all(&repo);
+    }
+
+    #[test]
     fn sessions_are_keyed_on_the_environment_a_server_gets_not_on_the_shell() {
         let spec = ServerSpec::ad_hoc("/bin/cat").unwrap();
         let key = |e: &Environment| ServerRef::resolve_in(&spec, e).unwrap().session_key();
@@ -688,6 +804,19 @@ mod tests {
             key(&env(&[("PATH", "/bin"), ("AWS_PROFILE", "a")], "/")),
             base
         );
+        // Another pane, window or terminal tab is the same server.
+        let pane = env(
+            &[
+                ("PATH", "/bin"),
+                ("AWS_PROFILE", "a"),
+                ("TMUX_PANE", "%4"),
+                ("WINDOWID", "12"),
+                ("TERM_SESSION_ID", "w0t1"),
+                ("KITTY_WINDOW_ID", "3"),
+            ],
+            "/tmp",
+        );
+        assert_eq!(key(&pane), base);
         let pinned = env(
             &[
                 ("PATH", "/bin"),

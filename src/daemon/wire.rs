@@ -290,6 +290,8 @@ mod tests {
                 in_flight: 1,
                 transport: "stdio".into(),
                 rss_kb: None,
+                dir: Some("/src/repo".into()),
+                apart: vec!["$AWS_PROFILE".into()],
             }],
         }));
         round_trip(ToCaller::Stopped(2));

@@ -133,8 +133,21 @@ pub struct RpcError {
 }
 
 impl std::fmt::Display for RpcError {
+    /// The message and its code, once: the TypeScript SDK's `MCP error -32602: ` prefix is
+    /// dropped, and a message that already names its code is not given it again.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} (code {})", self.message, self.code)
+        let code = self.code.to_string();
+        let message = self
+            .message
+            .strip_prefix("MCP error ")
+            .and_then(|rest| rest.strip_prefix(code.as_str()))
+            .and_then(|rest| rest.strip_prefix(": "))
+            .unwrap_or(&self.message);
+        if message.contains(code.as_str()) {
+            f.write_str(message)
+        } else {
+            write!(f, "{message} (code {code})")
+        }
     }
 }
 
@@ -150,6 +163,24 @@ impl RpcError {
                 .to_string(),
             data: error.get("data").cloned(),
         }
+    }
+}
+
+/// A JSON value with every object's keys in order, so that two values alike but for key
+/// order print alike (a digest, a cache key).
+pub fn sorted_keys(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sorted_keys(&map[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted_keys).collect()),
+        other => other.clone(),
     }
 }
 
@@ -203,6 +234,27 @@ pub fn id_matches(id: &Value, ours: i64) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_error_says_its_code_once() {
+        let error = |code, message: &str| RpcError {
+            code,
+            message: message.into(),
+            data: None,
+        };
+        assert_eq!(
+            error(-32602, "MCP error -32602: Task not found").to_string(),
+            "Task not found (code -32602)"
+        );
+        assert_eq!(
+            error(-32601, "Method not found").to_string(),
+            "Method not found (code -32601)"
+        );
+        assert_eq!(
+            error(-32000, "failed (-32000)").to_string(),
+            "failed (-32000)"
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -6,6 +6,7 @@
 //! Behind a load balancer: `--public-url` names what clients reach (its Host and Origin are
 //! this server's too), `GET /healthz` says whether this instance takes requests, and a
 //! draining instance ([`Drain`]) refuses new work with 503 while it finishes what it has.
+//! `GET /readyz` and `GET /metrics` are answered from `metrics`.
 //!
 //! Both eras share the endpoint: a request with an `Mcp-Session-Id` belongs to its handshake
 //! session, `initialize` opens one, and stateless requests need none. Closing a stateless
@@ -289,6 +290,7 @@ pub async fn serve(
         let state = state.clone();
         let conns = conns.clone();
         tokio::spawn(async move {
+            let _open = super::metrics::Connection::open();
             let io = hyper_util::rt::TokioIo::new(stream);
             let this = conn.clone();
             let service = hyper::service::service_fn(move |request| {
@@ -562,6 +564,51 @@ fn health(request: &Request<IncomingBody>, drain: &Drain) -> Response<OutBody> {
     plain(StatusCode::OK, "ok")
 }
 
+/// `GET /readyz` (no token, as `/healthz`), `GET /metrics` (guarded as `/mcp` is), and 503
+/// for `/mcp` until serving has started; `None` otherwise.
+fn service_endpoint(request: &Request<IncomingBody>, state: &State) -> Option<Response<OutBody>> {
+    let path = request.uri().path();
+    if path == "/mcp" && !super::metrics::is_ready(false) {
+        return Some(draining(plain(StatusCode::SERVICE_UNAVAILABLE, "starting")));
+    }
+    if path != "/readyz" && path != "/metrics" {
+        return None;
+    }
+    if request.method() != Method::GET && request.method() != Method::HEAD {
+        let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "use GET");
+        response
+            .headers_mut()
+            .insert("allow", HeaderValue::from_static("GET, HEAD"));
+        return Some(response);
+    }
+    if path == "/readyz" {
+        return Some(match super::metrics::is_ready(state.drain.is_draining()) {
+            true => plain(StatusCode::OK, "ready"),
+            false if state.drain.is_draining() => {
+                draining(plain(StatusCode::SERVICE_UNAVAILABLE, "draining"))
+            }
+            false => plain(StatusCode::SERVICE_UNAVAILABLE, "starting"),
+        });
+    }
+    if let Some(refusal) =
+        check_host(request, &state.guard).or_else(|| check_guard(request, &state.guard))
+    {
+        return Some(refusal);
+    }
+    let gauges = super::metrics::Gauges {
+        sessions: state.sessions.lock().map(|s| s.len()).unwrap_or(0),
+        tasks: state.server.tasks_running(),
+    };
+    let mut response = Response::new(OutBody::Full(Some(Bytes::from(super::metrics::render(
+        &gauges,
+    )))));
+    response.headers_mut().insert(
+        "content-type",
+        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    Some(response)
+}
+
 /// Says "try again elsewhere, soon" on a draining instance's refusal.
 fn draining(mut response: Response<OutBody>) -> Response<OutBody> {
     response
@@ -593,6 +640,9 @@ async fn guarded(
 ) -> Response<OutBody> {
     if request.uri().path() == "/healthz" {
         return health(&request, &state.drain);
+    }
+    if let Some(response) = service_endpoint(&request, &state) {
+        return response;
     }
     if request.uri().path() != "/mcp" {
         return plain(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp");

@@ -452,7 +452,10 @@ impl ManifestProvider {
                 });
                 let result = call_result(tool, finished, timeout, ctx.era.is_stateless())?;
                 Ok(match refused {
-                    Some(line) => with_first_line(result, &line),
+                    Some(denial) => {
+                        super::metrics::record_refusal(denial.rule);
+                        with_first_line(result, &denial.line)
+                    }
                     None => result,
                 })
             }

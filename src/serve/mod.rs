@@ -11,9 +11,11 @@ pub mod ask;
 pub mod exec;
 pub mod http;
 pub mod manifest_provider;
+pub mod metrics;
 pub mod provider;
 pub mod proxy;
 pub mod reaper;
+pub mod registry;
 pub mod rounds;
 pub mod sandbox;
 pub mod server;
@@ -156,6 +158,21 @@ pub fn command() -> Command {
                 .value_parser(["all"])
                 .help("With --servers: list every tool as server__tool instead (for hosts that defer schemas)"),
         )
+        .arg(
+            Arg::new("server-json")
+                .long("server-json")
+                .action(ArgAction::SetTrue)
+                .requires("manifest")
+                .conflicts_with_all(["http", "check-sandbox"])
+                .help("Print the MCP Registry server.json that runs this manifest from ferry's npm, PyPI and OCI packages, then exit"),
+        )
+        .arg(
+            Arg::new("registry-name")
+                .long("registry-name")
+                .value_name("NAMESPACE/NAME")
+                .requires("server-json")
+                .help("With --server-json: the server's Registry name (io.github.OWNER/NAME; default: local.ferry/<the manifest's server name>)"),
+        )
         .arg(Arg::new("demo").long("demo").action(ArgAction::SetTrue).hide(true))
         .subcommand(
             Command::new("init")
@@ -169,6 +186,9 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
     if let Some(("init", init)) = matches.subcommand() {
         let cli = init.get_one::<String>("cli").cloned().unwrap_or_default();
         return draft(&cli);
+    }
+    if matches.get_flag("server-json") {
+        return server_json(matches);
     }
     // What serving over HTTP needs is checked first: a mistake there is a usage error before
     // anything starts.
@@ -234,19 +254,21 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
         .build()
         .map_err(|e| Error::server(format!("cannot start the async runtime: {e}")))?;
     let outcome = runtime.block_on(async move {
-        // Start-up work (the proxy listing servers never listed) gives way to a signal.
-        tokio::select! {
-            _ = server.provider().start() => {}
-            _ = crate::signals::interrupted() => return Ok(()),
-        }
         match http {
             None => {
+                // Start-up work (the proxy listing servers never listed) gives way to a
+                // signal.
+                tokio::select! {
+                    _ = server.provider().start() => {}
+                    _ = crate::signals::interrupted() => return Ok(()),
+                }
                 tokio::select! {
                     _ = stdio::serve(server) => Ok(()),
                     _ = crate::signals::interrupted() => Ok(()),
                 }
             }
-            // HTTP hears the signals itself: it drains first.
+            // HTTP starts the provider once listening (/readyz says when it is done), and
+            // hears the signals itself: it drains first.
             Some(addr) => serve_http(server, &addr, token, origins, balanced).await,
         }
     });
@@ -413,24 +435,26 @@ async fn serve_http(
     })?;
     let bound = listener.local_addr().unwrap_or(addr);
     // The first line on stderr says where to connect (a port of 0 picks a free one); then
-    // how to authenticate.
+    // how to authenticate. They are said once serving has started.
     let url = format!("http://{bound}/mcp");
-    eprintln!("ferry serve: {url}");
+    let mut announce = vec![format!("ferry serve: {url}")];
     let token = match token {
         Token::None => {
-            eprintln!("ferry serve: warning: no token (--no-token): every account on this machine can call these tools");
+            announce.push("ferry serve: warning: no token (--no-token): every account on this machine can call these tools".into());
             None
         }
         Token::Given(token) => Some(token),
         Token::Fresh(token) => {
-            eprintln!("ferry serve: token for this run (clients send \"Authorization: Bearer TOKEN\"): {token}");
+            announce.push(format!("ferry serve: token for this run (clients send \"Authorization: Bearer TOKEN\"): {token}"));
             let snippet = serde_json::json!({"type": "http", "url": url, "headers": {"Authorization": format!("Bearer {token}")}});
-            eprintln!("ferry serve: a host's config entry for it: {snippet}");
+            announce.push(format!(
+                "ferry serve: a host's config entry for it: {snippet}"
+            ));
             Some(token)
         }
     };
     for public in &balanced.public {
-        eprintln!("ferry serve: also answering as {}", public.origin);
+        announce.push(format!("ferry serve: also answering as {}", public.origin));
     }
     let guard = http::Guard {
         addr: bound,
@@ -441,6 +465,17 @@ async fn serve_http(
     let drain = Arc::new(http::Drain::default());
     let serving = http::serve(server.clone(), listener, guard, drain.clone());
     tokio::pin!(serving);
+    // Alive (/healthz) at once; ready (/readyz, and /mcp answered) once the provider has
+    // started. Start-up work (the proxy listing servers never listed) gives way to a signal.
+    tokio::select! {
+        _ = &mut serving => return Ok(()),
+        _ = server.provider().start() => {}
+        _ = crate::signals::interrupted() => return Ok(()),
+    }
+    metrics::set_ready();
+    for line in announce {
+        eprintln!("{line}");
+    }
     tokio::select! {
         _ = &mut serving => return Ok(()),
         _ = crate::signals::interrupted() => {}
@@ -568,6 +603,24 @@ fn check_sandbox(provider: &ManifestProvider) -> Result<Outcome> {
         }
     }
     crate::console::emit(&out)?;
+    Ok(Outcome::Success)
+}
+
+/// `ferry serve --manifest F --server-json`: the Registry entry that runs the manifest.
+fn server_json(matches: &ArgMatches) -> Result<Outcome> {
+    let file = matches
+        .get_one::<String>("manifest")
+        .cloned()
+        .unwrap_or_default();
+    let manifest = manifest::load(Path::new(&file)).map_err(manifest::ManifestError::into_error)?;
+    let name = matches.get_one::<String>("registry-name");
+    let entry = registry::server_json(&manifest, name.map(String::as_str))?;
+    if name.is_none() {
+        crate::console::warn("ferry serve: note: named for local use; to publish, name it with --registry-name io.github.OWNER/NAME (a namespace you can prove)");
+    }
+    let text = serde_json::to_string_pretty(&entry)
+        .map_err(|e| Error::server(format!("cannot write server.json: {e}")))?;
+    crate::console::emit(&format!("{text}\n"))?;
     Ok(Outcome::Success)
 }
 

@@ -221,26 +221,14 @@ fn invalid(message: impl Into<String>) -> RpcError {
 /// What a request's state is bound to: its method and parameters, less what changes from
 /// round to round (the answers, the state, `_meta`), with keys in a stable order.
 fn binding(method: &str, params: &Value) -> String {
-    fn sorted(value: &Value) -> Value {
-        match value {
-            Value::Object(map) => {
-                let mut keys: Vec<&String> = map.keys().collect();
-                keys.sort();
-                Value::Object(
-                    keys.into_iter()
-                        .map(|k| (k.clone(), sorted(&map[k])))
-                        .collect(),
-                )
-            }
-            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-            other => other.clone(),
-        }
-    }
     let mut salient = params.as_object().cloned().unwrap_or_default();
     for key in ["inputResponses", "requestState", "_meta", "task"] {
         salient.remove(key);
     }
-    let text = format!("{method}\n{}", sorted(&Value::Object(salient)));
+    let text = format!(
+        "{method}\n{}",
+        crate::protocol::sorted_keys(&Value::Object(salient))
+    );
     let digest = ring::digest::digest(&ring::digest::SHA256, text.as_bytes());
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&digest.as_ref()[..16])
 }

@@ -656,7 +656,7 @@ async fn dispatch(
         "tools/list" => Ok(json!({"tools": provider.tools()})),
         "tools/call" => {
             let (name, arguments) = name_and_arguments(params, method)?;
-            provider.call(name, arguments, ctx).await
+            call_tool(provider, name, arguments, params, ctx).await
         }
         "resources/list" if capable("resources") => {
             Ok(json!({"resources": provider.list(Listed::Resources).await}))
@@ -691,6 +691,48 @@ async fn dispatch(
         "completion/complete" if capable("completions") => provider.complete(params),
         _ => Err(no_method()),
     }
+}
+
+/// A tool call, timed for the metrics and logged with the client's trace context.
+async fn call_tool(
+    provider: &Arc<dyn Provider>,
+    name: &str,
+    arguments: serde_json::Map<String, Value>,
+    params: &Value,
+    ctx: CallContext,
+) -> Result<Value, RpcError> {
+    use tracing::Instrument;
+    // Only tools served become labels and log fields: made-up names must not grow the
+    // metrics or fill the log.
+    let served = provider
+        .tools()
+        .iter()
+        .any(|t| t.get("name").and_then(Value::as_str) == Some(name));
+    let tool = match served {
+        true => name,
+        false => super::metrics::UNKNOWN_TOOL,
+    };
+    let traceparent = super::metrics::traceparent(params.pointer("/_meta/traceparent"));
+    let span = match traceparent {
+        Some(traceparent) => tracing::info_span!("call", tool, traceparent),
+        None => tracing::info_span!("call", tool),
+    };
+    let timer = super::metrics::CallTimer::start(tool);
+    // The provider takes its slot when its work runs (`CallContext::slot`).
+    let outcome = provider
+        .call(name, arguments, ctx)
+        .instrument(span.clone())
+        .await;
+    let label = match &outcome {
+        Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => {
+            super::metrics::Outcome::Error
+        }
+        Ok(_) => super::metrics::Outcome::Ok,
+        Err(_) => super::metrics::Outcome::Rejected,
+    };
+    let seconds = timer.finish(label);
+    span.in_scope(|| tracing::info!(outcome = label.label(), seconds, "tool call"));
+    outcome
 }
 
 #[cfg(test)]

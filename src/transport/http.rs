@@ -36,8 +36,12 @@ pub struct HttpConnection {
     event_stream_open: AtomicBool,
     max_message: usize,
     sign_in: SignIn,
-    /// Set when the server answered 404 for the session: the session re-initializes once.
-    session_expired: AtomicBool,
+    /// Set when the server no longer knows the session (it answered 404, or 400 naming the
+    /// session, or could not be reached while one was held); cleared by the next `initialize`
+    /// it accepts. A session in this state shakes hands again before its next request.
+    session_lost: AtomicBool,
+    /// Set when the last request could not reach the server; cleared by any answer.
+    unreachable: AtomicBool,
     /// The 2024 HTTP+SSE transport: chosen by the config (`"transport": "sse"`) or when the
     /// server refuses a Streamable HTTP POST; then messages are POSTed to the address its
     /// event stream announced, and answers arrive on that stream.
@@ -232,7 +236,8 @@ impl HttpConnection {
                 event_stream_open: AtomicBool::new(false),
                 max_message,
                 sign_in,
-                session_expired: AtomicBool::new(false),
+                session_lost: AtomicBool::new(false),
+                unreachable: AtomicBool::new(false),
                 legacy: Legacy {
                     preferred: legacy_sse,
                     ..Legacy::default()
@@ -380,10 +385,17 @@ impl HttpConnection {
             for (name, value) in extra {
                 request = request.header(name, header_safe(value));
             }
-            let response = request
-                .send()
-                .await
-                .map_err(|e| connect_error(&self.shown_url, e))?;
+            let response = request.send().await.map_err(|e| {
+                if e.is_connect() {
+                    self.unreachable.store(true, Ordering::SeqCst);
+                    // A server that went away forgot its sessions: once it is back, a new one.
+                    if self.forget_session() {
+                        tracing::debug!(url = %self.shown_url, "unreachable; its session is forgotten");
+                    }
+                }
+                connect_error(&self.shown_url, e)
+            })?;
+            self.unreachable.store(false, Ordering::SeqCst);
             let status = response.status();
             if status == reqwest::StatusCode::UNAUTHORIZED
                 && nonce_retries < 2
@@ -442,6 +454,7 @@ impl HttpConnection {
         if self.legacy.endpoint.lock().await.is_some() {
             return self.send_legacy(message).await;
         }
+        let sent_session = self.session_id().is_some();
         let (mut response, mut final_url) = self.post_following(message, extra).await?;
         // A server of the 2024 HTTP+SSE transport refuses the POST (404, 405, or 400): its
         // event stream, if it has one, announces where messages go instead.
@@ -488,6 +501,11 @@ impl HttpConnection {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_ascii_lowercase();
+        if status.is_success()
+            && message.get("method").and_then(Value::as_str) == Some("initialize")
+        {
+            self.session_lost.store(false, Ordering::SeqCst);
+        }
         if status == reqwest::StatusCode::ACCEPTED || status == reqwest::StatusCode::NO_CONTENT {
             return Ok(());
         }
@@ -517,6 +535,25 @@ impl HttpConnection {
                 let _ = forward(&self.sender, Value::Array(batch));
                 Ok(())
             }
+            Ok(answer) if sent_session && names_unknown_session(status, &answer) => {
+                // The server restarted or ended the session: forget it, so that a new
+                // handshake starts a new one; the request was never processed.
+                self.forget_session();
+                let said = answer
+                    .pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .map(|m| {
+                        let m: String = m.chars().filter(|c| !c.is_control()).take(160).collect();
+                        format!(": {m}")
+                    })
+                    .unwrap_or_default();
+                Err(Error::server(format!(
+                    "{} no longer knows the session (HTTP {}{said})",
+                    self.shown_url,
+                    status.as_u16()
+                ))
+                .with_hint("run the command again"))
+            }
             Ok(mut message @ Value::Object(_)) if is_rpc(&message) => {
                 // An error for a request that the server could not even read (HTTP 400 with
                 // `"id": null`) is still the answer to that request.
@@ -528,14 +565,13 @@ impl HttpConnection {
                 let _ = self.sender.send(Event::Message(message));
                 Ok(())
             }
-            _ if status == reqwest::StatusCode::NOT_FOUND && self.session_id().is_some() => {
-                // The session is gone: forget it, so a new handshake starts a new one.
-                if let Ok(mut id) = self.session_id.lock() {
-                    *id = None;
-                }
-                self.session_expired.store(true, Ordering::SeqCst);
-                Err(Error::server("the server ended the session (HTTP 404)")
-                    .with_hint("run the command again"))
+            _ if sent_session && status == reqwest::StatusCode::NOT_FOUND => {
+                self.forget_session();
+                Err(Error::server(format!(
+                    "{} no longer knows the session (HTTP 404)",
+                    self.shown_url
+                ))
+                .with_hint("run the command again"))
             }
             _ => Err(http_error(
                 status,
@@ -674,9 +710,24 @@ impl HttpConnection {
         Ok(())
     }
 
-    /// Whether the server ended the session since this was last asked.
-    pub fn take_session_expired(&self) -> bool {
-        self.session_expired.swap(false, Ordering::SeqCst)
+    /// Whether the server no longer knows the handshake session: the next request must
+    /// shake hands again.
+    pub fn session_lost(&self) -> bool {
+        self.session_lost.load(Ordering::SeqCst)
+    }
+
+    /// Whether the last request could not reach the server at all.
+    pub fn unreachable(&self) -> bool {
+        self.unreachable.load(Ordering::SeqCst)
+    }
+
+    /// Drops the session the server no longer knows; whether there was one.
+    fn forget_session(&self) -> bool {
+        let had = self.session_id.lock().ok().and_then(|mut id| id.take());
+        if had.is_some() {
+            self.session_lost.store(true, Ordering::SeqCst);
+        }
+        had.is_some()
     }
 
     /// What resuming a stream needs: this connection's headers as they are now.
@@ -791,6 +842,21 @@ fn redacted_or_shown(shown: &str, final_url: &reqwest::Url, configured: &reqwest
         shown.to_string()
     } else {
         redacted_url(final_url.as_str())
+    }
+}
+
+/// Whether an answer to a request that carried `Mcp-Session-Id` says the server does not know
+/// that session: HTTP 404 (the spec's word for it), or a 400 whose JSON-RPC error names the
+/// session (server-everything's "Bad Request: No valid session ID provided").
+fn names_unknown_session(status: reqwest::StatusCode, answer: &Value) -> bool {
+    let message = answer
+        .pointer("/error/message")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    match status.as_u16() {
+        404 => true,
+        400 => message.to_ascii_lowercase().contains("session"),
+        _ => false,
     }
 }
 

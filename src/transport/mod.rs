@@ -81,10 +81,19 @@ impl Connection {
         }
     }
 
-    /// Whether an HTTP server ended the handshake session since this was last asked.
-    pub fn take_session_expired(&self) -> bool {
+    /// Whether an HTTP server no longer knows the handshake session (it restarted or ended
+    /// it): the next request shakes hands again first.
+    pub fn session_lost(&self) -> bool {
         match self {
-            Connection::Http(conn) => conn.take_session_expired(),
+            Connection::Http(conn) => conn.session_lost(),
+            _ => false,
+        }
+    }
+
+    /// Whether the last request could not reach the server (HTTP: the connection refused).
+    pub fn unreachable(&self) -> bool {
+        match self {
+            Connection::Http(conn) => conn.unreachable(),
             _ => false,
         }
     }

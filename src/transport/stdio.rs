@@ -35,6 +35,8 @@ const TAIL_BYTES: usize = 4096;
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct ChildSpec {
+    /// The server's name, for messages.
+    pub name: String,
     pub command: String,
     pub args: Vec<String>,
     pub env: BTreeMap<String, String>,
@@ -140,7 +142,7 @@ impl StdioChild {
             } else {
                 e.to_string()
             };
-            Error::server(format!("could not start the server: {why}"))
+            Error::server(format!("could not start {}: {why}", spec.name))
                 .with_hint("check the server's \"command\" in its configuration")
         })?;
         let pid = child.id().unwrap_or(0);

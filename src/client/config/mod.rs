@@ -19,7 +19,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// Words that are ferry's own commands and so can never name a server.
-pub const RESERVED_NAMES: [&str; 19] = [
+pub const RESERVED_NAMES: [&str; 20] = [
     "add",
     "ask",
     "remove",
@@ -38,6 +38,7 @@ pub const RESERVED_NAMES: [&str; 19] = [
     "trust",
     "completions",
     "auth",
+    "review",
     "__complete",
 ];
 
@@ -86,6 +87,15 @@ pub fn project_files(cwd: &Path) -> Vec<PathBuf> {
     }
     files.truncate(in_cwd.unwrap_or(0));
     files
+}
+
+/// The project a directory belongs to: the top of its repository (the directory holding
+/// `.git`), where a host would start a server, or the directory itself outside any.
+pub fn project_root(dir: &Path) -> PathBuf {
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(dir)
+        .to_path_buf()
 }
 
 impl Registry {

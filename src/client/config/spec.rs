@@ -50,6 +50,8 @@ pub struct ServerSpec {
     pub oauth: Option<crate::auth::OAuthConfig>,
     /// The server speaks the 2024 HTTP+SSE transport (`"type": "sse"` in a host's config).
     pub legacy_sse: bool,
+    /// Whether its tool definitions are pinned (`pin`, default true; `client::pins`).
+    pub pin: bool,
 }
 
 /// How to reach a server, with `${VAR}` still unexpanded.
@@ -185,6 +187,7 @@ impl ServerSpec {
             project: None,
             oauth,
             legacy_sse: entry.get("transport").and_then(Value::as_str) == Some("sse"),
+            pin: entry.get("pin").and_then(Value::as_bool) != Some(false),
         })
     }
 
@@ -244,6 +247,7 @@ impl ServerSpec {
             project: None,
             oauth: None,
             legacy_sse: false,
+            pin: true,
         })
     }
 
@@ -361,8 +365,26 @@ impl ServerSpec {
         self.child_spec_in(&Environment::current())
     }
 
+    /// Where a stdio server without a `cwd` starts: where a host would start it, the
+    /// directory of the project file it comes from, else the project root of the caller's
+    /// directory ([`super::project_root`]), so that every sub-directory of a project starts
+    /// (and shares, warm) the same server.
+    pub fn start_dir(&self, env: &Environment) -> Option<PathBuf> {
+        if let Some((file, _)) = &self.project {
+            let dir = file.parent()?;
+            let host_dir = matches!(
+                dir.file_name().and_then(|n| n.to_str()),
+                Some(".cursor" | ".vscode")
+            );
+            return Some(if host_dir { dir.parent()? } else { dir }.to_path_buf());
+        }
+        env.cwd.as_deref().map(super::project_root)
+    }
+
     /// The stdio command with `${VAR}` expanded from `env`, the command looked up in its
-    /// `PATH` (the config's own `PATH` first) and relative to its working directory.
+    /// `PATH` (the config's own `PATH` first) and relative to its working directory. A server
+    /// without a `cwd` starts in [`ServerSpec::start_dir`], and its `${PWD}` (and `PWD`) is
+    /// that directory.
     pub fn child_spec_in(&self, env: &Environment) -> Result<ChildSpec> {
         let Target::Stdio {
             command,
@@ -376,14 +398,36 @@ impl ServerSpec {
                 self.name
             )));
         };
+        let start = cwd.is_none().then(|| self.start_dir(env)).flatten();
+        let moved;
+        let env = match &start {
+            Some(dir) => {
+                let mut vars = env.vars.clone();
+                vars.insert("PWD".into(), dir.display().to_string());
+                moved = Environment {
+                    vars,
+                    cwd: Some(dir.clone()),
+                };
+                &moved
+            }
+            None => env,
+        };
         let expand = |text: &str| env.expand(text, &self.name);
-        let vars: BTreeMap<String, String> = vars
+        let mut vars: BTreeMap<String, String> = vars
             .iter()
             .map(|(k, v)| Ok((k.clone(), expand(v)?)))
             .collect::<Result<_>>()?;
-        let cwd = cwd.as_deref().map(expand).transpose()?.map(PathBuf::from);
+        let cwd = match start {
+            Some(dir) => {
+                vars.entry("PWD".into())
+                    .or_insert_with(|| dir.display().to_string());
+                Some(dir)
+            }
+            None => cwd.as_deref().map(expand).transpose()?.map(PathBuf::from),
+        };
         Ok(ChildSpec {
-            command: resolve_command(&expand(command)?, &vars, cwd.as_deref(), env)?,
+            name: self.name.clone(),
+            command: resolve_command(&self.name, &expand(command)?, &vars, cwd.as_deref(), env)?,
             args: args.iter().map(|a| expand(a)).collect::<Result<_>>()?,
             env: vars,
             cwd,
@@ -483,6 +527,7 @@ impl Environment {
 /// A command resolved once, to an absolute path (the `PATH` the server gets, relative names
 /// from its working directory), with a clear error before anything is spawned.
 pub fn resolve_command(
+    server: &str,
     command: &str,
     vars: &BTreeMap<String, String>,
     cwd: Option<&Path>,
@@ -500,7 +545,7 @@ pub fn resolve_command(
         .map(|p| p.display().to_string())
         .map_err(|_| {
             Error::server(format!(
-                "could not start the server: command {command:?} not found"
+                "could not start {server}: command {command:?} not found"
             ))
             .with_hint("check the server's \"command\" in its configuration")
         })

@@ -3,7 +3,9 @@
 //! needs its tools meanwhile waits for the listing (bounded), instead of answering as if the
 //! server had none.
 
+use crate::client::cache::View;
 use crate::client::config::ServerSpec;
+use crate::client::handler::declared_capabilities;
 use crate::client::{catalog, CacheEntry};
 use crate::tokens::find::{Document, Index};
 use std::collections::HashMap;
@@ -50,7 +52,16 @@ impl Catalog {
         let mut documents = Vec::new();
         let mut unlisted = Vec::new();
         for spec in servers {
-            match CacheEntry::load(spec).filter(CacheEntry::has_tools) {
+            // The proxy's own view: it declares what its hosts may answer. Until it has listed
+            // a server, the plain listing (what a piped call was listed, which declaring more
+            // rarely narrows) stands in, and the server is listed again for the proxy.
+            let view = View::of(&declared_capabilities(true, true));
+            let own = CacheEntry::load_in(spec, &view).filter(CacheEntry::has_tools);
+            if own.is_none() {
+                unlisted.push(spec.clone());
+            }
+            let entry = own.or_else(|| CacheEntry::load(spec).filter(CacheEntry::has_tools));
+            match entry {
                 Some(entry) => {
                     inner.remember(spec, &entry);
                     let (tools, _) = catalog::usable_tools(spec, entry);
@@ -61,7 +72,6 @@ impl Catalog {
                 }
                 None => {
                     inner.listings.insert(spec.name.clone(), Listing::Coming);
-                    unlisted.push(spec.clone());
                 }
             }
         }

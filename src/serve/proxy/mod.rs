@@ -29,6 +29,7 @@ use super::provider::{invalid, tool_error, CallContext as ServeContext, Listed, 
 use crate::client::catalog::timeout_for;
 use crate::client::config::ServerSpec;
 use crate::client::handler::Unattended;
+use crate::client::pins;
 use crate::client::session::RequestContext;
 use crate::daemon::pool::Pool;
 use crate::daemon::wire::ServerRef;
@@ -97,6 +98,23 @@ impl ProxyProvider {
         self.servers.iter().find(|s| s.name == name)
     }
 
+    /// A server's tools in the catalog checked against its pins (pinning what is new), as
+    /// the CLI checks them: read at each use, so a review takes effect at once.
+    fn pins_of(&self, server: &str) -> pins::Report {
+        let Some(spec) = self.spec(server) else {
+            return pins::Report::default();
+        };
+        let inner = self.catalog.read();
+        let tools: Vec<&Tool> = inner
+            .documents
+            .documents()
+            .iter()
+            .filter(|d| d.server == server)
+            .map(|d| &d.tool)
+            .collect();
+        pins::observe(spec, &tools, &pins::env_var)
+    }
+
     /// Idle backends are stopped (checked each second, once anything has started).
     fn reap_idle(&self) {
         self.reaping.call_once(|| {
@@ -136,7 +154,15 @@ impl ProxyProvider {
                 servers.join(", ")
             ));
         }
-        let mut answer = proxy_find_answer(&shown_tools(&ranked, limit));
+        let mut hits = shown_tools(&ranked, limit);
+        let mut reports: std::collections::HashMap<String, pins::Report> = Default::default();
+        for hit in &mut hits {
+            if !reports.contains_key(hit.server) {
+                reports.insert(hit.server.to_string(), self.pins_of(hit.server));
+            }
+            hit.mark = reports[hit.server].label(&hit.tool.name);
+        }
+        let mut answer = proxy_find_answer(&hits);
         if !still.is_empty() {
             answer.push_str(still.trim_start());
         }
@@ -148,11 +174,18 @@ impl ProxyProvider {
             return tool_error("describe needs a tool: {\"tool\": \"server/tool\"}");
         };
         match self.resolved(name).await {
-            Ok((server, tool)) => text_result(format!(
-                "{}\n{}",
-                escape_line(&format!("{server}/{}", tool.name)),
-                json_help(&tool)
-            )),
+            Ok((server, tool)) => {
+                let mark = self
+                    .pins_of(&server)
+                    .label(&tool.name)
+                    .map(|label| format!(" {label}"))
+                    .unwrap_or_default();
+                text_result(format!(
+                    "{}{mark}\n{}",
+                    escape_line(&format!("{server}/{}", tool.name)),
+                    json_help(&tool)
+                ))
+            }
             Err(why) => tool_error(why),
         }
     }
@@ -337,6 +370,13 @@ impl ProxyProvider {
         let Some(spec) = self.spec(server).cloned() else {
             return tool_error(format!("{}: its server is not served", escape_line(shown)));
         };
+        // A tool whose definition changed (or hides text) is not called until reviewed.
+        let report = self.pins_of(server);
+        if report.blocks(&tool.name) {
+            let refusal = report.refusal(&tool.name);
+            let hint = refusal.hint.unwrap_or_default();
+            return tool_error(format!("{}\nhint: {hint}", refusal.message));
+        }
         let schema = ToolSchema::from_input_schema(&tool.input_schema);
         validate::numbers_from_text(&schema, &mut arguments);
         if let Err(violation) = validate::check_arguments(&schema, &arguments) {
@@ -600,7 +640,14 @@ fn text_result(text: String) -> Value {
     json!({"content": [{"type": "text", "text": text}]})
 }
 
-/// Lists a server never listed, through the warm pool (the first call finds it started), into
+/// Waits for every task of `handles`, whatever each ends with.
+async fn all_ended(handles: Vec<tokio::task::JoinHandle<()>>) {
+    for handle in handles {
+        let _ = handle.await;
+    }
+}
+
+/// Lists a server the proxy has not listed yet, through the warm pool (the first call finds it started), into
 /// the cache and the catalog.
 async fn list_once(spec: ServerSpec, pool: Arc<Pool>, catalog: Arc<Catalog>) {
     let listed = async {
@@ -640,14 +687,39 @@ impl Provider for ProxyProvider {
             if !unlisted.is_empty() {
                 self.reap_idle();
             }
-            for spec in unlisted {
-                tokio::spawn(list_once(spec, self.pool.clone(), self.catalog.clone()));
-            }
+            let listings: Vec<_> = unlisted
+                .into_iter()
+                .map(|spec| tokio::spawn(list_once(spec, self.pool.clone(), self.catalog.clone())))
+                .collect();
             if self.expose_all {
-                // The tool list is fixed for the session: it waits for every server.
+                // The tool list is fixed for the session: it waits for every server, those
+                // shown from a piped call's listing meanwhile too (listed again for the proxy).
+                let _ = tokio::time::timeout(longest, all_ended(listings)).await;
                 self.catalog.settled(None, longest).await;
+                // What waits for review stays out of the host's list until reviewed.
+                let blocked: Vec<(String, String)> = self
+                    .servers
+                    .iter()
+                    .flat_map(|spec| {
+                        let report = self.pins_of(&spec.name);
+                        report
+                            .waiting()
+                            .into_iter()
+                            .map(|tool| (spec.name.clone(), tool.to_string()))
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
                 let inner = self.catalog.read();
-                let documents = inner.documents.documents();
+                let documents: Vec<_> = inner
+                    .documents
+                    .documents()
+                    .iter()
+                    .filter(|d| {
+                        !blocked
+                            .iter()
+                            .any(|(server, tool)| *server == d.server && *tool == d.tool.name)
+                    })
+                    .collect();
                 let exposed = Exposed::new(
                     documents
                         .iter()

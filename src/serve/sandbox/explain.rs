@@ -33,12 +33,25 @@ const NETWORK: [&str; 6] = [
     "getaddrinfo",
 ];
 
-/// One line naming the rule a failed command ran into, when its output shows a denial.
-pub fn explain_denial(policy: &Policy, cwd: &Path, output: &str) -> Option<String> {
+/// The rule a failed command ran into: its name (a metrics label) and a line for the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Denial {
+    /// One of `hidden`, `exec`, `read`, `read-only`, `git`, `write`, `network`.
+    pub rule: &'static str,
+    pub line: String,
+}
+
+/// The rule a failed command ran into, when its output shows a denial.
+pub fn explain_denial(policy: &Policy, cwd: &Path, output: &str) -> Option<Denial> {
     let line = output
         .lines()
         .find(|l| DENIALS.iter().any(|d| l.contains(d)))?;
-    let say = |why: &str| Some(format!("refused by the sandbox: {why}"));
+    let say = |rule: &'static str, why: &str| {
+        Some(Denial {
+            rule,
+            line: format!("refused by the sandbox: {why}"),
+        })
+    };
     let writing = WRITING.iter().any(|w| line.contains(w));
     for word in candidates(line) {
         let path = if word.contains('/') {
@@ -53,6 +66,7 @@ pub fn explain_denial(policy: &Policy, cwd: &Path, output: &str) -> Option<Strin
         let path = super::canonical_as_far_as_it_exists(&path);
         if under(&path, &policy.hidden).is_some() {
             return say(
+                "hidden",
                 "ferry's own files and the system's secrets are not readable by served commands",
             );
         }
@@ -65,27 +79,39 @@ pub fn explain_denial(policy: &Policy, cwd: &Path, output: &str) -> Option<Strin
             under(&path, &policy.reads).is_some() || under(&path, &policy.writes).is_some();
         // A program that may be read but was denied: it was run.
         if is_program && !runnable && !writing && (readable || !word.contains('/')) {
-            return say(&format!(
+            return say(
+                "exec",
+                &format!(
                 "running {} is not allowed for this tool; it may run only {} (a manifest adds programs with exec = [...])",
                 path.display(),
                 names(&policy.exec)
-            ));
+            ),
+            );
         }
         if !writing && !readable {
-            return say("reads outside the roots are not allowed for this tool (a manifest adds places with reads = [...])");
+            return say("read", "reads outside the roots are not allowed for this tool (a manifest adds places with reads = [...])");
         }
         if policy.writes.is_empty() {
-            return say("writes are not allowed for this tool: it is read-only");
+            return say(
+                "read-only",
+                "writes are not allowed for this tool: it is read-only",
+            );
         }
         if let Some(place) = under(&path, &policy.writes) {
             if path.starts_with(place.path.join(".git")) {
-                return say(".git stays read-only for this tool unless its writes name it");
+                return say(
+                    "git",
+                    ".git stays read-only for this tool unless its writes name it",
+                );
             }
         }
-        return say("writes outside the roots are not allowed for this tool");
+        return say(
+            "write",
+            "writes outside the roots are not allowed for this tool",
+        );
     }
     if !policy.network && NETWORK.iter().any(|w| line.contains(w)) {
-        return say("network access is not allowed for this tool (a manifest allows it with network = true)");
+        return say("network", "network access is not allowed for this tool (a manifest allows it with network = true)");
     }
     None
 }
