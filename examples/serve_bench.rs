@@ -4,7 +4,9 @@
 //! - start-up: spawn `ferry serve --manifest M`, send one `tools/list`, time to its response;
 //! - per-call overhead: one client holding one session calls a tool running `/bin/echo`,
 //!   interleaved with the same call to a server started `--unconfined` (no kernel sandbox)
-//!   and with spawning `/bin/echo` directly; medians, and their differences;
+//!   and with spawning `/bin/echo` directly; medians, and their differences; and with a
+//!   server whose calls get no mount and IPC namespace (`FERRY_SANDBOX_NAMESPACE=off`:
+//!   Landlock and seccomp alone), for the namespace's share;
 //! - the same over Streamable HTTP, on one keep-alive connection;
 //! - 64 concurrent calls of a tool running `sleep 0.2` with `concurrency = 8`: errors, wall
 //!   time (at least 8 rounds of 0.2 s if the limit holds), and the most children seen at once;
@@ -66,9 +68,20 @@ struct Stdio_ {
 
 impl Stdio_ {
     fn start(ferry: &str, manifest: &str, dir: &std::path::Path, extra: &[&str]) -> Stdio_ {
+        Stdio_::start_with(ferry, manifest, dir, extra, &[])
+    }
+
+    fn start_with(
+        ferry: &str,
+        manifest: &str,
+        dir: &std::path::Path,
+        extra: &[&str],
+        vars: &[(&str, &str)],
+    ) -> Stdio_ {
         let mut child = Command::new(ferry)
             .args(["serve", "--manifest", manifest])
             .args(extra)
+            .envs(vars.iter().copied())
             .current_dir(dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -243,6 +256,13 @@ fn main() {
     // Per-call overhead over stdio, interleaved with direct spawns.
     let mut served = Stdio_::start(&ferry, &manifest, &dir, &[]);
     let mut unconfined = Stdio_::start(&ferry, &manifest, &dir, &["--unconfined"]);
+    let mut flat = Stdio_::start_with(
+        &ferry,
+        &manifest,
+        &dir,
+        &[],
+        &[("FERRY_SANDBOX_NAMESPACE", "off")],
+    );
     let call = |id: u64| {
         request(
             id,
@@ -255,6 +275,8 @@ fn main() {
         served.response();
         unconfined.send(&call(id));
         unconfined.response();
+        flat.send(&call(id));
+        flat.response();
         Command::new(&echo)
             .arg("hello")
             .stdout(Stdio::null())
@@ -262,6 +284,7 @@ fn main() {
             .unwrap();
     }
     let (mut through, mut bare, mut direct) = (Vec::new(), Vec::new(), Vec::new());
+    let mut alone = Vec::new();
     let mut errors = 0;
     for i in 0..calls {
         let started = Instant::now();
@@ -279,12 +302,20 @@ fn main() {
             errors += 1;
         }
         let started = Instant::now();
+        flat.send(&call(100 + i as u64));
+        let answer = flat.response();
+        alone.push(ms(started.elapsed()));
+        if answer["result"]["isError"] == json!(true) || answer.get("error").is_some() {
+            errors += 1;
+        }
+        let started = Instant::now();
         let output = Command::new(&echo).arg("hello").output().unwrap();
         direct.push(ms(started.elapsed()));
         assert!(output.status.success());
     }
     let stdio_pid = served.child.id();
     drop(unconfined);
+    drop(flat);
 
     // 64 concurrent calls against concurrency = 8.
     let started = Instant::now();
@@ -465,6 +496,19 @@ fn main() {
         "    {:44} {:>10.2} {:>9}  < 1 ms",
         "  the kernel sandbox's share of a call",
         t - b,
+        ""
+    );
+    let a = median(alone.clone());
+    println!(
+        "    {:44} {:>10.2} {:>9.2}",
+        "tools/call echo, Landlock and seccomp alone",
+        a,
+        percentile(alone, 0.9)
+    );
+    println!(
+        "    {:44} {:>10.2} {:>9}  < 1 ms",
+        "  the namespace's share of a call",
+        t - a,
         ""
     );
     println!(

@@ -9,7 +9,7 @@ use crate::{Error, Outcome, Result};
 use serde_json::json;
 use std::collections::HashMap;
 use std::fmt::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One served tool's costs.
 struct ServedTool {
@@ -71,7 +71,18 @@ pub fn served(what: Served, meter: &Meter, as_json: bool) -> Result<Outcome> {
         &tools,
         manifest.server.instructions.as_deref(),
     );
-    let helps = shell_helps(&manifest, quick_mode);
+    let near = match what {
+        Served::Manifest(file) => Path::new(file).parent().map(Path::to_path_buf),
+        Served::Quick { .. } => std::env::current_dir().ok(),
+    };
+    let near = near.map(|n| {
+        if n.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            n
+        }
+    });
+    let helps = shell_helps(&manifest, quick_mode, near.as_deref());
     let served: Vec<ServedTool> = cost
         .tools
         .iter()
@@ -125,8 +136,22 @@ pub fn served(what: Served, meter: &Meter, as_json: bool) -> Result<Outcome> {
 }
 
 /// Each tool's shell help, read concurrently (once per distinct command).
-fn shell_helps(manifest: &Manifest, quick_mode: bool) -> Vec<Option<help::ShellHelp>> {
+/// A program under a root or beside the manifest (`near`) is never run to read its help: a
+/// repository's script would run unconfined, as the user.
+fn shell_helps(
+    manifest: &Manifest,
+    quick_mode: bool,
+    near: Option<&Path>,
+) -> Vec<Option<help::ShellHelp>> {
     let root = manifest.server.roots.working_dir().clone();
+    let served: Vec<PathBuf> = manifest
+        .server
+        .roots
+        .all()
+        .iter()
+        .cloned()
+        .chain(near.and_then(|n| std::fs::canonicalize(n).ok()))
+        .collect();
     // (resolved program, as the manifest names it, fixed words)
     let commands: Vec<Option<(String, String, Vec<String>)>> = manifest
         .tools
@@ -134,6 +159,10 @@ fn shell_helps(manifest: &Manifest, quick_mode: bool) -> Vec<Option<help::ShellH
         .map(|tool| {
             let (program, words) = tool.program_and_words()?;
             let resolved = which::which_in(program, std::env::var_os("PATH"), &root).ok()?;
+            let file = std::fs::canonicalize(&resolved).ok()?;
+            if served.iter().any(|s| file.starts_with(s)) {
+                return None;
+            }
             let shown = policy::file_name(program).to_string();
             // Quick mode's tool is the whole CLI: its top-level help is what a shell user reads.
             let words = if quick_mode { Vec::new() } else { words };
@@ -225,7 +254,10 @@ impl Report {
         for tool in &self.tools {
             let (shell, command) = match &tool.shell {
                 Some((command, cost)) => (cost.to_string(), command.as_str()),
-                None => ("-".into(), "(none: a script runner, or no help printed)"),
+                None => (
+                    "-".into(),
+                    "(none: a script runner, a program of the served tree, or no help printed)",
+                ),
             };
             let asks = match (asking, tool.asks) {
                 (false, _) => String::new(),

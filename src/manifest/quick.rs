@@ -507,8 +507,22 @@ pub fn resolve(clis: &[String], allows: &[String]) -> crate::Result<Vec<QuickCli
                     .map(str::to_string)
                     .collect::<Vec<_>>()
             });
+        // The served directory's own programs are never run to read their help: a
+        // repository's file would run unconfined, as the user.
+        let served_here = std::env::current_dir()
+            .and_then(std::fs::canonicalize)
+            .ok()
+            .zip(std::fs::canonicalize(&program).ok())
+            .is_some_and(|(cwd, file)| file.starts_with(cwd));
         resolved.push(QuickCli {
-            summary: super::help::summary(&program),
+            summary: if served_here {
+                format!(
+                    "{} (a program of the served directory: its help is not read)",
+                    file_name(&program)
+                )
+            } else {
+                super::help::summary(&program)
+            },
             program,
             allowed,
         });

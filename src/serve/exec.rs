@@ -134,6 +134,9 @@ pub struct Finished {
     pub ending: Ending,
     pub stdout: Captured,
     pub stderr: Captured,
+    /// Each `.git` the command made in a place it may write, removed after it ended (git,
+    /// run there later outside the sandbox, would follow its config).
+    pub removed_git: Vec<PathBuf>,
 }
 
 /// A call's temporary directory, removed off the runtime's thread when dropped.
@@ -271,7 +274,8 @@ pub async fn run(
     // Every call has a temporary directory of its own, gone when the call ends. Making it and
     // the sandbox's rules touches the filesystem: off the runtime's thread, so one slow
     // filesystem does not hold up every other client.
-    let policy = job.sandbox.clone();
+    let started = std::time::SystemTime::now();
+    let (policy, cwd) = (job.sandbox.clone(), job.cwd.clone());
     let (tmp, confinement) = tokio::task::spawn_blocking(move || {
         let tmp = OffThread(Some(super::sandbox::TempDir::new()?));
         // `ferry` on the command's PATH: this binary, for `ferry ask`.
@@ -279,7 +283,7 @@ pub async fn run(
         std::fs::create_dir(&bin)?;
         std::os::unix::fs::symlink(std::env::current_exe()?, bin.join("ferry"))?;
         let confinement = match &policy {
-            Some(policy) => Some(policy.prepare(tmp.path())?),
+            Some(policy) => Some(policy.prepare(tmp.path(), &cwd)?),
             None => None,
         };
         std::io::Result::Ok((tmp, confinement))
@@ -455,15 +459,24 @@ pub async fn run(
     };
     let stdout = collect(stdout).await;
     let stderr = collect(stderr).await;
-    // Removed before the call answers, off the runtime's thread.
+    // Removed before the call answers, with any `.git` the command made: off the runtime's
+    // thread.
     let mut tmp = tmp;
-    if let Some(dir) = tmp.0.take() {
-        let _ = tokio::task::spawn_blocking(move || drop(dir)).await;
-    }
+    let (dir, policy) = (tmp.0.take(), job.sandbox.clone());
+    let removed_git = tokio::task::spawn_blocking(move || {
+        drop(dir);
+        match &policy {
+            Some(policy) => policy.after_call(started),
+            None => Vec::new(),
+        }
+    })
+    .await
+    .unwrap_or_default();
     Ok(Finished {
         ending,
         stdout,
         stderr,
+        removed_git,
     })
 }
 

@@ -439,6 +439,7 @@ impl ManifestProvider {
         .await;
         match finished {
             Ok(finished) => {
+                let removed = finished.removed_git.clone();
                 let refused = sandbox.as_ref().and_then(|policy| {
                     let failed = !matches!(finished.ending, Ending::Exited(code) if tool.ok_exit.contains(&code));
                     // A refusal is said whatever the exit code (`find -exec` denied still exits
@@ -451,12 +452,23 @@ impl ManifestProvider {
                     sandbox::explain_denial(policy, self.manifest.server.roots.working_dir(), &said)
                 });
                 let result = call_result(tool, finished, timeout, ctx.era.is_stateless())?;
-                Ok(match refused {
+                let result = match refused {
                     Some(denial) => {
                         super::metrics::record_refusal(denial.rule);
                         with_first_line(result, &denial.line)
                     }
                     None => result,
+                };
+                Ok(match removed.is_empty() {
+                    true => result,
+                    false => {
+                        let mut result = with_first_line(result, &format!(
+                            "refused by the sandbox: a served command may not make a git repository (.git) where it writes; removed: {}",
+                            removed.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" ")
+                        ));
+                        result["isError"] = json!(true);
+                        result
+                    }
                 })
             }
             Err(e) => Ok(tool_error(format!(

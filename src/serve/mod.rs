@@ -200,6 +200,24 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
         None => Token::None,
     };
     let balanced = Balanced::from(matches)?;
+    // Serve's own secrets are hidden from every command, like ferry's files.
+    let secrets: Vec<(&str, std::path::PathBuf)> = ["token-file", "state-key-file"]
+        .iter()
+        .filter_map(|id| {
+            let file = matches.get_one::<String>(id)?;
+            Some((*id, std::fs::canonicalize(file).ok()?))
+        })
+        .collect();
+    sandbox::hide_serve_files(secrets.iter().map(|(_, f)| f.clone()).collect());
+    for (id, file) in &secrets {
+        if let Some(place) = sandbox::readable_by_commands(file) {
+            crate::console::warn(&format!(
+                "ferry serve: warning: --{id} {} lies in {}, which served commands may read: the sandbox hides it, but keep serve's secrets outside it (docs/deploy.md)",
+                file.display(),
+                place.display()
+            ));
+        }
+    }
     let mut origins = Vec::new();
     for given in matches
         .get_many::<String>("allow-origin")

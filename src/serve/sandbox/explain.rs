@@ -6,10 +6,12 @@ use super::{Kernel, Place, Policy};
 use std::path::{Path, PathBuf};
 
 /// Words that say a command was denied something.
-const DENIALS: [&str; 4] = [
+const DENIALS: [&str; 6] = [
     "insufficient permission",
     "Permission denied",
     "Operation not permitted",
+    "Read-only file system",
+    "Device or resource busy",
     "Couldn't connect to server",
 ];
 /// Words that say a command was writing.
@@ -98,7 +100,11 @@ pub fn explain_denial(policy: &Policy, cwd: &Path, output: &str) -> Option<Denia
             );
         }
         if let Some(place) = under(&path, &policy.writes) {
-            if path.starts_with(place.path.join(".git")) {
+            let in_git = path.strip_prefix(&place.path).is_ok_and(|rest| {
+                rest.components()
+                    .any(|c| c.as_os_str() == std::ffi::OsStr::new(".git"))
+            });
+            if in_git {
                 return say(
                     "git",
                     ".git stays read-only for this tool unless its writes name it",
@@ -182,13 +188,7 @@ pub fn render_policy(name: &str, policy: &Policy, out: &mut String) {
     let writes = if policy.writes.is_empty() {
         "nothing (read-only)".to_string()
     } else {
-        let git: Vec<PathBuf> = policy
-            .writes
-            .iter()
-            .map(|w| w.path.join(".git"))
-            .filter(|g| g.exists())
-            .filter(|g| !policy.writes.iter().any(|w| w.path.starts_with(g)))
-            .collect();
+        let git: Vec<PathBuf> = policy.kept_git();
         let kept = if git.is_empty() {
             String::new()
         } else {
@@ -215,6 +215,25 @@ pub fn render_policy(name: &str, policy: &Policy, out: &mut String) {
         }
     ));
     out.push_str(&format!("  hidden  {}\n", group(&policy.hidden)));
+    let kernel = Kernel::probe();
+    let mut missing: Vec<&str> = Vec::new();
+    if kernel.namespace.is_none() {
+        if !policy.writes.is_empty() {
+            missing.push(super::NO_TOP_LEVEL);
+            missing.push("mode and times outside the writable places");
+            missing.push("removing a .git it makes is all ferry can do (after the call)");
+        }
+        missing.push("watches (inotify) on hidden places");
+        if !kernel.seccomp {
+            missing.push("System V IPC");
+        }
+    }
+    if !missing.is_empty() {
+        out.push_str(&format!(
+            "  not enforced here (no mount namespace): {}\n",
+            missing.join("; ")
+        ));
+    }
 }
 
 /// The heading of `--check-sandbox`: what enforces the policy on this machine, and what no
@@ -238,4 +257,4 @@ pub fn render_kernel(kernel: &Kernel) -> String {
 }
 
 /// What the rules below do not cover, on any kernel (docs/sandbox.md says more).
-const LIMITS: &str = "limits: a program the dynamic loader is asked to run (ld.so FILE) is no exec to the kernel: it runs, inside this same sandbox; a command may make a new .git in a place it writes; file names (not contents) outside the allowed places can be probed; other processes' command lines are visible, as to any account\n";
+const LIMITS: &str = "limits: code the dynamic loader maps (ld.so FILE, or any mmap with PROT_EXEC of a file it may read, such as /usr/bin/id or one it wrote in TMPDIR) runs without an exec check: it runs, inside this same sandbox, reading, writing and reaching no more than the command; a memfd can be made only sealed against exec, and execveat is refused; file names (not contents) outside the allowed places can be probed; other processes' command lines are visible, as to any account\n";

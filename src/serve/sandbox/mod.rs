@@ -11,6 +11,7 @@
 //! no_new_privs and no capabilities, using only async-signal-safe calls.
 
 mod explain;
+mod namespace;
 mod programs;
 mod rules;
 mod seccomp;
@@ -38,6 +39,12 @@ const DEVICES: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/full"];
 /// Devices every command may read.
 const RANDOM: [&str; 2] = ["/dev/random", "/dev/urandom"];
 
+/// How far a file system's clock may lag the system's (it ticks coarsely).
+const CLOCK_SLACK: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// What a writing tool cannot do without a mount namespace.
+pub const NO_TOP_LEVEL: &str = "new top-level files in a repository root";
+
 /// What this kernel enforces, probed once.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Kernel {
@@ -45,6 +52,8 @@ pub struct Kernel {
     pub landlock: i32,
     /// Whether the seccomp filter can be loaded.
     pub seccomp: bool,
+    /// The private mount and IPC namespace a call gets, if the kernel gives one.
+    pub namespace: Option<namespace::Kind>,
 }
 
 impl Kernel {
@@ -64,6 +73,12 @@ impl Kernel {
             Kernel {
                 landlock: abi.max(0) as i32,
                 seccomp: seccomp::available(),
+                // `FERRY_SANDBOX_NAMESPACE=off`: Landlock and seccomp alone, as in a
+                // container without namespaces (benches/ measure the namespace's share so).
+                namespace: match std::env::var("FERRY_SANDBOX_NAMESPACE").as_deref() {
+                    Ok("off") => None,
+                    _ => namespace::probe(),
+                },
             }
         })
     }
@@ -88,8 +103,25 @@ impl Kernel {
             } else {
                 "UDP and Unix sockets"
             });
+            if self.namespace.is_none() {
+                gaps.push("System V IPC");
+            }
         }
+        gaps.extend(self.without_namespace());
         gaps
+    }
+
+    /// The rules only a mount namespace gives, when this kernel gives none (Landlock alone
+    /// then keeps a repository's `.git` read-only by leaving its top directory unwritable).
+    pub fn without_namespace(&self) -> Vec<&'static str> {
+        if self.namespace.is_some() {
+            return Vec::new();
+        }
+        vec![
+            NO_TOP_LEVEL,
+            "mode and times outside the writable places (for tools that write)",
+            "watches (inotify) on hidden places",
+        ]
     }
 
     /// Whether reads, writes and programs run are enforced (the rules quick mode needs).
@@ -108,7 +140,14 @@ impl Kernel {
         } else {
             "no seccomp"
         };
-        format!("{landlock}, {seccomp}")
+        let namespace = match self.namespace {
+            Some(namespace::Kind::Root) => "a mount and IPC namespace per call",
+            Some(namespace::Kind::User) => {
+                "a mount and IPC namespace per call (in a user namespace)"
+            }
+            None => "no mount namespace",
+        };
+        format!("{landlock}, {seccomp}, {namespace}")
     }
 }
 
@@ -150,6 +189,9 @@ pub struct Policy {
     /// The roots, opened when serving started: what is granted under them is reached from
     /// these descriptors without following links.
     roots: Vec<(PathBuf, Arc<OwnedFd>)>,
+    /// Every `.git` under the writable places that stays read-only (found at start, and
+    /// learnt after each call): mounted read-only on top of them in a call's namespace.
+    known: Arc<std::sync::Mutex<namespace::Known>>,
 }
 
 /// What reading a place allows.
@@ -215,34 +257,34 @@ impl Policy {
         for (i, program) in programs.iter().enumerate() {
             let why = if i == 0 { "program" } else { "declared" };
             // The program itself first, then what runs it (interpreters, the loader).
-            for (j, found) in programs::runnable(program, path, cwd)
+            for (j, found) in programs::runnable(program, path, cwd)?
                 .into_iter()
                 .enumerate()
             {
                 let why = if j == 0 { why } else { "what runs it" };
                 if !found.file.is_dir() {
                     for at in [&found.named, &found.file] {
-                        if let Some(tree) = programs::install_tree(at, &home) {
+                        if let Some(tree) = programs::install_tree(at, &home, j > 0) {
                             push(&mut reads, place(tree, "install tree"));
                         }
                     }
                 }
                 push(&mut exec, place(found.file, why));
             }
-            for dir in programs::helper_dirs(program) {
+            for dir in programs::helper_dirs(program, path) {
                 push(&mut exec, place(dir, "helpers"));
             }
         }
         // `ferry ask`: the serving binary, run by the command to talk back to the client.
         if let Ok(ferry) = std::env::current_exe().and_then(std::fs::canonicalize) {
-            for found in programs::runnable(&ferry, None, cwd) {
+            for found in programs::runnable(&ferry, None, cwd).unwrap_or_default() {
                 push(&mut exec, place(found.file, "ferry"));
             }
         }
         for extra in &permissions.reads {
             push(&mut reads, place(extra, "declared"));
         }
-        let writes = writes
+        let writes: Vec<Place> = writes
             .iter()
             .map(|w| {
                 let why = if roots.contains(w) {
@@ -257,7 +299,11 @@ impl Policy {
         // something in it to read.
         let keeps_home = permissions.reads.iter().any(|r| r.starts_with(&home))
             || roots.iter().any(|r| home.starts_with(r));
-        let hidden = hidden_places(&home);
+        let mut hidden = hidden_places(&home);
+        // A secret's directory that holds a root stays: only the secret in it is hidden.
+        hidden.retain(|h| {
+            h.why != "serve's secrets (directory)" || !roots.iter().any(|r| r.starts_with(&h.path))
+        });
         let never = Hidden::new(hidden.iter().map(|h| h.path.clone()).collect());
         for p in reads.iter().chain(&writes) {
             if never.holds(&p.path, None) {
@@ -292,6 +338,11 @@ impl Policy {
             .iter()
             .filter_map(|r| rules::open_at(None, r, true).map(|fd| (r.clone(), Arc::new(fd))))
             .collect();
+        let mut known = namespace::Known::default();
+        for place in writes.iter().map(|w: &Place| &w.path) {
+            let found = known.scan(place);
+            known.git.extend(found);
+        }
         Ok(Policy {
             reads,
             writes,
@@ -302,34 +353,103 @@ impl Policy {
             never,
             opened,
             roots,
+            known: Arc::new(std::sync::Mutex::new(known)),
         })
     }
 
-    /// The ruleset and filter of one call whose private temporary directory is `tmp`.
-    pub fn prepare(&self, tmp: &Path) -> std::io::Result<Prepared> {
-        let kernel = Kernel::probe();
-        static FILTERS: OnceLock<[Option<seccomp::Filter>; 2]> = OnceLock::new();
-        let filters = FILTERS.get_or_init(|| {
-            let root = serving_as_root();
-            [
-                seccomp::Filter::new(false, root),
-                seccomp::Filter::new(true, root),
-            ]
-        });
-        let filter = if kernel.seccomp {
-            filters[self.network as usize].as_ref()
-        } else {
-            None
-        };
-        let ruleset = if kernel.confines_files() {
-            self.ruleset(tmp).map_err(std::io::Error::other)?
-        } else {
-            None
-        };
-        Ok(Prepared { ruleset, filter })
+    /// The `.git` entries kept read-only: every one found under a writable place, unless the
+    /// tool's `writes` names it or a place inside it.
+    pub(super) fn kept_git(&self) -> Vec<PathBuf> {
+        let known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        known
+            .git
+            .iter()
+            .filter(|g| !self.writes.iter().any(|w| w.path.starts_with(g)))
+            .cloned()
+            .collect()
     }
 
-    fn ruleset(&self, tmp: &Path) -> Result<Option<OwnedFd>, String> {
+    /// After a call that started at `started`: each `.git` it made under a writable place (a
+    /// nested repository whose config git, run later outside the sandbox, would follow) is
+    /// removed, and named in what is returned. A `.git` older than the call is learnt, and
+    /// kept read-only from the next call on.
+    pub fn after_call(&self, started: std::time::SystemTime) -> Vec<PathBuf> {
+        let mut removed = Vec::new();
+        if self.writes.is_empty() {
+            return removed;
+        }
+        let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        // File times come from a coarse clock, a tick behind `started` at worst.
+        let since = started - CLOCK_SLACK;
+        for found in known.changed_since(since) {
+            if self.writes.iter().any(|w| w.path.starts_with(&found)) {
+                continue;
+            }
+            let made =
+                std::fs::symlink_metadata(&found).is_ok_and(|m| namespace::ctime(&m) >= since);
+            if !made {
+                known.git.push(found);
+                continue;
+            }
+            let gone = if found.is_dir() {
+                std::fs::remove_dir_all(&found)
+            } else {
+                std::fs::remove_file(&found)
+            };
+            if gone.is_ok() {
+                removed.push(found);
+            }
+        }
+        removed
+    }
+
+    /// The ruleset, mounts and filter of one call whose private temporary directory is
+    /// `tmp`, run in `cwd`.
+    pub fn prepare(&self, tmp: &Path, cwd: &Path) -> std::io::Result<Prepared> {
+        let kernel = Kernel::probe();
+        static FILTERS: OnceLock<Vec<Option<seccomp::Filter>>> = OnceLock::new();
+        let filters = FILTERS.get_or_init(|| {
+            let root = serving_as_root();
+            (0..8)
+                .map(|bits| {
+                    seccomp::Filter::new(seccomp::Rules {
+                        network: bits & 1 != 0,
+                        root,
+                        namespace: bits & 2 != 0,
+                        writes: bits & 4 != 0,
+                    })
+                })
+                .collect()
+        });
+        let filter = if kernel.seccomp {
+            let bits = self.network as usize
+                | (kernel.namespace.is_some() as usize) << 1
+                | (!self.writes.is_empty() as usize) << 2;
+            filters[bits].as_ref()
+        } else {
+            None
+        };
+        let namespace = kernel.namespace.map(|kind| {
+            let mut writable: Vec<PathBuf> = self.writes.iter().map(|w| w.path.clone()).collect();
+            writable.push(tmp.to_path_buf());
+            let hidden: Vec<PathBuf> = self.hidden.iter().map(|h| h.path.clone()).collect();
+            namespace::Plan::new(kind, &writable, &self.kept_git(), &hidden, cwd)
+        });
+        let ruleset = if kernel.confines_files() {
+            self.ruleset(tmp, namespace.is_some())
+                .map_err(std::io::Error::other)?
+        } else {
+            None
+        };
+        Ok(Prepared {
+            ruleset,
+            filter,
+            namespace,
+        })
+    }
+
+    /// `mounted`: the call's namespace keeps every `.git` read-only, so Landlock need not.
+    fn ruleset(&self, tmp: &Path, mounted: bool) -> Result<Option<OwnedFd>, String> {
         let text = |e: landlock::RulesetError| format!("the sandbox could not be built: {e}");
         let mut attr = Ruleset::default()
             .handle_access(AccessFs::from_all(TARGET))
@@ -359,7 +479,7 @@ impl Policy {
             // names it: hooks and config written there would run later, outside any sandbox.
             let git = p.path.join(".git");
             let named = self.writes.iter().any(|w| w.path == git);
-            let kept = if !named && std::fs::symlink_metadata(&git).is_ok() {
+            let kept = if !mounted && !named && std::fs::symlink_metadata(&git).is_ok() {
                 self.never.with(git)
             } else {
                 self.never.clone()
@@ -401,6 +521,35 @@ fn canonical_as_far_as_it_exists(path: &Path) -> PathBuf {
     }
 }
 
+/// Serve's own secrets (`--token-file`, `--state-key-file`), hidden from every command.
+static SERVE_FILES: OnceLock<Vec<PathBuf>> = OnceLock::new();
+
+/// Hides serve's own files (canonical paths) from every command made from now on: each file,
+/// and its directory unless that is a system directory, the home directory or above it, or
+/// holds a root.
+pub fn hide_serve_files(files: Vec<PathBuf>) {
+    let _ = SERVE_FILES.set(files);
+}
+
+/// The system place a command may read that holds `file` (canonical), if any: where serve's
+/// secrets should not lie.
+pub fn readable_by_commands(file: &Path) -> Option<PathBuf> {
+    SYSTEM_READS
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .find(|p| file.starts_with(p))
+}
+
+/// Whether a directory holding a serve secret is one every command needs (it is then not
+/// hidden whole, only the secret in it).
+fn shared_directory(dir: &Path, home: &Path) -> bool {
+    home.starts_with(dir)
+        || SYSTEM_READS
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .any(|p| p == dir)
+}
+
 /// How many entries of /etc are looked at for root's secrets (it holds a few thousand).
 const ETC_SCAN_LIMIT: usize = 50_000;
 
@@ -421,6 +570,12 @@ fn hidden_places(home: &Path) -> Vec<Place> {
             &mut hidden,
             place(canonical_as_far_as_it_exists(&dir), "ferry's files"),
         );
+    }
+    for file in SERVE_FILES.get().into_iter().flatten() {
+        push(&mut hidden, place(file.clone(), "serve's secrets"));
+        if let Some(dir) = file.parent().filter(|d| !shared_directory(d, home)) {
+            push(&mut hidden, place(dir, "serve's secrets (directory)"));
+        }
     }
     if serving_as_root() {
         for secret in root_secrets() {
@@ -482,6 +637,7 @@ pub fn serving_as_root() -> bool {
 pub struct Prepared {
     ruleset: Option<OwnedFd>,
     filter: Option<&'static seccomp::Filter>,
+    namespace: Option<namespace::Plan>,
 }
 
 /// `_LINUX_CAPABILITY_VERSION_3` and its two-word data.
@@ -504,10 +660,14 @@ const SECURE_BITS: libc::c_ulong = 0b1100_1111;
 
 impl Prepared {
     /// Enters the sandbox: called in the child between fork and exec, so it only makes
-    /// system calls (no allocation, no locks). Capabilities go first (root keeps none, and
-    /// none comes back on exec), then no_new_privs, Landlock, seccomp; descriptors beyond
-    /// stdio are closed at exec.
+    /// system calls (no allocation, no locks). The namespace and its mounts go first (they
+    /// need the capabilities, and Landlock refuses mounts), then capabilities are dropped
+    /// (root keeps none, and none comes back on exec), then no_new_privs, Landlock, seccomp;
+    /// descriptors beyond stdio are closed at exec.
     pub fn enter(&self) -> std::io::Result<()> {
+        if let Some(namespace) = &self.namespace {
+            namespace.enter()?;
+        }
         // SAFETY: each call only changes this (child) process's own credentials and filters,
         // with arguments that live for the call.
         unsafe {

@@ -19,8 +19,15 @@ pub struct Found {
 
 /// What must be executable for `program` to run: itself, the interpreters of its `#!` line
 /// (and the program `env` is asked to find, on `path`), and the dynamic loaders of every ELF
-/// file among them; the program first.
-pub fn runnable(program: &Path, path: Option<&std::ffi::OsStr>, cwd: &Path) -> Vec<Found> {
+/// file among them; the program first. What runs a program must be a real one: a regular,
+/// executable file reached without `/proc` (a `#!` line naming a key file, or
+/// `/proc/self/cwd/...`, would otherwise make that file readable): else the error names the
+/// file and its `#!` line.
+pub fn runnable(
+    program: &Path,
+    path: Option<&std::ffi::OsStr>,
+    cwd: &Path,
+) -> Result<Vec<Found>, String> {
     let mut found: Vec<Found> = Vec::new();
     let mut next = vec![program.to_path_buf()];
     for _ in 0..CHAIN_LIMIT {
@@ -33,9 +40,23 @@ pub fn runnable(program: &Path, path: Option<&std::ffi::OsStr>, cwd: &Path) -> V
                 continue;
             }
             if let Some(loader) = elf_interpreter(&file) {
+                real_program(&loader).map_err(|why| {
+                    format!(
+                        "{} names the loader {} (PT_INTERP), which {why}",
+                        file.display(),
+                        loader.display()
+                    )
+                })?;
                 more.push(loader);
             }
-            if let Some((interpreter, argument)) = shebang(&file) {
+            if let Some((line, interpreter, argument)) = shebang(&file) {
+                real_program(&interpreter).map_err(|why| {
+                    format!(
+                        "{}'s #! line ({line}) names {}, which {why}",
+                        file.display(),
+                        interpreter.display()
+                    )
+                })?;
                 let via_env = interpreter.file_name().is_some_and(|n| n == "env");
                 more.push(interpreter);
                 if let Some(name) = argument.filter(|_| via_env) {
@@ -51,11 +72,29 @@ pub fn runnable(program: &Path, path: Option<&std::ffi::OsStr>, cwd: &Path) -> V
         }
         next = more;
     }
-    found
+    Ok(found)
 }
 
-/// The program a `#!` line runs, and for `env` the first word that is not an option.
-fn shebang(file: &Path) -> Option<(PathBuf, Option<String>)> {
+/// Whether what a `#!` line or an ELF header names is a program: a regular, executable file,
+/// named and found outside `/proc`.
+fn real_program(named: &Path) -> Result<(), &'static str> {
+    if named.starts_with("/proc") {
+        return Err("is reached through /proc, not a program");
+    }
+    let file = std::fs::canonicalize(named).map_err(|_| "does not exist")?;
+    if file.starts_with("/proc") {
+        return Err("is reached through /proc, not a program");
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(&file).map_err(|_| "cannot be read")?;
+    if !meta.is_file() || meta.permissions().mode() & 0o111 == 0 {
+        return Err("is not an executable program");
+    }
+    Ok(())
+}
+
+/// The `#!` line, the program it runs, and for `env` the first word that is not an option.
+fn shebang(file: &Path) -> Option<(String, PathBuf, Option<String>)> {
     let mut head = [0u8; 256];
     let n = std::fs::File::open(file).ok()?.read(&mut head).ok()?;
     let line = head[..n].strip_prefix(b"#!")?;
@@ -66,7 +105,9 @@ fn shebang(file: &Path) -> Option<(PathBuf, Option<String>)> {
     let argument = words
         .find(|w| !w.starts_with('-') && !w.contains('='))
         .map(str::to_string);
-    interpreter.is_absolute().then_some((interpreter, argument))
+    interpreter
+        .is_absolute()
+        .then(|| (format!("#!{}", line.trim()), interpreter, argument))
 }
 
 /// The `PT_INTERP` of an ELF file: the dynamic loader the kernel opens to run it.
@@ -124,20 +165,26 @@ fn elf_interpreter(file: &Path) -> Option<PathBuf> {
         f.read_exact(&mut name).ok()?;
         let name = name.split(|&b| b == 0).next()?;
         let path = PathBuf::from(std::str::from_utf8(name).ok()?);
-        return std::fs::canonicalize(path).ok();
+        return Some(path);
     }
     None
 }
 
-/// The directories of programs `program` runs as parts of itself: git's exec path (asked of
-/// git itself), else `PREFIX/libexec/NAME` where it exists.
-pub fn helper_dirs(program: &Path) -> Vec<PathBuf> {
+/// The directories of programs `program` runs as parts of itself: git's exec path, else
+/// `PREFIX/libexec/NAME` (`libexec/git-core` for a git) where it exists. Only the git found on
+/// `path` (absolute entries only) is asked for its exec path, in `/` with no configuration in
+/// effect: a program of the served tree that calls itself git is never run to find out.
+pub fn helper_dirs(program: &Path, path: Option<&std::ffi::OsStr>) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     let name = program.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if name == "git" {
+    let file = std::fs::canonicalize(program).ok();
+    if name == "git" && file.is_some() && file == system_git(path) {
         let asked = std::process::Command::new(program)
             .arg("--exec-path")
             .env_clear()
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .current_dir("/")
             .stdin(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .output();
@@ -148,11 +195,9 @@ pub fn helper_dirs(program: &Path) -> Vec<PathBuf> {
             }
         }
     }
-    if let Some(prefix) = std::fs::canonicalize(program)
-        .ok()
-        .and_then(|p| p.parent()?.parent().map(Path::to_path_buf))
-    {
-        if let Ok(dir) = std::fs::canonicalize(prefix.join("libexec").join(name)) {
+    if let Some(prefix) = file.and_then(|p| p.parent()?.parent().map(Path::to_path_buf)) {
+        let helpers = if name == "git" { "git-core" } else { name };
+        if let Ok(dir) = std::fs::canonicalize(prefix.join("libexec").join(helpers)) {
             if dir.is_dir() && !dirs.contains(&dir) {
                 dirs.push(dir);
             }
@@ -161,14 +206,33 @@ pub fn helper_dirs(program: &Path) -> Vec<PathBuf> {
     dirs
 }
 
+/// The git a shell would run: the first on the absolute entries of `path`.
+fn system_git(path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+    let path = path?;
+    let absolute: Vec<PathBuf> = std::env::split_paths(path)
+        .filter(|p| p.is_absolute())
+        .collect();
+    let joined = std::env::join_paths(absolute).ok()?;
+    let found = which::which_in("git", Some(joined), "/").ok()?;
+    std::fs::canonicalize(found).ok()
+}
+
 /// Where a program reads its own files from: its directory, or the install prefix above a
 /// `bin`, `sbin` or `libexec` directory (a prefix has a `lib` or `share` beside it), but
 /// never the home directory, a directory above it or one just below it (`~/.cargo`,
 /// `~/.local` hold more than one program's files).
 /// `program` is taken where it is named: a link's own directory counts (a venv's
 /// `bin/python` links elsewhere, and the venv is what it reads).
-pub fn install_tree(program: &Path, home: &Path) -> Option<PathBuf> {
+/// `derived`: the program is what runs another (an interpreter, a loader), and only a program
+/// directory (`bin`, `sbin`, `libexec`) or the prefix above it is its tree.
+pub fn install_tree(program: &Path, home: &Path, derived: bool) -> Option<PathBuf> {
     let dir = std::fs::canonicalize(program.parent()?).ok()?;
+    let is_program_dir = dir
+        .file_name()
+        .is_some_and(|n| matches!(n.to_str(), Some("bin" | "sbin" | "libexec")));
+    if derived && !is_program_dir {
+        return None;
+    }
     let prefix = dir
         .file_name()
         .filter(|n| matches!(n.to_str(), Some("bin" | "sbin" | "libexec")))
@@ -191,7 +255,7 @@ mod tests {
     #[test]
     fn an_elf_program_needs_its_loader() {
         let ls = which::which("ls").unwrap();
-        let found = runnable(&ls, None, Path::new("/"));
+        let found = runnable(&ls, None, Path::new("/")).unwrap();
         assert_eq!(found[0].file, std::fs::canonicalize(&ls).unwrap());
         assert!(
             found[1..]
@@ -209,6 +273,7 @@ mod tests {
         std::fs::write(&script, "#!/usr/bin/env -S sh -e\necho hi\n").unwrap();
         let path = std::env::var_os("PATH");
         let files: Vec<PathBuf> = runnable(&script, path.as_deref(), &dir)
+            .unwrap()
             .into_iter()
             .map(|f| f.file)
             .collect();
@@ -241,21 +306,28 @@ mod tests {
         let home = std::fs::canonicalize(home).unwrap();
         let at = |p: &str| std::fs::canonicalize(dir.join(p)).unwrap();
         assert_eq!(
-            install_tree(&file("home/.cargo/bin/rg"), &home),
+            install_tree(&file("home/.cargo/bin/rg"), &home, false),
             Some(at("home/.cargo/bin"))
         );
         assert_eq!(
-            install_tree(&file("home/.nvm/v20/bin/node"), &home),
+            install_tree(&file("home/.nvm/v20/bin/node"), &home, false),
             Some(at("home/.nvm/v20"))
         );
         assert_eq!(
-            install_tree(&file("opt/tool/bin/tool"), &home),
+            install_tree(&file("opt/tool/bin/tool"), &home, false),
             Some(at("opt/tool"))
         );
-        assert_eq!(install_tree(&file("home/script"), &home), None);
+        assert_eq!(install_tree(&file("home/script"), &home, false), None);
+        // What runs another program grants a tree only from a program directory.
+        std::fs::create_dir_all(dir.join("keys")).unwrap();
+        assert_eq!(install_tree(&file("keys/key"), &home, true), None);
+        assert_eq!(
+            install_tree(&file("opt/tool/bin/tool"), &home, true),
+            Some(at("opt/tool"))
+        );
         // A `bin` with no install prefix around it: only itself.
         assert_eq!(
-            install_tree(&file("scratch/bin/tool"), &home),
+            install_tree(&file("scratch/bin/tool"), &home, false),
             Some(at("scratch/bin"))
         );
         std::fs::remove_dir_all(&dir).unwrap();

@@ -158,6 +158,63 @@ const CLONE_NAMESPACES: u32 = (libc::CLONE_NEWUSER
     | libc::CLONE_NEWUTS
     | libc::CLONE_NEWCGROUP) as u32;
 
+/// What a filter is made for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rules {
+    /// The command may reach the network.
+    pub network: bool,
+    /// Serving as root: no mode change at all.
+    pub root: bool,
+    /// The call has its own mount and IPC namespace: read-only mounts confine modes and
+    /// times to the writable places, and System V IPC is the call's own.
+    pub namespace: bool,
+    /// The command may write somewhere (its temporary directory aside).
+    pub writes: bool,
+}
+
+/// System V IPC: without a namespace of the call's own, it reaches every other process's
+/// segments, queues and semaphores, and what it makes outlives the call.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+const SYSV_IPC: &[libc::c_long] = &[
+    libc::SYS_shmget,
+    libc::SYS_shmat,
+    libc::SYS_shmctl,
+    libc::SYS_msgget,
+    libc::SYS_msgsnd,
+    libc::SYS_msgrcv,
+    libc::SYS_msgctl,
+    libc::SYS_semget,
+    libc::SYS_semop,
+    libc::SYS_semtimedop,
+    libc::SYS_semctl,
+];
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+const SYSV_IPC: &[libc::c_long] = &[];
+
+/// Calls that change a file's times or mode by path or descriptor: without a namespace
+/// (whose read-only mounts confine them), a tool that writes nothing may make none.
+#[cfg(target_arch = "x86_64")]
+const METADATA: &[libc::c_long] = &[
+    libc::SYS_utimensat,
+    libc::SYS_utimes,
+    libc::SYS_utime,
+    libc::SYS_futimesat,
+    libc::SYS_chmod,
+    libc::SYS_fchmod,
+    libc::SYS_fchmodat,
+    SYS_FCHMODAT2,
+];
+#[cfg(not(target_arch = "x86_64"))]
+const METADATA: &[libc::c_long] = &[
+    libc::SYS_utimensat,
+    libc::SYS_fchmod,
+    libc::SYS_fchmodat,
+    SYS_FCHMODAT2,
+];
+
+/// `MFD_NOEXEC_SEAL`: a memfd made with it can never be run.
+const MFD_NOEXEC_SEAL: u32 = 0x8;
+
 /// A filter ready to load.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Filter {
@@ -181,8 +238,17 @@ impl Filter {
     /// The filter for a command that may (or may not) reach the network: `socket(2)` for
     /// IPv4, IPv6 and netlink only when it may, never for Unix or any other family
     /// (`socketpair(2)` for streams, which reach nothing, stays open). `root`: serving as
-    /// root, no mode changes. `None` where this build has no filter for the architecture.
-    pub fn new(network: bool, root: bool) -> Option<Filter> {
+    /// root, no mode changes. Without a namespace, no System V IPC, and for a tool that
+    /// writes nothing, no mode or time change. A memfd only when it can never be run (an
+    /// exec of `/proc/self/fd/N` would run what the exec list refuses). `None` where this
+    /// build has no filter for the architecture.
+    pub fn new(rules: Rules) -> Option<Filter> {
+        let Rules {
+            network,
+            root,
+            namespace,
+            writes,
+        } = rules;
         let arch = AUDIT_ARCH?;
         let errno = |e: i32| stmt(BPF_RET_K, RET_ERRNO | (e as u32 & 0xffff));
         let mut f = vec![
@@ -196,7 +262,18 @@ impl Filter {
             f.push(jump(BPF_JGE_K, 0x4000_0000, 0, 1));
             f.push(errno(libc::EPERM));
         }
-        for nr in REFUSED.iter().chain(REFUSED_HERE) {
+        let sysv = if namespace { &[][..] } else { SYSV_IPC };
+        let metadata = if namespace || writes {
+            &[][..]
+        } else {
+            METADATA
+        };
+        for nr in REFUSED
+            .iter()
+            .chain(REFUSED_HERE)
+            .chain(sysv)
+            .chain(metadata)
+        {
             f.push(jump(BPF_JEQ_K, *nr as u32, 0, 1));
             f.push(errno(libc::EPERM));
         }
@@ -210,6 +287,12 @@ impl Filter {
             f.push(errno(libc::EPERM));
             f.push(stmt(BPF_RET_K, RET_ALLOW));
         }
+        // memfd_create: only sealed against exec.
+        f.push(jump(BPF_JEQ_K, libc::SYS_memfd_create as u32, 0, 4));
+        f.push(stmt(BPF_LD_W_ABS, ARG1));
+        f.push(jump(BPF_JSET_K, MFD_NOEXEC_SEAL, 0, 1));
+        f.push(stmt(BPF_RET_K, RET_ALLOW));
+        f.push(errno(libc::EPERM));
         // socketpair: stream and seqpacket pairs only; a datagram one can send to any path.
         f.push(jump(BPF_JEQ_K, libc::SYS_socketpair as u32, 0, 6));
         f.push(stmt(BPF_LD_W_ABS, ARG1));
@@ -327,9 +410,38 @@ mod tests {
         let arch = AUDIT_ARCH.unwrap();
         let socket = libc::SYS_socket as u32;
         let eacces = RET_ERRNO | libc::EACCES as u32;
-        let offline = Filter::new(false, false).unwrap();
-        let online = Filter::new(true, false).unwrap();
-        let as_root = Filter::new(false, true).unwrap();
+        let rules = |network, root, namespace, writes| {
+            Filter::new(Rules {
+                network,
+                root,
+                namespace,
+                writes,
+            })
+            .unwrap()
+        };
+        let offline = rules(false, false, true, true);
+        let online = rules(true, false, true, true);
+        let as_root = rules(false, true, true, true);
+        let alone = rules(false, false, false, false);
+        let memfd = libc::SYS_memfd_create as u32;
+        assert_eq!(
+            run(&offline, memfd, arch, 0),
+            RET_ERRNO | libc::EPERM as u32
+        );
+        assert_eq!(run(&offline, memfd, arch, MFD_NOEXEC_SEAL | 1), RET_ALLOW);
+        // Without a namespace: no System V IPC, and a read-only tool changes no mode or time.
+        for nr in [
+            libc::SYS_shmget,
+            libc::SYS_msgget,
+            libc::SYS_semop,
+            libc::SYS_utimensat,
+        ] {
+            assert_eq!(
+                run(&alone, nr as u32, arch, 0),
+                RET_ERRNO | libc::EPERM as u32
+            );
+            assert_eq!(run(&offline, nr as u32, arch, 0o644), RET_ALLOW);
+        }
         for family in [
             libc::AF_UNIX,
             libc::AF_INET,
