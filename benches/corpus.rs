@@ -7,7 +7,7 @@
 //! not tuned on; `-- --lines` also prints every listing line, to read what the rules make).
 
 use ferry::protocol::tools::parse_tools;
-use ferry::render::{listing_line, tool_help};
+use ferry::render::{listing_lines, tool_help};
 use ferry::tokenizer::{Encoding, Tokenizer};
 use ferry::tokens::meter::{host_definition, tools_from_json, Host};
 use std::time::Instant;
@@ -62,7 +62,10 @@ fn main() {
             .iter()
             .map(|t| tokenizer.count(&host_definition(t, Host::Anthropic)))
             .sum();
-        let listing: String = tools.iter().map(|t| listing_line(t) + "\n").collect();
+        let listing: String = listing_lines(&tools)
+            .iter()
+            .map(|l| l.clone() + "\n")
+            .collect();
         if print_lines {
             print!("{listing}");
         }

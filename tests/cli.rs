@@ -156,9 +156,9 @@ fn find_says_when_nothing_is_cached_yet() {
     let env = Test::with(env)
         .args(&["tour"])
         .stdout(
-            "date - Show current date and time\n\
+            "date([utc, format]) - Show current date and time\n\
              word_count(path) - Count lines, words and bytes of file under current directory\n\
-             list_files - List files of directory under current directory\n\
+             list_files([dir, all, sort]) - List files of directory under current directory\n\
              pixel() - Return one-pixel PNG image\n",
         )
         .run();
@@ -235,7 +235,7 @@ fn ferry_names_missing_arguments_suggests_commands_and_knows_help_and_version() 
     let missing: [(&[&str], &str); 5] = [
         (&["find"], "error: missing required argument <WORDS>...\nhint: usage: ferry find <WORDS>...; see: ferry find --help\n"),
         (&["add"], "error: missing required argument <NAME>\nhint: usage: ferry add <NAME> [URL] [-- <COMMAND>...]; see: ferry add --help\n"),
-        (&["remove"], "error: missing required argument <NAME>\nhint: usage: ferry remove <NAME>; see: ferry remove --help\n"),
+        (&["remove"], "error: missing required argument <NAME>...\nhint: usage: ferry remove <NAME>...; see: ferry remove --help\n"),
         (&["import"], "error: missing required argument <SOURCE>\nhint: usage: ferry import <SOURCE>; see: ferry import --help\n"),
         (&["serve", "init"], "error: missing required argument <CLI>\nhint: usage: ferry serve init <CLI>; see: ferry serve init --help\n"),
     ];

@@ -12,7 +12,7 @@ mod support;
 
 use ferry::protocol::tools::{parse_tools, Tool};
 use ferry::render::tool::LISTED_ARGS_MAX;
-use ferry::render::{line_type, listing_line, tool_help};
+use ferry::render::{line_type, listing_line, listing_lines, tool_help};
 use ferry::schema::{render_type, render_value, Kind, Shape, ToolSchema};
 use serde_json::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -204,8 +204,16 @@ fn listing_problems(line: &str, raw: &Value) -> Vec<String> {
         .copied()
         .collect::<Vec<_>>()
         .join(", ");
+    // Only optional arguments: their names in brackets, or `[...]` when too long.
+    let optional = format!("[{}]", properties.join(", "));
     let expected = if properties.is_empty() {
         Some(String::new())
+    } else if listed.is_empty() {
+        Some(if optional.len() - 2 <= LISTED_ARGS_MAX {
+            optional
+        } else {
+            "[...]".to_string()
+        })
     } else if !listed.is_empty() && listed.len() <= LISTED_ARGS_MAX {
         Some(listed.clone())
     } else {
@@ -225,7 +233,9 @@ fn listing_problems(line: &str, raw: &Value) -> Vec<String> {
             "the name is not followed by `(`, ` - ` or the end: {line:?}"
         ));
     }
-    let wrong_args = shown.filter(|args| *args != listed && !properties.is_empty());
+    let wrong_args = shown.filter(|args| {
+        *args != listed && !properties.is_empty() && !(listed.is_empty() && args.starts_with('['))
+    });
     if let Some(args) = wrong_args {
         problems.push(format!(
             "shows ({args}) but the required properties in schema order are ({listed}): \
@@ -247,8 +257,9 @@ fn listing_problems(line: &str, raw: &Value) -> Vec<String> {
         .and_then(Value::as_str)
         .unwrap_or_default();
     match rest.strip_prefix(" - ") {
+        // A bare name says nothing: a summary that restates the name is kept then.
         None if description.chars().any(char::is_alphanumeric)
-            && !restates_name(name, description) =>
+            && (!restates_name(name, description) || shown.is_none()) =>
         {
             problems.push(format!("no summary of {description:?}: {line:?}"));
         }
@@ -261,8 +272,15 @@ fn listing_problems(line: &str, raw: &Value) -> Vec<String> {
             if summary.ends_with('.') {
                 problems.push(format!("summary ends with a period: {line:?}"));
             }
+            // A deprecation is said in ferry's words: "Deprecated, use x".
+            let deprecated = description.to_lowercase().contains("deprecated");
             for word in &words {
-                if !description.contains(word) {
+                let ours = deprecated
+                    && matches!(
+                        word.to_lowercase().as_str(),
+                        "deprecated," | "deprecated:" | "deprecated" | "use"
+                    );
+                if !description.contains(word) && !ours {
                     problems.push(format!(
                         "summary word {word:?} is not in the description: {line:?}"
                     ));
@@ -1018,6 +1036,22 @@ fn listing_has_one_line_per_tool_in_server_order() {
                 )),
             }
         }
+        // The server's listing as printed, which may lengthen summaries that read alike:
+        // the same checks hold for each of its lines.
+        match catch_unwind(AssertUnwindSafe(|| listing_lines(&tools))) {
+            Ok(listing) => {
+                for (line, raw) in listing.iter().zip(&snapshot.entries) {
+                    for problem in listing_problems(line, raw) {
+                        failures.push(format!("{} (listing): {problem}", snapshot.server));
+                    }
+                }
+            }
+            Err(payload) => failures.push(format!(
+                "{}: listing_lines panicked: {}",
+                snapshot.server,
+                panic_message(payload.as_ref())
+            )),
+        }
         if lines.len() != tools.len() {
             continue;
         }
@@ -1081,6 +1115,51 @@ fn help_shows_every_fact_of_the_raw_schema() {
 
 // ---------------------------------------------------------------------------------------------
 // Exact renderings of representative tools, reviewed by eye against the snapshot JSON.
+
+/// What tells filesystem's tools apart survives: the deprecation said after what the tool
+/// does, "including sizes" beside list_directory, a summary not cut mid-phrase.
+#[test]
+fn filesystem_listing_keeps_what_tells_tools_apart() {
+    let tools = tools_of("filesystem");
+    let listing = listing_lines(&tools);
+    let line = |name: &str| {
+        let i = tools.iter().position(|t| t.name == name).unwrap();
+        listing[i].clone()
+    };
+    assert_eq!(
+        line("read_file"),
+        "read_file(path) - Deprecated, use read_text_file"
+    );
+    assert_eq!(
+        line("list_directory"),
+        "list_directory(path) - Get detailed listing of files and directories in path"
+    );
+    assert_eq!(
+        line("list_directory_with_sizes"),
+        "list_directory_with_sizes(path) - Get detailed listing of files and directories in path, including sizes"
+    );
+    assert_eq!(
+        line("read_media_file"),
+        "read_media_file(path) - Read file and return it as base64-encoded content block"
+    );
+}
+
+/// A line is never a bare name, and a tool whose arguments are all optional says so.
+#[test]
+fn bare_names_and_optional_arguments_are_told_apart() {
+    assert_eq!(
+        listing_line(&tool("github", "merge_pull_request")),
+        "merge_pull_request - Merge pull request"
+    );
+    assert_eq!(
+        listing_line(&tool("everything", "get-resource-links")),
+        "get-resource-links([count]) - Returns up to ten resource links"
+    );
+    assert_eq!(
+        listing_line(&tool("playwright", "browser_take_screenshot")),
+        "browser_take_screenshot([...]) - Take screenshot of current page"
+    );
+}
 
 #[test]
 fn filesystem_read_text_file_listing() {
@@ -1512,17 +1591,17 @@ fn markdown_descriptions_list_as_what_each_tool_does() {
             "WebFetch(url, prompt) - Fetches content from URL and processes it using AI model",
             "ReportFindings(findings) - Report code-review findings as typed list",
             "WebSearch(query) - search web and use results to inform responses",
-            "TaskStop - Stops running background task by its ID",
+            "TaskStop([task_id, shell_id]) - Stops running background task by its ID",
             "Skill(skill) - Execute skill within main conversation",
             "DesignSync(method) - Read and update user's claude.ai/design design-system projects",
             "TaskCreate(subject, description) - create structured task list for your current coding session",
             "TaskGet(taskId) - retrieve task by its ID from task list",
             "TaskUpdate(taskId) - update task in task list",
             "TaskList() - list tasks in task list",
-            "EnterWorktree - creates isolated git worktree and switches current session into it",
+            "EnterWorktree([name, path]) - creates isolated git worktree and switches current session into it",
             "ExitWorktree(action) - Exit worktree session created by EnterWorktree",
             "SendMessage(to, message) - Send message to another agent",
-            "Workflow - Execute workflow script that orchestrates multiple subagents deterministically",
+            "Workflow([...]) - Execute workflow script that orchestrates multiple subagents deterministically",
             "CronCreate(cron, prompt) - Schedule prompt to be enqueued at future time",
             "CronDelete(id) - Cancel cron job previously scheduled with CronCreate",
             "CronList() - List cron jobs scheduled via CronCreate",

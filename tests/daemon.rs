@@ -650,7 +650,7 @@ fn a_warm_server_gets_the_environment_of_its_callers_shell() {
     };
     let shows = |run: &Run, profile: &str| {
         run.stdout
-            .contains(&format!("\"FERRY_TEST_PROFILE\": \"{profile}\""))
+            .contains(&format!("\"FERRY_TEST_PROFILE\":\"{profile}\""))
     };
     let one = get_env("one", &[], &[]);
     assert!(shows(&one, "one"), "{}", one.stderr);
@@ -780,7 +780,7 @@ fn a_warm_call_sees_every_field_of_the_config_a_cold_call_sees() {
     assert_eq!(run(calls[4]).code, 2);
     assert!(run(calls[6])
         .stdout
-        .contains("\"FERRY_FIELD\": \"field-value\""));
+        .contains("\"FERRY_FIELD\":\"field-value\""));
     let untrusted = run(calls[8]);
     assert_eq!(untrusted.code, 2, "{}", untrusted.stderr);
     assert!(
@@ -949,7 +949,7 @@ fn served_tasks_are_the_same_warm_and_cold_and_ctrl_c_cancels_them() {
         &["jobs", "broken"][..],
         &["jobs", "crashed"],
         &["jobs", "soak", "--seconds", "0.75"],
-        &["jobs", "soak", "--seconds", "0.75", "--json"],
+        &["jobs", "--json", "soak", "--seconds", "0.75"],
         // The limit covers the call and the task's wait: cancelled at 1.5 s, warm as cold.
         &["jobs", "soak", "--seconds", "3", "--timeout", "1.5"],
     ] {
@@ -1052,7 +1052,7 @@ fn sub_directories_and_panes_share_a_warm_server_keyed_by_project_root() {
         &["ev", "get-env"],
     );
     assert!(
-        deep.stdout.contains(&format!("\"PWD\": \"{root}\"")),
+        deep.stdout.contains(&format!("\"PWD\":\"{root}\"")),
         "{}",
         deep.stdout
     );

@@ -552,7 +552,7 @@ fn a_tool_nested_past_the_recursion_limit_costs_only_itself() {
     assert_eq!(listing.code, 0, "{}", listing.stderr);
     assert_eq!(
         listing.stdout,
-        "echo - Echo text back\nfail - Always fails\ndeep - Too deep\n"
+        "echo([text]) - Echo text back\nfail([text]) - Always fails\ndeep([x]) - Too deep\n"
     );
     let call = env.run(&["--cmd", &server, "echo", "--text", "still here"]);
     assert_eq!(call.stdout, "still here\n");

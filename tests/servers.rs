@@ -76,19 +76,20 @@ fn local_validation_errors_exit_2_without_starting_the_server() {
         "error: missing required --message (str) for echo\nhint: see: {named} echo --help\n"
     );
     let extra = format!("error: unexpected argument \"extra\"\nhint: give arguments as --flags; see: {named} get-sum --help\n");
+    // Type and enum errors point to the tool's help.
+    let wrong_type =
+        format!("error: --b expects a number, not \"two\"\nhint: see: {named} get-sum --help\n");
+    let wrong_enum = format!("error: --messageType expects one of error, success, debug, not \"loud\"\nhint: see: {named} get-annotated-message --help\n");
     let cases: [(&[&str], &str); 5] = [
         (
             &["echo", "--mesage", "hi"],
             "error: unknown flag --mesage for echo\nhint: did you mean --message?\n",
         ),
         (&["echo"], &missing),
-        (
-            &["get-sum", "--a", "1", "--b", "two"],
-            "error: --b expects a number, not \"two\"\n",
-        ),
+        (&["get-sum", "--a", "1", "--b", "two"], &wrong_type),
         (
             &["get-annotated-message", "--messageType", "loud"],
-            "error: --messageType expects one of error, success, debug, not \"loud\"\n",
+            &wrong_enum,
         ),
         (&["get-sum", "--a", "1", "--b", "2", "extra"], &extra),
     ];
@@ -258,13 +259,14 @@ fn content_kinds_images_links_embedded_resources_and_structured_content() {
     );
     assert!(structured.stdout.contains("\"temperature\""));
 
+    // The envelope is asked for before the tool (after it, --json is the arguments).
     let envelope = env.run(&[
         "--cmd",
         &server,
+        "--json",
         "get-structured-content",
         "--location",
         "Chicago",
-        "--json",
     ]);
     let value: serde_json::Value = serde_json::from_str(&envelope.stdout).unwrap();
     assert!(
@@ -385,7 +387,7 @@ fn stateless_server_is_probed_once_then_called_in_one_request() {
     let first = env.run(&["--cmd", &server, "get_current_time", "--timezone", "UTC"]);
     assert_eq!(first.code, 0, "{}", first.stderr);
     assert!(
-        first.stdout.contains("\"timezone\": \"UTC\""),
+        first.stdout.contains("\"timezone\":\"UTC\""),
         "{}",
         first.stdout
     );
@@ -788,7 +790,7 @@ fn binary_fields_of_structured_results_are_written_to_files() {
     let cursor = env.run(&["media", "cursor"]);
     assert_eq!(
         cursor.stdout,
-        "{\n  \"next\": \"eyJvZmZzZXQiOiAyfQ==\",\n  \"items\": [\n    \"a\",\n    \"b\"\n  ]\n}\n"
+        "{\"next\":\"eyJvZmZzZXQiOiAyfQ==\",\"items\":[\"a\",\"b\"]}\n"
     );
 }
 

@@ -69,8 +69,19 @@ fn server_options() -> Command {
         )
         .arg(Arg::new("detach").long("detach").action(ArgAction::SetTrue))
         .arg(Arg::new("task").long("task").value_name("ID"))
-        .arg(Arg::new("max-tokens").long("max-tokens").value_name("N"))
-        .arg(Arg::new("timeout").long("timeout").value_name("SECONDS"))
+        // A negative value is a value ferry refuses with its reason, not an unknown option.
+        .arg(
+            Arg::new("max-tokens")
+                .long("max-tokens")
+                .value_name("N")
+                .allow_negative_numbers(true),
+        )
+        .arg(
+            Arg::new("timeout")
+                .long("timeout")
+                .value_name("SECONDS")
+                .allow_negative_numbers(true),
+        )
         .arg(
             Arg::new("tools")
                 .long("tools")
@@ -133,6 +144,7 @@ pub fn parse_server_words(
     globals.json |= matches.get_flag("json");
     globals.no_daemon |= matches.get_flag("no-daemon");
     globals.detach |= matches.get_flag("detach");
+    globals.help |= matches.get_flag("tools");
     if let Some(text) = matches.get_one::<String>("max-tokens") {
         globals.max_tokens = Some(options::parse_max_tokens(text)?);
     }
@@ -347,7 +359,7 @@ pub fn run_server(
         // The common path: served from disk with no runtime and no server.
         if !globals.refresh {
             if let Some(listing) = ctx.fresh_listing(&spec) {
-                print_listing(&spec, &listing, globals.json, &ctx)?;
+                print_listing(&spec, &listing, &globals, &ctx)?;
                 return Ok(Outcome::Success);
             }
         }
@@ -380,7 +392,7 @@ pub async fn run_server_in(
     if let Action::ListTools = action {
         if !globals.refresh {
             if let Some(listing) = ctx.fresh_listing(&spec) {
-                print_listing(&spec, &listing, globals.json, ctx)?;
+                print_listing(&spec, &listing, &globals, ctx)?;
                 return Ok(Outcome::Success);
             }
         }
@@ -465,7 +477,7 @@ async fn run_action(
             let held = ctx.open(&spec, globals.timeout, globals.refresh).await?;
             let entry = catalog::refresh_tools(&spec, held.session()).await;
             held.end(&spec, false).await;
-            print_listing(&spec, &Listing::new(entry?), globals.json, ctx)?;
+            print_listing(&spec, &Listing::new(entry?), &globals, ctx)?;
             Ok(Outcome::Success)
         }
         Action::Tool(name, words) => call_tool(spec, &name, &words, globals, ctx).await,
@@ -583,6 +595,7 @@ async fn parse_arguments(
     ctx: &Ctx,
 ) -> Result<ParsedCall> {
     let mut input = DeferredInput::default();
+    input.cwd = ctx.console.environment().cwd.clone();
     loop {
         input.rewind();
         match flags::parse_call(tool, schema, words, &mut input) {
@@ -873,6 +886,12 @@ fn finish(
     } else {
         output::render_result(&result, &out)
     };
+    // An empty answer still says the call ran.
+    let text = if text.trim().is_empty() && !options.raw_json {
+        "(no output)\n".to_string()
+    } else {
+        text
+    };
     let text = match options.max_tokens {
         Some(max) => output::apply_budget(text, max.max(options::MIN_MAX_TOKENS), &out),
         None => text,
@@ -908,12 +927,12 @@ fn malformed_result(result: &Value, tool_call: bool) -> Option<String> {
 
 /// The listing: a line per tool, or with `--json` the tools' definitions exactly as the server
 /// sent them (a `tools/list` result, filtered as configured).
-fn print_listing(spec: &ServerSpec, listing: &Listing, json: bool, ctx: &Ctx) -> Result<()> {
+fn print_listing(spec: &ServerSpec, listing: &Listing, globals: &Globals, ctx: &Ctx) -> Result<()> {
     let (tools, warnings) = listing.usable(spec);
     ctx.warn_all(&warnings);
     let report = ctx.pins(spec, &tools);
     ctx.warn_all_lines(&report.warnings());
-    if json {
+    if globals.json {
         // Each listed tool's own entry, as the server sent it: what was skipped stays out.
         let definitions: Vec<&Value> = tools.iter().map(|t| &t.raw).collect();
         return ctx.console.emit(&crate::render::text::json_for_terminal(
@@ -921,8 +940,8 @@ fn print_listing(spec: &ServerSpec, listing: &Listing, json: bool, ctx: &Ctx) ->
         ));
     }
     let mut out = String::with_capacity(tools.len() * 60);
-    for tool in &tools {
-        out.push_str(&crate::render::listing_line(tool));
+    for (tool, line) in tools.iter().zip(crate::render::listing_lines(&tools)) {
+        out.push_str(&line);
         if let Some(label) = report.label(&tool.name) {
             out.push(' ');
             out.push_str(&label);
@@ -931,6 +950,17 @@ fn print_listing(spec: &ServerSpec, listing: &Listing, json: bool, ctx: &Ctx) ->
     }
     if out.is_empty() {
         out.push_str("(no tools)\n");
+    }
+    // The server's instructions carry its usage rules: under --help, capped.
+    let instructions = listing
+        .entry
+        .description
+        .instructions
+        .as_deref()
+        .map(str::trim)
+        .filter(|i| !i.is_empty() && globals.help);
+    if let Some(text) = instructions {
+        out.push_str(&crate::render::tool::instructions_block(&spec.name, text));
     }
     ctx.console.emit(&out)
 }

@@ -4,7 +4,7 @@
 
 use super::terminal::emit;
 use crate::client::{catalog, CacheEntry, Registry};
-use crate::{Outcome, Result};
+use crate::{Error, Outcome, Result};
 use clap::ArgMatches;
 use clap_complete::Shell;
 
@@ -61,10 +61,13 @@ complete -c ferry -n 'test (count (commandline -opc)) -eq 2' -f -a '(ferry __com
 
 /// `ferry completions SHELL`.
 pub fn completions(matches: &ArgMatches, mut table: clap::Command) -> Result<Outcome> {
-    let shell = matches
-        .get_one::<String>("shell")
-        .map(String::as_str)
-        .unwrap_or("bash");
+    let Some(shell) = matches.get_one::<String>("shell").map(String::as_str) else {
+        return Err(
+            Error::usage("ferry completions needs a shell: bash, zsh or fish").with_hint(
+                "for example: ferry completions bash > ~/.local/share/bash-completion/completions/ferry",
+            ),
+        );
+    };
     let (kind, dynamic) = match shell {
         "zsh" => (Shell::Zsh, ZSH_DYNAMIC),
         "fish" => (Shell::Fish, FISH_DYNAMIC),

@@ -20,7 +20,8 @@ pub fn load_registry() -> Result<Registry> {
             .with_hint("cd into a directory that exists")
     })?;
     let registry = Registry::load(&cwd)?;
-    for warning in &registry.warnings {
+    let notices = config::first_time(&registry.notices);
+    for warning in registry.warnings.iter().chain(&notices) {
         warn(&format!("warning: {warning}"));
     }
     Ok(registry)
@@ -35,6 +36,10 @@ pub fn unknown_server(name: &str, registry: &Registry, command: Option<&str>) ->
         return Error::usage(format!("`ferry {shown}` is not a command")).with_hint(
             "call a tool with `ferry SERVER TOOL [ARGS]`; `ferry --help` lists the commands",
         );
+    }
+    if let Some(why) = registry.set_aside(name) {
+        return Error::usage(format!("server {shown:?} is {why}"))
+            .with_hint("`ferry config` shows where it is configured");
     }
     let server = closest(name, registry.servers.iter().map(|s| s.name.as_str()));
     match (server, command) {
@@ -149,6 +154,22 @@ pub fn add(matches: &ArgMatches) -> Result<Outcome> {
                     "put the server's command after --: ferry add NAME -- COMMAND ARGS",
                 ));
             }
+            // Checked now, not at the first call; a ${VAR} in it is only known then.
+            if !url.contains("${") {
+                let host = reqwest::Url::parse(url)
+                    .map_err(|e| e.to_string())
+                    .and_then(|u| match u.host_str() {
+                        Some(host) if !host.is_empty() => Ok(()),
+                        _ => Err("it names no host".to_string()),
+                    });
+                if let Err(why) = host {
+                    return Err(
+                        Error::usage(format!("invalid URL {url:?}: {why}")).with_hint(
+                            "give the server's whole URL: ferry add NAME https://host/mcp",
+                        ),
+                    );
+                }
+            }
             entry.insert("url".into(), json!(url));
             let mut headers = Map::new();
             for pair in strings("header") {
@@ -224,24 +245,27 @@ pub fn add(matches: &ArgMatches) -> Result<Outcome> {
 
 /// `ferry remove NAME`.
 pub fn remove(matches: &ArgMatches) -> Result<Outcome> {
-    let name = matches
-        .get_one::<String>("name")
-        .cloned()
-        .unwrap_or_default();
-    if config::remove_user_server(&name)? {
-        emit(&format!(
-            "removed {name} from {}\n",
-            config::user_config_path().display()
-        ))?;
-        Ok(Outcome::Success)
-    } else {
-        Err(Error::usage(format!(
-            "no server {:?} in {}",
-            crate::render::text::escape_line(&name),
-            config::user_config_path().display()
-        ))
-        .with_hint("servers from project files (.mcp.json...) are removed by editing those files"))
+    let names = super::strings(matches, "name");
+    let mut missing = Vec::new();
+    for name in &names {
+        if config::remove_user_server(name)? {
+            emit(&format!(
+                "removed {name} from {}\n",
+                config::user_config_path().display()
+            ))?;
+        } else {
+            missing.push(format!("{:?}", crate::render::text::escape_line(name)));
+        }
     }
+    if missing.is_empty() {
+        return Ok(Outcome::Success);
+    }
+    Err(Error::usage(format!(
+        "no server {} in {}",
+        missing.join(", "),
+        config::user_config_path().display()
+    ))
+    .with_hint("servers from project files (.mcp.json...) are removed by editing those files"))
 }
 
 /// `ferry import HOST|PATH` (a host of [`HOSTS`](crate::client::import::HOSTS)): the user's own

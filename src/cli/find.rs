@@ -123,7 +123,7 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
             return Err(Error::usage("no servers are configured, so there is nothing to search")
                 .with_hint("add one with `ferry add NAME -- COMMAND` or `ferry import claude`, or search a saved list with --from FILE"));
         }
-        let mut uncached = Vec::new();
+        let (mut uncached, mut refused) = (Vec::new(), Vec::new());
         for spec in &registry.servers {
             let server = searched.len();
             match cached_documents(spec, server) {
@@ -136,18 +136,31 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
                         pins: None,
                     });
                 }
+                // A project server trust refuses cannot be listed: never suggest running it.
+                None if spec.check_trusted().is_err() => refused.push(spec.name.as_str()),
                 None => uncached.push(spec.name.as_str()),
             }
         }
         if documents.is_empty() {
-            let first = uncached.first().copied().unwrap_or("NAME");
-            return Err(Error::usage(format!(
+            let all: Vec<&str> = uncached.iter().chain(&refused).copied().collect();
+            let error = Error::usage(format!(
                 "no server's tools are cached yet ({}), so there is nothing to search",
-                uncached.join(", ")
-            ))
-            .with_hint(format!(
-                "list a server once to cache its tools: ferry {first}"
-            )));
+                all.join(", ")
+            ));
+            return Err(match uncached.first() {
+                Some(first) => error.with_hint(format!(
+                    "list a server once to cache its tools: ferry {first}"
+                )),
+                None => error.with_hint(
+                    "these are a repository's servers, not trusted here: read its .mcp.json, then run `ferry trust`",
+                ),
+            });
+        }
+        if !refused.is_empty() {
+            warn(&format!(
+                "note: not searched (a repository's servers, not trusted; `ferry trust` allows them): {}",
+                refused.join(", ")
+            ));
         }
         if !uncached.is_empty() {
             warn(&format!(

@@ -43,6 +43,8 @@ pub struct Globals {
     pub no_daemon: bool,
     /// Leave a call that becomes a task running, and print its id.
     pub detach: bool,
+    /// `ferry SERVER --help`: the listing and the server's instructions.
+    pub help: bool,
 }
 
 const ABOUT: &str =
@@ -51,6 +53,7 @@ const ABOUT: &str =
 const AFTER_HELP: &str = "\
 A server is a configured name, a URL, or --cmd 'COMMAND ARGS'. After it:
   ferry <server>                        its tools, one line each (from the cache)
+  ferry <server> --help                 the same, then the server's instructions (capped)
   ferry <server> <tool> --help          how to call a tool, from its schema
   ferry <server> <tool> [args]          call it: --prop value, --flag/--no-flag, JSON for objects
   ferry <server> --resources | --read URI | --prompts | --prompt NAME [args]
@@ -59,7 +62,9 @@ A server is a configured name, a URL, or --cmd 'COMMAND ARGS'. After it:
                                         its id on stdout (a call waits for it otherwise)
   ferry <server> --task ID              that task's status (exit 75 while it runs) or result
 --refresh, --json, --max-tokens and --timeout also work after the server, and after the tool
-when it has no property of that name; --no-daemon and --detach after the server too.
+when it has no property of that name; --no-daemon and --detach after the server too. After
+the tool, --json is the arguments object ('{...}', @file or -); the envelope is --json before it.
+A string argument '@path' is that file's text when the file exists, and '-' is standard input.
 Calls go through a per-user daemon that keeps servers warm (ferry daemon status); --no-daemon,
 FERRY_NO_DAEMON=1 or keepAlive: false in a server's config call cold instead.
 
@@ -98,12 +103,14 @@ pub fn command() -> Command {
             Arg::new("max-tokens")
                 .long("max-tokens")
                 .value_name("N")
+                .allow_negative_numbers(true)
                 .help("Keep output under N tokens (64 or more); the full output is saved to a file"),
         )
         .arg(
             Arg::new("timeout")
                 .long("timeout")
                 .value_name("SECONDS")
+                .allow_negative_numbers(true)
                 .help("Per-request limit (default 60)"),
         )
         .arg(
@@ -184,8 +191,14 @@ pub fn command() -> Command {
         )
         .subcommand(
             Command::new("remove")
-                .about("Remove a server from your config")
-                .arg(Arg::new("name").required(true).value_name("NAME")),
+                .about("Remove servers from your config")
+                .arg(
+                    Arg::new("name")
+                        .required(true)
+                        .num_args(1..)
+                        .value_name("NAME")
+                        .help("The servers to remove, as `ferry` lists them (your servers.json only)"),
+                ),
         )
         .subcommand(
             Command::new("import")
@@ -203,7 +216,13 @@ pub fn command() -> Command {
         .subcommand(
             Command::new("find")
                 .about("The best-matching tools of every server, from the cache (no server is started)")
-                .arg(Arg::new("words").required(true).num_args(1..).value_name("WORDS"))
+                .arg(
+                    Arg::new("words")
+                        .required(true)
+                        .num_args(1..)
+                        .value_name("WORDS")
+                        .help("What the task needs, in any words (\"read a pdf\", \"create issue\")"),
+                )
                 .arg(
                     Arg::new("limit")
                         .long("limit")
@@ -230,7 +249,12 @@ pub fn command() -> Command {
             Command::new("tokens")
                 .about("What the tools cost in context tokens: MCP eager, host-deferred, and ferry")
                 .long_about("What each server's tools cost in context tokens on three paths: MCP eager (every definition up front, in host format), MCP host-deferred (names up front; a search and the definition per tool used), and ferry (one skill header up front; one find, which shows the top hit's help, per tool used). With --manifest or --cli, the other direction: what ferry serve's tools cost a host as MCP beside what the same commands cost an agent in a shell (their own help, read when needed). Claude's tokenizer is not public: counts are close estimates from OpenAI's public encodings.")
-                .arg(Arg::new("servers").num_args(0..).value_name("SERVER"))
+                .arg(
+                    Arg::new("servers")
+                        .num_args(0..)
+                        .value_name("SERVER")
+                        .help("The servers to meter (default: every configured one)"),
+                )
                 .arg(
                     Arg::new("from")
                         .long("from")
@@ -312,7 +336,12 @@ pub fn command() -> Command {
         .subcommand(
             Command::new("skill")
                 .about("Write skills/<server>/SKILL.md, or list stale skills with --check")
-                .arg(Arg::new("servers").num_args(0..).value_name("SERVER"))
+                .arg(
+                    Arg::new("servers")
+                        .num_args(0..)
+                        .value_name("SERVER")
+                        .help("The servers to write a skill for (with --check: the skills to check; default all)"),
+                )
                 .arg(
                     Arg::new("dir")
                         .long("dir")
@@ -402,7 +431,8 @@ pub fn command() -> Command {
                         .num_args(0..)
                         .trailing_var_arg(true)
                         .allow_hyphen_values(true)
-                        .value_name("ARGS"),
+                        .value_name("ARGS")
+                        .help("Nothing for the tour; --tools for the demo server's tools; TOOL [ARGS] to call one"),
                 ),
         )
         .subcommand(
@@ -410,9 +440,9 @@ pub fn command() -> Command {
                 .about("Print a shell completion script (server and tool names included)")
                 .arg(
                     Arg::new("shell")
-                        .required(true)
                         .value_parser(["bash", "zsh", "fish"])
-                        .value_name("SHELL"),
+                        .value_name("SHELL")
+                        .help("bash, zsh or fish"),
                 ),
         )
         .subcommand(Command::new("list").about("The configured servers (as plain `ferry`)"))
@@ -538,7 +568,7 @@ fn fast_path(args: &[OsString], table: &dyn Fn() -> Command) -> Option<Result<Ou
     let maybe_warm =
         !crate::daemon::client::disabled_by_env() && !words.iter().any(|w| w == "--no-daemon");
     if maybe_warm {
-        if let Some(run) = warm::handover(args) {
+        if let Some(run) = warm::handover(args, false) {
             if let Handed::Done(result) =
                 crate::daemon::client::hand_over(run, false, warm::answer_question)
             {
@@ -568,7 +598,9 @@ fn run_server_command(
             }
         }
     };
-    let handover = || warm::handover(args);
+    // A named server's config was read (and its warnings printed) here.
+    let warned = matches!(&command.server, ServerWord::Named(word) if !word.contains("://"));
+    let handover = || warm::handover(args, warned);
     call::run_server(spec, &command.words, command.globals, Some(&handover))
 }
 
@@ -616,6 +648,7 @@ fn globals_of(matches: &ArgMatches) -> Result<Globals> {
         json: matches.get_flag("json"),
         no_daemon: matches.get_flag("no-daemon"),
         detach: false,
+        help: false,
         max_tokens: matches
             .get_one::<String>("max-tokens")
             .map(|t| options::parse_max_tokens(t))

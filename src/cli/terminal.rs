@@ -317,13 +317,18 @@ fn elicit(params: &Value) -> Value {
     );
     let mut content = Map::new();
     for prop in &schema.props {
-        let kind = crate::schema::render_type(&prop.shape);
         let _ = write!(
             err,
             "{}{} ({}): ",
             escape_line(&prop.name),
             if prop.required { "" } else { " [optional]" },
-            escape_line(&kind)
+            escape_line(&answer_kind(
+                &prop.shape,
+                params.pointer(&format!(
+                    "/requestedSchema/properties/{}",
+                    prop.name.replace('~', "~0").replace('/', "~1")
+                ))
+            ))
         );
         let _ = err.flush();
         let Some(answer) = read_line() else {
@@ -336,15 +341,69 @@ fn elicit(params: &Value) -> Value {
             }
             continue;
         }
-        let value = match prop.shape.kind {
-            crate::schema::Kind::Str | crate::schema::Kind::Enum(_) => {
-                Value::String(answer.to_string())
-            }
-            _ => serde_json::from_str(answer).unwrap_or_else(|_| Value::String(answer.to_string())),
-        };
-        content.insert(prop.name.clone(), value);
+        content.insert(prop.name.clone(), answer_value(&prop.shape, answer));
     }
     json!({"action": "accept", "content": content})
+}
+
+/// What an answer may be, as the prompt says it: `y/n` for a yes-or-no question, the choices
+/// of an enum (titled ones too), else the type.
+fn answer_kind(shape: &crate::schema::Shape, raw: Option<&Value>) -> String {
+    use crate::schema::Kind;
+    // A titled enum (`oneOf` of `const` and `title`): its values, each with its title.
+    let titled: Vec<String> = raw
+        .and_then(|r| r.get("oneOf").or_else(|| r.get("anyOf")))
+        .and_then(Value::as_array)
+        .map(|options| {
+            options
+                .iter()
+                .filter_map(|o| {
+                    let value = crate::schema::render_value(o.get("const")?);
+                    Some(match o.get("title").and_then(Value::as_str) {
+                        Some(title) if title != value => format!("{value} ({title})"),
+                        _ => value,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if !titled.is_empty() {
+        return titled.join("|");
+    }
+    match &shape.kind {
+        Kind::Bool => "y/n".to_string(),
+        Kind::Enum(values) => values
+            .iter()
+            .map(crate::schema::render_value)
+            .collect::<Vec<_>>()
+            .join("|"),
+        Kind::Union(variants) if variants.iter().all(|v| matches!(v.kind, Kind::Const(_))) => {
+            variants
+                .iter()
+                .filter_map(|v| match &v.kind {
+                    Kind::Const(value) => Some(crate::schema::render_value(value)),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join("|")
+        }
+        _ => crate::schema::render_type(shape),
+    }
+}
+
+/// An answer typed at the terminal as the value the form wants: y/yes/true and n/no/false for
+/// a yes-or-no question, text for text and choices, JSON where it parses, else text.
+fn answer_value(shape: &crate::schema::Shape, answer: &str) -> Value {
+    use crate::schema::Kind;
+    match &shape.kind {
+        Kind::Bool => match answer.to_ascii_lowercase().as_str() {
+            "y" | "yes" | "true" => Value::Bool(true),
+            "n" | "no" | "false" => Value::Bool(false),
+            _ => Value::String(answer.to_string()),
+        },
+        Kind::Str | Kind::Enum(_) => Value::String(answer.to_string()),
+        _ => serde_json::from_str(answer).unwrap_or_else(|_| Value::String(answer.to_string())),
+    }
 }
 
 fn read_line() -> Option<String> {
@@ -352,5 +411,47 @@ fn read_line() -> Option<String> {
     match std::io::stdin().lock().read_line(&mut line) {
         Ok(0) | Err(_) => None,
         Ok(_) => Some(line),
+    }
+}
+
+#[cfg(test)]
+mod answer_tests {
+    use super::*;
+    use crate::schema::ToolSchema;
+
+    fn shape(schema: Value) -> crate::schema::Shape {
+        ToolSchema::from_input_schema(&json!({"properties": {"x": schema}})).props[0]
+            .shape
+            .clone()
+    }
+
+    #[test]
+    fn yes_no_questions_take_y_yes_n_no() {
+        let confirm = shape(json!({"type": "boolean"}));
+        assert_eq!(answer_kind(&confirm, None), "y/n");
+        for (typed, value) in [
+            ("y", true),
+            ("yes", true),
+            ("YES", true),
+            ("n", false),
+            ("no", false),
+            ("true", true),
+        ] {
+            assert_eq!(answer_value(&confirm, typed), Value::Bool(value), "{typed}");
+        }
+    }
+
+    #[test]
+    fn enums_list_their_choices_titled_or_not() {
+        assert_eq!(
+            answer_kind(&shape(json!({"type": "string", "enum": ["a", "b"]})), None),
+            "a|b"
+        );
+        let raw = json!({"type": "string", "oneOf": [
+            {"const": "red", "title": "Red light"}, {"const": "green", "title": "green"}]});
+        assert_eq!(
+            answer_kind(&shape(raw.clone()), Some(&raw)),
+            "red (Red light)|green"
+        );
     }
 }

@@ -249,8 +249,8 @@ impl<'a> Report<'a> {
             servers,
             session,
             session_title: format!(
-                "Input tokens billed over a session: {} tools used in {} task turns (+ lookups), prompt caching {}",
-                s.tools_used,
+                "Input tokens billed over a session: {} used in {} task turns (+ lookups), prompt caching {}",
+                meter::counted(s.tools_used, "tool"),
                 s.turns,
                 if s.prompt_cache { "on" } else { "off" }
             ),
@@ -347,12 +347,12 @@ impl<'a> Report<'a> {
         let _ = writeln!(
             out,
             "against eager loading: {}",
-            break_even_words(eager, "ferry", "tool")
+            meter::break_even_of(eager, "ferry", "tool", tools)
         );
         let _ = writeln!(
             out,
             "against deferred loading: {}",
-            break_even_words(deferred, "ferry", "tool")
+            meter::break_even_of(deferred, "ferry", "tool", tools)
         );
         if per_tool {
             for cost in self.costs {

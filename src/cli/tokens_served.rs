@@ -213,9 +213,9 @@ impl Report {
         let _ = writeln!(out, "{}", meter.heading());
         let _ = writeln!(
             out,
-            "{}: {} tools as MCP, beside the same commands in a shell.\n",
+            "{}: {} as MCP, beside the same commands in a shell.\n",
             self.shown_as,
-            self.tools.len()
+            crate::tokens::meter::counted(self.tools.len(), "tool")
         );
         let _ = writeln!(out, "{:14}  {:>8}  {:>8}", "path", "up front", "per use");
         let _ = writeln!(out, "{:14}  {:>8}  {:>8}", "MCP eager", self.eager, 0);

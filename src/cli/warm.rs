@@ -20,8 +20,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// The command this process would run, to hand to the daemon: `None` when the working
-/// directory cannot travel (it is not UTF-8) or a word is not UTF-8.
-pub fn handover(args: &[std::ffi::OsString]) -> Option<Run> {
+/// directory cannot travel (it is not UTF-8) or a word is not UTF-8. `warned`: this process
+/// printed the config's warnings already.
+pub fn handover(args: &[std::ffi::OsString], warned: bool) -> Option<Run> {
     let args = args
         .iter()
         .skip(1)
@@ -41,6 +42,7 @@ pub fn handover(args: &[std::ffi::OsString]) -> Option<Run> {
             stderr: std::io::stderr().is_terminal(),
         },
         dirs: Dirs::current(),
+        warned,
     })
 }
 
@@ -74,7 +76,7 @@ pub fn run(
             console: console.clone(),
             pool: Some(pool),
         };
-        let work = run_command(command, ctx, table);
+        let work = run_command(command, ctx, table, run.warned);
         match diagnostics {
             // This command's diagnostics go to its caller's stderr, as a cold run's would.
             Some(level) => {
@@ -96,6 +98,7 @@ async fn run_command(
     command: super::ServerCommand,
     ctx: Ctx,
     table: fn() -> clap::Command,
+    warned: bool,
 ) -> Handled {
     let console = ctx.console.clone();
     // The registry's warnings wait until the command is known to run here: a cold run in
@@ -106,7 +109,7 @@ async fn run_command(
         Err(error) => return Handled::Ran(Err(error)),
     };
     let warn_all = || {
-        for warning in &warnings {
+        for warning in warnings.iter().filter(|_| !warned) {
             console.warn(&format!("warning: {warning}"));
         }
     };
@@ -165,10 +168,9 @@ fn find_server(
         Some(spec) => Ok(spec.clone()),
         None => Err(super::unknown_server(name, &registry, &table)),
     };
-    Ok(Found {
-        spec,
-        warnings: registry.warnings,
-    })
+    let mut warnings = registry.warnings;
+    warnings.extend(crate::client::config::first_time(&registry.notices));
+    Ok(Found { spec, warnings })
 }
 
 /// Diagnostics written to the caller's stderr.

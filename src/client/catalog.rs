@@ -238,6 +238,28 @@ pub fn usable_tools(spec: &ServerSpec, entry: CacheEntry) -> (Vec<Tool>, Vec<Str
 /// The error for a tool the server does not have, with the nearest name.
 pub fn unknown_tool(spec: &ServerSpec, name: &str, tools: &[Tool]) -> Error {
     let shown = crate::render::text::escape_line(name);
+    // A tool the config hides is not a typo: say which key hides it.
+    if !spec.allows_tool(name) {
+        let file = file_name(&spec.origin);
+        let key = if spec.include_tools.is_empty()
+            || spec
+                .include_tools
+                .iter()
+                .any(|g| crate::words::glob_match(g, name))
+        {
+            "excluded by excludeTools"
+        } else {
+            "not in includeTools"
+        };
+        return Error::usage(format!(
+            "tool {shown:?} of {} is {key} in {file}",
+            spec.name
+        ))
+        .with_hint(format!(
+            "edit {} to call it; `{}` lists the tools it allows",
+            spec.origin, spec.invocation
+        ));
+    }
     let error = Error::usage(format!("unknown tool {shown:?} on {}", spec.name));
     match closest(name, tools.iter().map(|t| t.name.as_str())) {
         Some(best) => error.with_hint(format!(
@@ -246,4 +268,12 @@ pub fn unknown_tool(spec: &ServerSpec, name: &str, tools: &[Tool]) -> Error {
         )),
         None => error.with_hint(format!("`{}` lists its tools", spec.invocation)),
     }
+}
+
+/// The last part of a config file's path (`servers.json`), as messages name it.
+pub fn file_name(origin: &str) -> &str {
+    std::path::Path::new(origin)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(origin)
 }

@@ -38,8 +38,7 @@ pub fn identity() -> String {
 /// `ferry daemon`'s options, for the binary's one options table.
 pub fn command() -> Command {
     Command::new("daemon")
-        .about("The warm path's daemon: its servers (status) or stopping it (stop)")
-        .subcommand_required(true)
+        .about("The warm path's daemon: its servers (status, also plain `ferry daemon`) or stopping it (stop)")
         .subcommand(
             Command::new("status")
                 .about("The daemon and its warm servers: pids, idle times, memory"),

@@ -84,6 +84,9 @@ pub struct Run {
     pub terminal: Terminal,
     /// Where the caller keeps ferry's files: a daemon keeping others runs nothing for it.
     pub dirs: Dirs,
+    /// The caller has printed the config's warnings already (it read the config itself).
+    #[serde(default)]
+    pub warned: bool,
 }
 
 /// Which of the caller's standard streams are terminals.
@@ -192,6 +195,7 @@ mod tests {
                 config: "/home/me/.config/ferry".into(),
                 cache: "/home/me/.cache/ferry".into(),
             },
+            warned: true,
         })));
         round_trip(ToDaemon::Status);
         round_trip(ToDaemon::Stop);

@@ -12,4 +12,4 @@ pub mod review;
 pub mod text;
 pub mod tool;
 
-pub use tool::{json_help, line_type, listing_line, summary, tool_help};
+pub use tool::{json_help, line_type, listing_line, listing_lines, summary, tool_help};

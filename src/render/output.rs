@@ -306,7 +306,11 @@ fn render_block(block: &Value, ctx: &OutputContext, out: &mut String) {
     let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
     match kind {
         "text" => {
-            out.push_str(block.get("text").and_then(Value::as_str).unwrap_or(""));
+            let text = block.get("text").and_then(Value::as_str).unwrap_or("");
+            match compact_json_text(text) {
+                Some(compact) => out.push_str(&compact),
+                None => out.push_str(text),
+            }
         }
         "image" | "audio" => {
             let mime = block
@@ -409,6 +413,7 @@ fn extension_for(mime: &str) -> &'static str {
         "application/json" => "json",
         "text/plain" => "txt",
         "application/zip" => "zip",
+        "application/gzip" | "application/x-gzip" => "gz",
         _ => "bin",
     }
 }
@@ -484,6 +489,34 @@ fn is_plain_text(text: &str) -> bool {
         && !matches!(text, "true" | "false" | "null" | "|")
         && serde_json::from_str::<Value>(text).map_or(true, |v| v.is_string())
         && !text.starts_with(['"', '{', '['])
+}
+
+/// A text block that is indented JSON, without the indentation: the same characters of every
+/// key, string and number (never re-serialised), at about half the tokens. `None` for any
+/// other text.
+fn compact_json_text(text: &str) -> Option<String> {
+    let trimmed = text.trim();
+    if !trimmed.starts_with(['{', '[']) || !trimmed.contains('\n') {
+        return None;
+    }
+    serde_json::from_str::<serde::de::IgnoredAny>(trimmed).ok()?;
+    let mut out = String::with_capacity(trimmed.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in trimmed.chars() {
+        if in_string {
+            out.push(c);
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+        } else if !c.is_whitespace() {
+            in_string = c == '"';
+            out.push(c);
+        }
+    }
+    Some(out)
 }
 
 /// JSON without the spaces and escapes of pretty printing.

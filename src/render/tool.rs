@@ -4,6 +4,7 @@
 use super::text::{collapse_whitespace, escape_line, escape_text, first_sentence};
 use crate::protocol::tools::Tool;
 use crate::schema::{render_type, render_value, Kind, Shape, ToolSchema};
+use std::borrow::Borrow;
 use std::fmt::Write;
 
 /// Required argument names longer than this (joined) are left to `--help`, so that a listing
@@ -11,19 +12,73 @@ use std::fmt::Write;
 pub const LISTED_ARGS_MAX: usize = 20;
 
 /// `name(required args) - summary`: one short line per tool. `name()` takes no arguments;
-/// `name - summary` has arguments too many to list (see its `--help`).
+/// `name([a, b])` takes only optional ones; `name - summary` has required arguments too many
+/// to list (see its `--help`). For a server's whole listing use [`listing_lines`], which keeps
+/// apart tools whose summaries would read alike.
 pub fn listing_line(tool: &Tool) -> String {
-    let mut line = signature(tool);
     // Text hidden from a person never reaches a summary (pins flag the tool instead).
-    let summary = summary_for(&tool.name, &super::hidden::strip(&tool.description));
+    let description = super::hidden::strip(&tool.description);
+    line_with(tool, &description, summary_for(&tool.name, &description))
+}
+
+/// A server's listing, one line per tool in the server's order. When one tool's summary is
+/// the start of another's ("Get detailed listing of files" beside "... in path, including
+/// sizes"), both keep their whole first sentence, so the words that set them apart show.
+pub fn listing_lines<T: Borrow<Tool>>(tools: &[T]) -> Vec<String> {
+    let tools: Vec<&Tool> = tools.iter().map(Borrow::borrow).collect();
+    let descriptions: Vec<_> = tools
+        .iter()
+        .map(|t| super::hidden::strip(&t.description))
+        .collect();
+    let summaries: Vec<String> = tools
+        .iter()
+        .zip(&descriptions)
+        .map(|(t, d)| summary_for(&t.name, d))
+        .collect();
+    let words: Vec<Vec<&str>> = summaries
+        .iter()
+        .map(|s| s.split_whitespace().collect())
+        .collect();
+    let alike = |i: usize| {
+        !words[i].is_empty()
+            && !summaries[i].starts_with("Deprecated")
+            && (0..tools.len()).any(|j| {
+                j != i
+                    && !words[j].is_empty()
+                    && (words[j].starts_with(&words[i]) || words[i].starts_with(&words[j]))
+            })
+    };
+    tools
+        .iter()
+        .enumerate()
+        .map(|(i, tool)| {
+            let summary = if alike(i) {
+                let (lead, _) = what_it_does(&tool.name, &descriptions[i]);
+                whole_sentence(lead)
+            } else {
+                summaries[i].clone()
+            };
+            line_with(tool, &descriptions[i], summary)
+        })
+        .collect()
+}
+
+fn line_with(tool: &Tool, description: &str, mut summary: String) -> String {
+    let mut line = signature(tool);
+    // A line with neither arguments nor summary would be a bare name: then the summary,
+    // even one that only restates the name ("merge_pull_request - Merge pull request").
+    if summary.is_empty() && !line.ends_with(')') {
+        let (lead, _) = what_it_does(&tool.name, description);
+        summary = first_clause(lead, SUMMARY_WORDS);
+    }
     if !summary.is_empty() {
         let _ = write!(line, " - {summary}");
     }
     escape_line(&line).into_owned()
 }
 
-/// `name(required args)`: the listing line without its summary, for a line that the tool's
-/// whole help follows. Not escaped.
+/// `name(required args)`, `name([optional args])` or `name()`: the listing line without its
+/// summary, for a line that the tool's whole help follows. Not escaped.
 fn signature(tool: &Tool) -> String {
     let schema = ToolSchema::from_input_schema(&tool.input_schema);
     // Arguments a caller must give: required and without a default.
@@ -32,10 +87,44 @@ fn signature(tool: &Tool) -> String {
     let mut line = tool.name.clone();
     if schema.props.is_empty() {
         line.push_str("()");
-    } else if !required.is_empty() && args.len() <= LISTED_ARGS_MAX {
+    } else if required.is_empty() {
+        let optional: Vec<&str> = schema.props.iter().map(|p| p.name.as_str()).collect();
+        let optional = optional.join(", ");
+        if optional.len() <= LISTED_ARGS_MAX {
+            let _ = write!(line, "([{optional}])");
+        } else {
+            line.push_str("([...])");
+        }
+    } else if args.len() <= LISTED_ARGS_MAX {
         let _ = write!(line, "({args})");
     }
     line
+}
+
+/// The most characters of a server's instructions `ferry SERVER --help` shows.
+pub const INSTRUCTIONS_MAX: usize = 2_000;
+
+/// A server's instructions under its listing: a header line, the text (escaped) cut at
+/// [`INSTRUCTIONS_MAX`] characters on a line end, and a note of what was cut.
+pub fn instructions_block(server: &str, text: &str) -> String {
+    let total = text.chars().count();
+    let mut shown: String = text.chars().take(INSTRUCTIONS_MAX).collect();
+    if total > INSTRUCTIONS_MAX {
+        if let Some(end) = shown.rfind('\n') {
+            shown.truncate(end);
+        }
+    }
+    let mut out = format!("\nInstructions from {}:\n", escape_line(server));
+    out.push_str(escape_text(shown.trim_end()).as_ref());
+    out.push('\n');
+    if total > INSTRUCTIONS_MAX {
+        let _ = writeln!(
+            out,
+            "(cut: {} of {total} characters shown)",
+            shown.chars().count()
+        );
+    }
+    out
 }
 
 /// One hit of `ferry find`: its server, the tool, and whether its whole help is shown.
@@ -182,7 +271,10 @@ const WARNINGS: [&str; 6] = [
 /// ... WILL FAIL for private URLs"), a rule for when to use the tool, list markup. The summary
 /// starts where the description says what the tool does; a deprecated tool's says so first.
 pub fn summary_for(name: &str, description: &str) -> String {
-    let (lead, deprecated) = what_it_does(name, description);
+    let (lead, mut deprecated) = what_it_does(name, description);
+    if matches!(deprecated, Deprecated::No) {
+        deprecated = deprecated_later(lead);
+    }
     match deprecated {
         Deprecated::No => {
             let clause = first_clause(lead, words_for(name));
@@ -298,6 +390,55 @@ fn what_it_does<'a>(name: &str, description: &'a str) -> (&'a str, Deprecated<'a
             return (text, deprecated);
         }
     }
+}
+
+/// A deprecation said after what the tool does ("Read a file. DEPRECATED: Use read_text_file
+/// instead."): a sentence of the first paragraph that opens with "deprecated".
+fn deprecated_later(text: &str) -> Deprecated<'_> {
+    let paragraph = &text[..text.find("\n\n").unwrap_or(text.len())];
+    let mut rest = paragraph;
+    while let Some(end) = sentence_end(rest) {
+        let sentence = rest[..end].trim();
+        let lower = sentence.to_ascii_lowercase();
+        let opening = lower.trim_start_matches(['[', '(', '*', '_', ' ']);
+        if opening.starts_with("deprecated") || opening.starts_with("this tool is deprecated") {
+            // The note may run into the next sentence ("DEPRECATED. Use x instead.").
+            let note = rest.trim_start();
+            let cut = (0..=note.len().min(200))
+                .rev()
+                .find(|i| note.is_char_boundary(*i))
+                .unwrap_or(0);
+            return match deprecated_note(&note[..cut]) {
+                Deprecated::No => Deprecated::Yes,
+                named => named,
+            };
+        }
+        if end >= rest.len() {
+            break;
+        }
+        rest = &rest[end..];
+    }
+    Deprecated::No
+}
+
+/// A description's whole first sentence without articles, filler or the final period: for
+/// tools whose short summaries would read alike.
+fn whole_sentence(description: &str) -> String {
+    let sentence = first_sentence(description);
+    let words: Vec<&str> = sentence
+        .split_whitespace()
+        .enumerate()
+        .filter(|(i, w)| {
+            let lower = w.to_ascii_lowercase();
+            *i == 0 || !FILLER.contains(&lower.as_str())
+        })
+        .map(|(_, w)| w)
+        .take(SUMMARY_WORDS * 2)
+        .collect();
+    words
+        .join(" ")
+        .trim_end_matches([',', '.', ';', ':'])
+        .to_string()
 }
 
 /// The byte just past the first sentence of `text` (its mark), if it has one.
@@ -494,9 +635,10 @@ fn first_clause(description: &str, limit: usize) -> String {
             .count();
         // Not after a word that needs what follows ("a session created | by X"): the next
         // boundary, if there is room for it.
-        let needs_more = words
-            .last()
-            .is_some_and(|w| leads_on(w) && !is_link_word(w));
+        let needs_more = words.last().is_some_and(|w| {
+            leads_on(w) && !is_link_word(w)
+                || matches!(w.to_ascii_lowercase().as_str(), "it" | "them")
+        });
         if words.len() >= 4
             && words.len() + remaining > limit
             && CLAUSE_STARTS.contains(&lower.as_str())

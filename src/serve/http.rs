@@ -493,7 +493,11 @@ fn check_guard(request: &Request<IncomingBody>, guard: &Guard) -> Option<Respons
         let given = header(request, "authorization").and_then(|v| v.strip_prefix("Bearer "));
         let matches = given.is_some_and(|g| constant_time_eq(g.as_bytes(), token.as_bytes()));
         if !matches {
-            let mut response = plain(StatusCode::UNAUTHORIZED, "a bearer token is required");
+            let why = match given {
+                Some(_) => "the bearer token is not the one this server was started with",
+                None => "a bearer token is required",
+            };
+            let mut response = plain(StatusCode::UNAUTHORIZED, why);
             response
                 .headers_mut()
                 .insert("www-authenticate", HeaderValue::from_static("Bearer"));

@@ -49,6 +49,30 @@ pub enum Confinement {
     Unconfined,
 }
 
+/// A call's values, checked: paths resolved (for messages a person reads) and as the
+/// command gets them.
+struct Prepared {
+    resolved: Map<String, Value>,
+    given: Map<String, Value>,
+}
+
+/// A confined path as the command gets it: relative to the working directory (where commands
+/// run) when the model gave a relative one, so output names it as the model did; `./` before a
+/// name that starts with `-`, which a command would read as an option.
+fn as_given(confined: &std::path::Path, text: &str, working_dir: &std::path::Path) -> String {
+    if std::path::Path::new(text).is_absolute() {
+        return confined.display().to_string();
+    }
+    match confined.strip_prefix(working_dir) {
+        Ok(relative) if relative.as_os_str().is_empty() => ".".to_string(),
+        Ok(relative) if relative.to_string_lossy().starts_with('-') => {
+            format!("./{}", relative.display())
+        }
+        Ok(relative) => relative.display().to_string(),
+        Err(_) => confined.display().to_string(),
+    }
+}
+
 /// Resolves a command's program to an absolute path, from the first root.
 fn resolve_program(elements: &mut [Element], root: &std::path::Path, what: &str) -> Result<()> {
     if let Some(Element::Word(program)) = elements.first_mut() {
@@ -283,13 +307,14 @@ impl ManifestProvider {
     }
 
     /// Checks a call's values against its parameters, fills defaults and resolves paths;
-    /// `Err` is what to tell the model.
+    /// `Err` is what to tell the model. The values come twice: with paths resolved (what a
+    /// person confirms), and with paths as the command gets them (see [`as_given`]).
     fn prepare(
         &self,
         params: &[Param],
         schema: &ToolSchema,
         mut arguments: Map<String, Value>,
-    ) -> std::result::Result<Map<String, Value>, String> {
+    ) -> std::result::Result<Prepared, String> {
         validate::numbers_from_text(schema, &mut arguments);
         validate::check_arguments(schema, &arguments).map_err(|v| v.message())?;
         let mut values = arguments;
@@ -308,36 +333,54 @@ impl ManifestProvider {
             return Err(format!("{name} contains a NUL byte"));
         }
         let roots = &self.manifest.server.roots;
+        let mut given = values.clone();
         for param in params {
             let is_path = matches!(
                 param.kind,
                 ParamKind::Path | ParamKind::Array(ItemKind::Path)
             );
-            let Some(value) = values.get_mut(&param.name).filter(|_| is_path) else {
+            let (Some(value), Some(as_command)) = (
+                values.get_mut(&param.name).filter(|_| is_path),
+                given.get_mut(&param.name),
+            ) else {
                 continue;
             };
-            let resolve = |text: &str| -> std::result::Result<Value, String> {
+            let resolve = |text: &str| -> std::result::Result<(Value, Value), String> {
                 let path = roots.working_dir().join(text);
-                confine(&path, roots.all(), param.exists)
-                    .map(|p| Value::String(p.display().to_string()))
-                    .map_err(|why| format!("{} {text:?}: {why}", param.name))
+                let confined = confine(&path, roots.all(), param.exists)
+                    .map_err(|why| format!("{} {text:?}: {why}", param.name))?;
+                Ok((
+                    Value::String(confined.display().to_string()),
+                    Value::String(as_given(&confined, text, roots.working_dir())),
+                ))
             };
             match value {
-                Value::String(text) => *value = resolve(text)?,
+                Value::String(text) => {
+                    let (resolved, relative) = resolve(text)?;
+                    *as_command = relative;
+                    *value = resolved;
+                }
                 Value::Array(items) => {
-                    for item in items.iter_mut() {
+                    let Value::Array(command_items) = as_command else {
+                        continue;
+                    };
+                    for (item, command_item) in items.iter_mut().zip(command_items.iter_mut()) {
                         if let Value::String(text) = item {
-                            *item = resolve(text)?;
+                            let (resolved, relative) = resolve(text)?;
+                            *command_item = relative;
+                            *item = resolved;
                         }
                     }
                 }
                 _ => {}
             }
         }
-        Ok(values)
+        Ok(Prepared {
+            resolved: values,
+            given,
+        })
     }
 
-    /// The help a model needs to fix its arguments.
     /// The help a model needs to fix its arguments, in its own terms: JSON property names
     /// (`count int required [1..10]`), not the command line's `--count`.
     fn help_for(&self, tool: &ToolDef) -> String {
@@ -351,8 +394,11 @@ impl ManifestProvider {
         ctx: CallContext,
     ) -> std::result::Result<Value, RpcError> {
         let tool = &self.manifest.tools[index];
-        let values = match self.prepare(&tool.params, &self.schemas[index], arguments) {
-            Ok(values) => values,
+        let Prepared {
+            resolved: values,
+            given,
+        } = match self.prepare(&tool.params, &self.schemas[index], arguments) {
+            Ok(prepared) => prepared,
             Err(why) => {
                 return Ok(tool_error(format!(
                     "Invalid arguments for {}: {why}\n{}",
@@ -361,7 +407,7 @@ impl ManifestProvider {
                 )))
             }
         };
-        let argv = match template::render(&tool.command, &values, &tool.params) {
+        let argv = match template::render(&tool.command, &given, &tool.params) {
             Ok(argv) => argv,
             Err(template::Refusal(why)) => return Ok(tool_error(format!("Refused: {why}"))),
         };
@@ -576,7 +622,8 @@ impl ManifestProvider {
                 .collect();
             let values = self
                 .prepare(&template.params, &schema, values)
-                .map_err(|why| invalid(format!("{uri}: {why}")))?;
+                .map_err(|why| invalid(format!("{uri}: {why}")))?
+                .given;
             let argv = template::render(&template.command, &values, &template.params)
                 .map_err(|r| invalid(format!("{uri}: {}", r.0)))?;
             let sandbox = &self.template_sandboxes[index];
@@ -778,6 +825,10 @@ fn tool_result(tool: &ToolDef, finished: Finished, timeout: Duration, modern: bo
                 Err(e) => return e,
             };
             let text = String::from_utf8_lossy(&bytes).into_owned();
+            // Nothing printed is no rows (a query that matched nothing), not broken JSON.
+            if text.trim().is_empty() {
+                return json!({"content": []});
+            }
             match serde_json::from_str::<Value>(&text) {
                 Ok(value) => {
                     let mut result = json!({"content": [{"type": "text", "text": text}]});
@@ -1029,7 +1080,10 @@ impl Provider for ManifestProvider {
             };
             let prompt = &self.manifest.prompts[index];
             let schema = ToolSchema::from_input_schema(&input_schema(&prompt.params));
-            let values = self
+            let Prepared {
+                resolved: values,
+                given,
+            } = self
                 .prepare(&prompt.params, &schema, arguments)
                 .map_err(|why| invalid(format!("Invalid arguments for prompt {name}: {why}")))?;
             let mut messages = Vec::new();
@@ -1049,7 +1103,7 @@ impl Provider for ManifestProvider {
                         json!({"type": "image", "data": base64::engine::general_purpose::STANDARD.encode(bytes), "mimeType": mime_for_path(path)})
                     }
                     MessagePart::Command(command) => {
-                        let argv = template::render(command, &values, &prompt.params)
+                        let argv = template::render(command, &given, &prompt.params)
                             .map_err(|r| invalid(format!("prompt {name}: {}", r.0)))?;
                         let sandbox = self
                             .prompt_sandboxes

@@ -242,7 +242,8 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
                     .with_hint("cd into a directory that exists")
             })?;
             let registry = crate::client::config::Registry::load(&cwd)?;
-            for warning in &registry.warnings {
+            let notices = crate::client::config::first_time(&registry.notices);
+            for warning in registry.warnings.iter().chain(&notices) {
                 crate::console::warn(&format!("warning: {warning}"));
             }
             let servers = registry.select(&names)?;

@@ -13,7 +13,7 @@
 
 use crate::protocol::tools::Tool;
 use crate::render::tool::{find_answer, proxy_find_answer, FoundTool};
-use crate::render::{listing_line, tool_help};
+use crate::render::{listing_lines, tool_help};
 use crate::tokenizer::Tokenizer;
 use crate::tokens::find::{shown, Document, Index};
 use serde_json::{json, Value};
@@ -169,8 +169,13 @@ pub const ESTIMATE_NOTE: &str =
 impl Meter {
     /// A report's first line: the encoding and the host format counted in.
     pub fn heading(&self) -> String {
+        // Figures for an OpenAI host in its own encoding are exact: no note about Claude.
+        let note = match self.host {
+            Host::Anthropic => format!(" {ESTIMATE_NOTE}"),
+            Host::OpenAi => String::new(),
+        };
         format!(
-            "{} tokens, {} tool format. {ESTIMATE_NOTE}\n",
+            "{} tokens, {} tool format.{note}\n",
             self.tokenizer.encoding.name(),
             self.host.name()
         )
@@ -180,7 +185,7 @@ impl Meter {
     pub fn measure(&self, server: &str, tools: &[Tool], instructions: Option<&str>) -> ServerCost {
         let count = |text: &str| self.tokenizer.count(text);
         let instructions = instructions.map_or(0, count);
-        let lines: Vec<usize> = tools.iter().map(|t| count(&listing_line(t)) + 1).collect();
+        let lines: Vec<usize> = listing_lines(tools).iter().map(|l| count(l) + 1).collect();
         let definitions: Vec<usize> = tools
             .iter()
             .map(|t| count(&host_definition(t, self.host)))
@@ -394,6 +399,28 @@ pub fn break_even(
 
 /// Says, in words, where a path that costs less up front (`who`) stops costing less, given the
 /// [`break_even`] point; `one` names what is used, in the singular (`tool`).
+/// `1 tool`, `2 tools`.
+pub fn counted(n: usize, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
+/// As [`break_even_words`], for a catalog of `available` items: a break-even past all of them
+/// means the cheaper path stays cheaper whatever is used.
+pub fn break_even_of(point: Option<f64>, who: &str, one: &str, available: usize) -> String {
+    match point {
+        Some(k) if k >= available as f64 + 1.0 && available > 0 => format!(
+            "{who} costs less whichever of the {} are used (break-even past all of them, at {}).",
+            counted(available, one),
+            k.floor()
+        ),
+        _ => break_even_words(point, who, one),
+    }
+}
+
 pub fn break_even_words(point: Option<f64>, who: &str, one: &str) -> String {
     match point {
         None => format!("{who} costs less at any number of {one}s used."),

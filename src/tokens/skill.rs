@@ -5,8 +5,7 @@
 
 use crate::paths::fnv1a;
 use crate::protocol::tools::Tool;
-use crate::render::listing_line;
-use crate::render::text::first_sentence;
+use crate::render::listing_lines;
 
 /// Hosts reject longer descriptions (the Agent Skills format's limit).
 const MAX_DESCRIPTION: usize = 1024;
@@ -64,20 +63,14 @@ pub fn render_skill(
     } else {
         String::new()
     };
+    // When to use it, in plain words: what the server's instructions call it, else what its
+    // tools act on (never markdown, never the first tools' summaries).
     let purpose = instructions
-        .map(first_sentence)
+        .map(crate::render::proxy::catalog_words)
         .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| {
-            let summaries: Vec<String> = tools
-                .iter()
-                .take(2)
-                .map(|t| crate::render::summary(&t.description))
-                .filter(|s| !s.is_empty())
-                .collect();
-            summaries.join("; ")
-        });
+        .unwrap_or_else(|| topics(tools));
     let mut description =
-        format!("Use the {server} MCP server's tools ({shown}{more}) through the ferry CLI. Use when a task needs {server}: {purpose}");
+        format!("Use the {server} MCP server's tools ({shown}{more}) through the ferry CLI. Use when a task needs {server} ({purpose}).");
     description = description.replace('\n', " ");
     if description.len() > MAX_DESCRIPTION {
         let mut cut = MAX_DESCRIPTION - 3;
@@ -110,8 +103,8 @@ pub fn render_skill(
          Exit codes: 0 ok, 1 the tool reported an error, 2 usage error (nothing was sent), 3 server failure, 4 timeout, 5 auth.\n\
          Long output: add `--max-tokens N` (head and tail kept, full output saved to a file).\n\n## Tools\n\n"
     ));
-    for tool in tools {
-        out.push_str(&listing_line(tool));
+    for (tool, line) in tools.iter().zip(listing_lines(tools)) {
+        out.push_str(&line);
         if let Some(mark) = mark(&tool.name) {
             out.push(' ');
             out.push_str(&crate::render::text::escape_line(&mark));
@@ -119,6 +112,42 @@ pub fn render_skill(
         out.push('\n');
     }
     out
+}
+
+/// Verbs of tool names: what a tool does, not what it acts on.
+const NAME_VERBS: [&str; 24] = [
+    "get", "list", "create", "read", "update", "delete", "set", "add", "remove", "search", "open",
+    "write", "move", "edit", "find", "fetch", "run", "show", "make", "new", "toggle", "trigger",
+    "with", "multiple",
+];
+
+/// What a server's tools act on: the nouns of their names, most used first, at most six
+/// ("entity, relation, observation" for a knowledge graph).
+fn topics(tools: &[Tool]) -> String {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for tool in tools {
+        let words = tool
+            .name
+            .split(|c: char| !c.is_alphanumeric())
+            .map(str::to_lowercase);
+        for word in words {
+            if word.len() < 3 || NAME_VERBS.contains(&word.as_str()) {
+                continue;
+            }
+            match counts.iter_mut().find(|(w, _)| *w == word) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((word, 1)),
+            }
+        }
+    }
+    // A stable sort keeps first appearance among equals.
+    counts.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+    let words: Vec<&str> = counts.iter().take(6).map(|(w, _)| w.as_str()).collect();
+    if words.is_empty() {
+        "tools".to_string()
+    } else {
+        words.join(", ")
+    }
 }
 
 /// A YAML plain scalar when safe, else a double-quoted one.
@@ -156,7 +185,18 @@ mod tests {
             "inputSchema": {"type": "object", "properties": {"tz": {"type": "string"}}, "required": ["tz"]}}))
         .unwrap()];
         let skill = render_skill("my_time", &tools, None, &|_| None);
-        assert!(skill.starts_with("---\nname: my-time\ndescription: \"Use the my_time MCP server's tools (get_time) through the ferry CLI. Use when a task needs my_time: Get time in timezone\"\n---\n"), "{skill}");
+        assert!(skill.starts_with("---\nname: my-time\ndescription: Use the my_time MCP server's tools (get_time) through the ferry CLI. Use when a task needs my_time (time).\n---\n"), "{skill}");
+        // Instructions in markdown give their plain words, never a heading's marks.
+        let titled = render_skill(
+            "ev",
+            &tools,
+            Some("# Everything Server – Server Instructions\n\nAudience: ..."),
+            &|_| None,
+        );
+        assert!(
+            titled.contains("Use when a task needs ev (Everything Server).\n"),
+            "{titled}"
+        );
         assert!(
             skill.ends_with("## Tools\n\nget_time(tz) - Get time in timezone\n"),
             "{skill}"

@@ -905,7 +905,20 @@ fn connect_error(url: &str, error: reqwest::Error) -> Error {
         while let Some(next) = source.source() {
             source = next;
         }
-        Error::server(format!("could not reach {url}: {source}"))
+        let text = source.to_string();
+        // rustls reads a plain HTTP answer as a TLS record it cannot parse.
+        if url.starts_with("https://")
+            && (text.contains("InvalidContentType") || text.contains("corrupt message"))
+        {
+            return Error::server(format!(
+                "could not reach {url}: the server answers plain HTTP, not TLS"
+            ))
+            .with_hint(format!(
+                "use http:// for this server: {}",
+                url.replacen("https://", "http://", 1)
+            ));
+        }
+        Error::server(format!("could not reach {url}: {text}"))
             .with_hint("check that the server is running and the URL is right")
     }
 }

@@ -559,15 +559,20 @@ impl Drop for Served {
 /// `wc`'s own line for the file's canonical path.
 pub fn demo_file(env: &Env, name: &str, text: &str) -> String {
     env.write(&format!("work/{name}"), text);
-    let path = std::fs::canonicalize(env.path(&format!("work/{name}"))).unwrap();
-    let out = Command::new("wc").arg("--").arg(&path).output().unwrap();
+    // The demo runs wc in the working directory, with the path as the caller gave it.
+    let out = Command::new("wc")
+        .arg("--")
+        .arg(name)
+        .current_dir(env.path("work"))
+        .output()
+        .unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The demo server's listing (`ferry serve --demo`).
-pub const DEMO_LISTING: &str = "date - Show current date and time\n\
+pub const DEMO_LISTING: &str = "date([utc, format]) - Show current date and time\n\
 word_count(path) - Count lines, words and bytes of file under current directory\n\
-list_files - List files of directory under current directory\n\
+list_files([dir, all, sort]) - List files of directory under current directory\n\
 pixel() - Return one-pixel PNG image\n";
 
 /// Where an HTTP server answers, and the bearer token it wants (if any).

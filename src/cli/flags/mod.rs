@@ -67,6 +67,8 @@ pub struct DeferredInput {
     pub wants_stdin: bool,
     /// Files parsing needed that were not read yet.
     pub wants_files: Vec<String>,
+    /// The caller's working directory, where a relative `@file` is looked for.
+    pub cwd: Option<std::path::PathBuf>,
 }
 
 impl DeferredInput {
@@ -179,8 +181,24 @@ fn find_prop<'a>(schema: &'a ToolSchema, flag: &str) -> Result<Option<&'a Prop>>
     }
 }
 
-/// Parses the words after the tool name.
+/// Parses the words after the tool name. Every mistake without a hint of its own (a wrong
+/// type, a value out of range) points to the tool's help.
 pub fn parse_call(
+    tool: ToolRef,
+    schema: &ToolSchema,
+    words: &[String],
+    input: &mut DeferredInput,
+) -> Result<ParsedCall> {
+    parse_words(tool, schema, words, input).map_err(|error| {
+        if error.hint.is_none() && !input.wants_more() {
+            error.with_hint(tool.help_hint())
+        } else {
+            error
+        }
+    })
+}
+
+fn parse_words(
     tool: ToolRef,
     schema: &ToolSchema,
     words: &[String],
@@ -240,38 +258,34 @@ pub fn parse_call(
                 "help" => call.options.help = true,
                 "detach" if inline.is_none() => call.options.detach = true,
                 "json" => {
-                    // `--json '{...}'` (or @file, or -) is the arguments object; bare `--json` asks
-                    // for the raw result envelope.
-                    let next = inline.clone().or_else(|| words.get(i).cloned());
-                    match next {
-                        Some(value)
-                            if value.trim_start().starts_with('{')
-                                || value.starts_with('@')
-                                || value == "-" =>
-                        {
-                            if inline.is_none() {
-                                i += 1;
-                            }
-                            let text = load_text(&value, input)?;
-                            match serde_json::from_str::<Value>(&text) {
-                                Ok(Value::Object(map)) => base = Some(map),
-                                Ok(_) => {
-                                    return Err(Error::usage(
-                                        "--json must be a JSON object of arguments",
-                                    )
-                                    .with_hint(tool.help_hint()))
-                                }
-                                Err(e) => {
-                                    return Err(Error::usage(format!(
-                                        "--json is not valid JSON: {e}"
-                                    ))
-                                    .with_hint(
-                                        "give an object such as --json '{\"name\": \"value\"}'",
-                                    ))
-                                }
-                            }
+                    // After the tool name `--json` is the arguments object, always ('{...}',
+                    // @file or -); the result envelope is asked for before the tool.
+                    let Some(value) = inline.clone().or_else(|| words.get(i).cloned()) else {
+                        return Err(Error::usage(
+                            "--json after the tool name takes the arguments as a JSON object",
+                        )
+                        .with_hint(format!(
+                            "for the exact result envelope, put --json before the tool: {} --json {} ...",
+                            tool.command,
+                            shell_word(tool.tool)
+                        )));
+                    };
+                    if inline.is_none() {
+                        i += 1;
+                    }
+                    let text = load_text(&value, input)?;
+                    match serde_json::from_str::<Value>(&text) {
+                        Ok(Value::Object(map)) => base = Some(map),
+                        Ok(_) => {
+                            return Err(Error::usage("--json must be a JSON object of arguments")
+                                .with_hint(tool.help_hint()))
                         }
-                        _ => call.options.raw_json = true,
+                        Err(e) => {
+                            return Err(Error::usage(format!("--json is not valid JSON: {e}"))
+                                .with_hint(
+                                    "give an object such as --json '{\"name\": \"value\"}'",
+                                ))
+                        }
                     }
                 }
                 "max-tokens" => {
@@ -289,6 +303,14 @@ pub fn parse_call(
             continue;
         };
         let shape = &prop.shape;
+        // `["boolean", "string"]` is a flag too when no value follows it.
+        let bare_flag = inline.is_none()
+            && takes_bool(shape)
+            && words.get(i).is_none_or(|next| next.starts_with("--"));
+        if bare_flag && shape.kind != Kind::Bool {
+            call.arguments.insert(prop.name.clone(), Value::Bool(true));
+            continue;
+        }
         if shape.kind == Kind::Bool {
             let value = match inline.as_deref() {
                 Some(text) => {
@@ -365,6 +387,24 @@ pub fn parse_call(
                     )),
                 );
             }
+            (required, _) if required.len() == positionals.len() => {
+                // `get-sum 1 2`: the same values as the flags they were meant for.
+                let flags: Vec<String> = required
+                    .iter()
+                    .zip(&positionals)
+                    .map(|(prop, word)| format!("--{} {}", prop.name, shell_word(word)))
+                    .collect();
+                return Err(
+                    Error::usage(format!("unexpected argument {:?}", positionals[0])).with_hint(
+                        format!(
+                            "give arguments as --flags: {} {} {}",
+                            tool.command,
+                            shell_word(tool.tool),
+                            flags.join(" ")
+                        ),
+                    ),
+                );
+            }
             _ => {
                 return Err(
                     Error::usage(format!("unexpected argument {:?}", positionals[0]))
@@ -434,6 +474,29 @@ fn load_text(word: &str, input: &mut DeferredInput) -> Result<String> {
     Ok(word.to_string())
 }
 
+/// A string argument's text: `-` reads standard input and `@path` the file when one exists
+/// there (curl's rule); any other word, `@name` of no file among them, is the text itself.
+fn string_text(word: &str, input: &mut DeferredInput) -> Result<String> {
+    let is_file = |path: &str| match &input.cwd {
+        Some(dir) => dir.join(path).is_file(),
+        None => std::path::Path::new(path).is_file(),
+    };
+    match word.strip_prefix('@') {
+        _ if word == "-" => input.stdin(),
+        Some(path) if !path.is_empty() && is_file(path) => input.file(path),
+        _ => Ok(word.to_string()),
+    }
+}
+
+/// Whether a shape takes `true` (a boolean, or a union with one), so a bare `--flag` fits.
+fn takes_bool(shape: &Shape) -> bool {
+    match &shape.kind {
+        Kind::Bool => true,
+        Kind::Union(variants) => variants.iter().any(|v| v.kind == Kind::Bool),
+        _ => false,
+    }
+}
+
 /// One word as a scalar of `shape` (string, number, boolean, enum).
 fn parse_scalar(prop: &Prop, shape: &Shape, text: &str) -> Result<Value> {
     parse_word(shape, text).map_err(|expected| invalid(prop, text, &expected))
@@ -447,6 +510,9 @@ fn parse_value(
     text: &str,
     input: &mut DeferredInput,
 ) -> Result<Value> {
+    if shape.kind == Kind::Str {
+        return Ok(Value::String(string_text(text, input)?));
+    }
     if shape.is_scalar() {
         return parse_scalar(prop, shape, text);
     }
@@ -492,8 +558,18 @@ fn parse_value(
         }
     }
     check_value(schema, shape, &value, &prop.name, 0).map_err(|violation| {
-        match violation.problem {
-            Problem::Wrong { .. } | Problem::Missing(_) | Problem::Unknown => {
+        match &violation.problem {
+            // `entities[1].entityType` is missing: "--entities item 1: missing required
+            // entityType (str)", the flag first and items counted from 1 in words.
+            Problem::Missing(kind) => {
+                let (within, field) = violation
+                    .at
+                    .rsplit_once('.')
+                    .unwrap_or((prop.name.as_str(), violation.at.as_str()));
+                let within = within.replace('[', " item ").replace(']', "");
+                Error::usage(format!("--{within}: missing required {field} ({kind})"))
+            }
+            Problem::Wrong { .. } | Problem::Unknown => {
                 Error::usage(format!("--{}", violation.message()))
             }
         }

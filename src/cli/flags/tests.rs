@@ -98,8 +98,12 @@ fn json_object_with_flags_overriding() {
         args(&["--json", "{\"message\":\"a\",\"count\":2}", "--count", "5"]),
         json!({"message": "a", "count": 5})
     );
-    let call = parse(&["hi", "--json"]).unwrap();
-    assert!(call.options.raw_json);
+    // After the tool name --json is the arguments object, never the envelope.
+    assert_eq!(
+        error(&["hi", "--json"]),
+        "--json after the tool name takes the arguments as a JSON object | \
+         for the exact result envelope, put --json before the tool: ferry srv --json tool ..."
+    );
     let call = parse(&["hi", "--max-tokens", "100", "--timeout", "2.5"]).unwrap();
     assert_eq!(call.options.max_tokens, Some(100));
     assert_eq!(call.options.timeout, Some(2.5));
@@ -117,26 +121,30 @@ fn errors_are_one_clear_line() {
     );
     assert_eq!(
         error(&["hi", "--count", "two"]),
-        "--count expects an integer, not \"two\""
+        "--count expects an integer, not \"two\" | see: ferry srv tool --help"
     );
     assert_eq!(
         error(&["hi", "--count", "0"]),
-        "--count expects a value >= 1, not \"0\""
+        "--count expects a value >= 1, not \"0\" | see: ferry srv tool --help"
     );
     assert_eq!(
         error(&["hi", "--mode", "medium"]),
-        "--mode expects one of fast, slow, not \"medium\""
+        "--mode expects one of fast, slow, not \"medium\" | see: ferry srv tool --help"
     );
     assert_eq!(
         error(&["hi", "--meta", "[1]"]),
-        "--meta expects JSON of type {k?:str}, not \"[1]\""
+        "--meta expects JSON of type {k?:str}, not \"[1]\" | see: ferry srv tool --help"
     );
-    assert_eq!(error(&["hi", "--ratio"]), "--ratio needs a value (num)");
+    assert_eq!(
+        error(&["hi", "--ratio"]),
+        "--ratio needs a value (num) | see: ferry srv tool --help"
+    );
     assert!(error(&["hi", "there"]).starts_with("unexpected argument \"there\""));
     assert!(error(&["hi", "--meta", "{bad"]).starts_with("--meta expects JSON ({k?:str}):"));
+    assert!(error(&["hi", "--meta", "{bad"]).ends_with(" | see: ferry srv tool --help"));
     assert_eq!(
         error(&["hi", "--tags", "[\"a\", 1]"]),
-        "--tags expects JSON of type str[]: item 2 is 1"
+        "--tags expects JSON of type str[]: item 2 is 1 | see: ferry srv tool --help"
     );
 }
 
@@ -164,7 +172,7 @@ fn json_arguments_are_checked_like_flags() {
     );
     assert_eq!(
         error(&["hi", "--meta", "{\"k\": 5}"]),
-        "--meta.k expects a string, not 5"
+        "--meta.k expects a string, not 5 | see: ferry srv tool --help"
     );
 }
 
@@ -192,4 +200,37 @@ fn kebab_aliases() {
     assert_eq!(kebab("max_results"), "max-results");
     assert_eq!(kebab("URL"), "url");
     assert_eq!(kebab("pageSize2"), "page-size2");
+}
+
+#[test]
+fn a_boolean_or_string_property_is_a_bare_flag_too() {
+    let schema = ToolSchema::from_input_schema(&json!({"properties": {
+        "more": {"type": ["boolean", "string"]}, "n": {"type": "integer"}}}));
+    let parsed = |words: &[&str]| {
+        let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        Value::Object(
+            parse_call(TOOL, &schema, &words, &mut DeferredInput::default())
+                .unwrap()
+                .arguments,
+        )
+    };
+    assert_eq!(parsed(&["--more"]), json!({"more": true}));
+    assert_eq!(
+        parsed(&["--more", "--n", "1"]),
+        json!({"more": true, "n": 1})
+    );
+    assert_eq!(parsed(&["--more", "false"]), json!({"more": false}));
+    assert_eq!(parsed(&["--more", "later"]), json!({"more": "later"}));
+}
+
+#[test]
+fn positional_words_for_several_required_get_the_right_call() {
+    let schema = ToolSchema::from_input_schema(&json!({"properties": {
+        "a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}));
+    let words: Vec<String> = ["1", "2"].iter().map(|w| w.to_string()).collect();
+    let e = parse_call(TOOL, &schema, &words, &mut DeferredInput::default()).unwrap_err();
+    assert_eq!(
+        e.hint.as_deref(),
+        Some("give arguments as --flags: ferry srv tool --a 1 --b 2")
+    );
 }

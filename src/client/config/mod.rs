@@ -52,6 +52,37 @@ pub struct Registry {
     pub warnings: Vec<String>,
     /// The project files that apply here, nearest first, with their trust state.
     pub project_files: Vec<(PathBuf, TrustState)>,
+    /// Servers configured but not usable, by name: why (`disabled in servers.json`).
+    pub set_aside: Vec<(String, String)>,
+    /// Warnings about a repository's files, which its user may not change: said once (see
+    /// [`first_time`]), not on every command.
+    pub notices: Vec<String>,
+}
+
+/// The notices not said before, each recorded as said (in the cache directory), so a
+/// repository's reserved server name warns once, not on every command.
+pub fn first_time(notices: &[String]) -> Vec<String> {
+    if notices.is_empty() {
+        return Vec::new();
+    }
+    let record = crate::paths::cache_dir().join("notices-said");
+    let said = std::fs::read_to_string(&record).unwrap_or_default();
+    let new: Vec<String> = notices
+        .iter()
+        .filter(|n| !said.lines().any(|line| line == n.as_str()))
+        .cloned()
+        .collect();
+    if !new.is_empty() {
+        let mut all = said;
+        for notice in &new {
+            all.push_str(notice);
+            all.push('\n');
+        }
+        // A record that cannot be written means the notice is said again: no harm.
+        let _ = std::fs::create_dir_all(crate::paths::cache_dir());
+        let _ = crate::paths::write_private(&record, all.as_bytes());
+    }
+    new
 }
 
 /// The user's configuration file.
@@ -105,6 +136,8 @@ impl Registry {
             servers: Vec::new(),
             warnings: Vec::new(),
             project_files: Vec::new(),
+            set_aside: Vec::new(),
+            notices: Vec::new(),
         };
         let mut seen = HashSet::new();
         let user = user_config_path();
@@ -150,11 +183,17 @@ impl Registry {
         self.warnings.extend(shape_warnings(doc, &origin));
         for (name, entry) in servers_in_json(doc, cwd) {
             if entry.get("disabled").and_then(Value::as_bool) == Some(true) {
+                let file = crate::client::catalog::file_name(&origin);
+                self.set_aside
+                    .push((name.clone(), format!("disabled in {file}")));
                 continue;
             }
             if let Err(e) = check_server_name(&name) {
-                self.warnings
-                    .push(format!("skipped a server in {origin}: {}", e.message));
+                let warning = format!("skipped a server in {origin}: {}", e.message);
+                match trust {
+                    Some(_) => self.notices.push(warning),
+                    None => self.warnings.push(warning),
+                }
                 continue;
             }
             if seen.contains(&name) {
@@ -166,9 +205,26 @@ impl Registry {
                     seen.insert(name);
                     self.servers.push(spec);
                 }
-                Err(e) => self.warnings.push(e.message),
+                Err(e) => {
+                    let prefix = format!("server {name:?} in {origin}: ");
+                    let why = e.message.strip_prefix(&prefix).unwrap_or(&e.message);
+                    let file = crate::client::catalog::file_name(&origin);
+                    self.set_aside.push((
+                        name.clone(),
+                        format!("configured in {file} but invalid: {why}"),
+                    ));
+                    self.warnings.push(e.message);
+                }
             }
         }
+    }
+
+    /// Why a configured server called `name` cannot be used, if it is set aside.
+    pub fn set_aside(&self, name: &str) -> Option<&str> {
+        self.set_aside
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, why)| why.as_str())
     }
 
     /// The server called `name`.
@@ -198,10 +254,14 @@ impl Registry {
         names
             .iter()
             .map(|name| {
-                self.get(name).cloned().ok_or_else(|| {
-                    Error::usage(format!("unknown server {name:?}"))
-                        .with_hint("`ferry` lists the configured servers")
-                })
+                self.get(name)
+                    .cloned()
+                    .ok_or_else(|| match self.set_aside(name) {
+                        Some(why) => Error::usage(format!("server {name:?} is {why}"))
+                            .with_hint("`ferry config` shows where it is configured"),
+                        None => Error::usage(format!("unknown server {name:?}"))
+                            .with_hint("`ferry` lists the configured servers"),
+                    })
             })
             .collect()
     }

@@ -1,0 +1,516 @@
+//! What a second new user hit (issue 27, items 6 to 15), each as the user met it: real
+//! servers, the real binary, defaults on (calls go through the daemon), a fresh HOME.
+
+mod support;
+
+use serde_json::json;
+use support::{Env, Test};
+
+/// `{"command": ..., "args": [...]}` for a command line of the fixtures.
+fn entry(command_line: &str) -> serde_json::Value {
+    let mut words = command_line.split_whitespace();
+    let command = words.next().unwrap();
+    json!({"command": command, "args": words.collect::<Vec<_>>()})
+}
+
+// 7. Listings keep what tells tools apart.
+#[test]
+fn filesystem_listing_tells_its_tools_apart() {
+    let env = Env::warm();
+    let root = env.path("work");
+    Test::with(env)
+        .server("fs", entry(&support::filesystem(&root)))
+        .args(&["fs"])
+        .stdout(
+            "read_file(path) - Deprecated, use read_text_file\n\
+             read_text_file(path) - Read complete contents of file from file system as text\n\
+             read_media_file(path) - Read file and return it as base64-encoded content block\n\
+             read_multiple_files(paths) - Read contents of multiple files simultaneously\n\
+             write_file(path, content) - Create new file or completely overwrite file with new content\n\
+             edit_file(path, edits) - Make line-based edits to text file\n\
+             create_directory(path) - Create new directory or ensure directory exists\n\
+             list_directory(path) - Get detailed listing of files and directories in path\n\
+             list_directory_with_sizes(path) - Get detailed listing of files and directories in path, including sizes\n\
+             directory_tree(path) - Get recursive tree view of files\n\
+             move_file(source, destination) - Move or rename files and directories\n\
+             search_files(path, pattern) - Recursively search for files and directories matching pattern\n\
+             get_file_info(path) - Retrieve detailed metadata about file or directory\n\
+             list_allowed_directories() - Returns list of directories\n",
+        )
+        .run();
+}
+
+// 7. A tool whose arguments are all optional is not shown as one whose are too long to list.
+#[test]
+fn optional_arguments_are_marked_in_the_listing() {
+    let env = Test::with(Env::warm())
+        .server("everything", entry(&support::everything()))
+        .scene();
+    let listing = env.run(&["everything"]);
+    assert_eq!(listing.code, 0, "{}", listing.stderr);
+    let line = listing
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("get-resource-links"))
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(
+        line,
+        "get-resource-links([count]) - Returns up to ten resource links"
+    );
+}
+
+// 8. A string argument reads `@file` when the file exists, and `-` reads standard input.
+#[test]
+fn string_arguments_read_files_and_standard_input() {
+    let env = Env::warm();
+    let root = env.path("work");
+    let env = Test::with(env)
+        .server("fs", entry(&support::filesystem(&root)))
+        .file("work/in.txt", "from the file\n")
+        .args(&[
+            "fs",
+            "write_file",
+            "--path",
+            "out.txt",
+            "--content",
+            "@in.txt",
+        ])
+        .stdout("Successfully wrote to out.txt\n")
+        .run();
+    assert_eq!(
+        std::fs::read_to_string(root.join("out.txt")).unwrap(),
+        "from the file\n"
+    );
+    let env = Test::with(env)
+        .args(&["fs", "write_file", "--path", "piped.txt", "--content", "-"])
+        .stdin("from stdin")
+        .stdout("Successfully wrote to piped.txt\n")
+        .run();
+    assert_eq!(
+        std::fs::read_to_string(root.join("piped.txt")).unwrap(),
+        "from stdin"
+    );
+    // `@name` of no file is the text itself.
+    let _env = Test::with(env)
+        .args(&[
+            "fs",
+            "write_file",
+            "--path",
+            "at.txt",
+            "--content",
+            "@someone",
+        ])
+        .stdout("Successfully wrote to at.txt\n")
+        .run();
+    assert_eq!(
+        std::fs::read_to_string(root.join("at.txt")).unwrap(),
+        "@someone"
+    );
+}
+
+// 8. Positional words for several required arguments get the call that was meant; `--json`
+// after the tool name is the arguments object, never the envelope.
+#[test]
+fn argument_mistakes_get_the_right_call() {
+    let env = Test::with(Env::warm())
+        .server("ev", entry(&support::everything()))
+        .args(&["ev", "get-sum", "1", "2"])
+        .status(2)
+        .stderr(
+            "error: unexpected argument \"1\"\n\
+             hint: give arguments as --flags: ferry ev get-sum --a 1 --b 2\n",
+        )
+        .run();
+    let env = Test::with(env)
+        .args(&["ev", "get-sum", "--a", "1", "--b", "2", "--json"])
+        .status(2)
+        .stderr(
+            "error: --json after the tool name takes the arguments as a JSON object\n\
+             hint: for the exact result envelope, put --json before the tool: ferry ev --json get-sum ...\n",
+        )
+        .run();
+    Test::with(env)
+        .args(&["ev", "get-sum", "--json", "{\"a\": 1, \"b\": 2}"])
+        .stdout("The sum of 1 and 2 is 3.\n")
+        .run();
+}
+
+/// A Python SDK server whose `more` takes a boolean or a string, as sequential-thinking's
+/// `nextThoughtNeeded` does.
+const BOOL_OR_STRING: &str = r#"
+from mcp.server.mcpserver import MCPServer
+mcp = MCPServer("flags")
+
+@mcp.tool()
+def think(thought: str, more: bool | str = False) -> str:
+    """Record a thought."""
+    return f"{thought} more={more!r}"
+
+mcp.run()
+"#;
+
+// 8. A property typed boolean-or-string works as a bare `--flag`.
+#[test]
+fn a_boolean_or_string_property_is_a_bare_flag() {
+    let env = Env::warm();
+    let script = env.path("flags.py");
+    std::fs::write(&script, BOOL_OR_STRING).unwrap();
+    Test::with(env)
+        .server(
+            "flags",
+            json!({"command": support::venv_python(), "args": [script]}),
+        )
+        .args(&["flags", "think", "--thought", "hi", "--more"])
+        .stdout("hi more=True\n")
+        .run();
+}
+
+/// Tools served by `ferry serve` from the working directory: a count of a file's bytes, and
+/// a command that prints nothing.
+const COUNTS: &str = r#"
+[server]
+name = "counts"
+
+[[tools]]
+name = "bytes"
+description = "Count the bytes of a file."
+command = ["wc", "-c", "{path}"]
+
+[tools.params.path]
+type = "path"
+
+[[tools]]
+name = "quiet"
+description = "Do nothing, quietly."
+command = ["true"]
+"#;
+
+fn counts(env: Env) -> Env {
+    let manifest = env.path("work/counts.toml");
+    std::fs::write(&manifest, COUNTS).unwrap();
+    Test::with(env)
+        .server(
+            "counts",
+            json!({"command": support::FERRY, "args": ["serve", "--manifest", manifest]}),
+        )
+        .scene()
+}
+
+// 13. A served path parameter reaches the command as the model gave it; an empty answer
+// says the call ran.
+#[test]
+fn served_paths_stay_relative_and_empty_output_is_said() {
+    let env = counts(Env::warm());
+    let env = Test::with(env)
+        .file("work/notes.txt", "four")
+        .args(&["counts", "bytes", "--path", "notes.txt"])
+        .stdout("4 notes.txt\n")
+        .run();
+    let _env = Test::with(env)
+        .args(&["counts", "quiet"])
+        .stdout("(no output)\n")
+        .run();
+}
+
+// 13. A text block that is indented JSON is printed compact.
+#[test]
+fn indented_json_text_is_printed_compact() {
+    let env = Env::warm();
+    let root = env.path("work");
+    let _env = Test::with(env)
+        .server("fs", entry(&support::filesystem(&root)))
+        .file("work/a.txt", "a")
+        .args(&["fs", "directory_tree", "--path", "."])
+        .stdout("[{\"name\":\"a.txt\",\"type\":\"file\"}]\n")
+        .run();
+}
+
+// 10. A tool hidden by the config, a disabled server and an invalid one are named as such,
+// never "unknown" with a "did you mean".
+#[test]
+fn what_the_config_set_aside_is_named_as_such() {
+    let env = Env::warm();
+    let config = env.path("config/servers.json").display().to_string();
+    let mut memory = entry(&support::memory());
+    memory["excludeTools"] = json!(["delete_entities"]);
+    let mut disabled = entry(&support::memory());
+    disabled["disabled"] = json!(true);
+    let mut invalid = entry(&support::memory());
+    invalid["timeout"] = json!("soon");
+    let env = Test::with(env)
+        .server("mem", memory)
+        .server("off", disabled)
+        .server("bad", invalid)
+        .args(&["mem", "delete_entities", "--entityNames", "x"])
+        .status(2)
+        .stderr(&format!(
+            "warning: server \"bad\" in {config}: \"timeout\" must be a number of seconds between 0 and 604800\n\
+             error: tool \"delete_entities\" of mem is excluded by excludeTools in servers.json\n\
+             hint: edit {config} to call it; `ferry mem` lists the tools it allows\n"
+        ))
+        .run();
+    let env = Test::with(env)
+        .args(&["off"])
+        .status(2)
+        .stderr(&format!(
+            "warning: server \"bad\" in {config}: \"timeout\" must be a number of seconds between 0 and 604800\n\
+             error: server \"off\" is disabled in servers.json\n\
+             hint: `ferry config` shows where it is configured\n"
+        ))
+        .run();
+    let _env = Test::with(env)
+        .args(&["bad"])
+        .status(2)
+        .stderr(&format!(
+            "warning: server \"bad\" in {config}: \"timeout\" must be a number of seconds between 0 and 604800\n\
+             error: server \"bad\" is configured in servers.json but invalid: \"timeout\" must be a number of seconds between 0 and 604800\n\
+             hint: `ferry config` shows where it is configured\n"
+        ))
+        .run();
+}
+
+// 10. A repository's reserved server name warns once; find never suggests running a server
+// that trust refuses.
+#[test]
+fn a_repositorys_servers_warn_once_and_are_not_suggested_untrusted() {
+    let env = Env::warm();
+    std::fs::create_dir_all(env.path("work/.git")).unwrap();
+    let project = json!({"mcpServers": {"find": entry(&support::memory()), "proj": entry(&support::memory())}});
+    env.write("work/.mcp.json", &project.to_string());
+    let first = env.run(&["find", "graph"]);
+    let second = env.run(&["find", "graph"]);
+    assert_eq!(second.code, 2);
+    assert!(
+        first.stderr.contains("warning: skipped a server in ")
+            && !second.stderr.contains("warning: skipped a server"),
+        "{}\n--\n{}",
+        first.stderr,
+        second.stderr
+    );
+    assert!(
+        second.stderr.ends_with(
+            "hint: these are a repository's servers, not trusted here: read its .mcp.json, then run `ferry trust`\n"
+        ),
+        "{}",
+        second.stderr
+    );
+}
+
+// 12. Messages say what is wrong, where, and what to do.
+#[test]
+fn messages_name_the_mistake() {
+    // A missing field of the first item: the flag first, the item counted in words, a hint.
+    let env = Test::with(Env::warm())
+        .server("mem", entry(&support::memory()))
+        .args(&[
+            "mem",
+            "create_entities",
+            "--entities",
+            "[{\"name\": \"a\", \"observations\": []}]",
+        ])
+        .status(2)
+        .stderr(
+            "error: --entities item 1: missing required entityType (str)\n\
+             hint: see: ferry mem create_entities --help\n",
+        )
+        .run();
+    // A negative timeout is refused for what it is.
+    let env = Test::with(env)
+        .args(&["--timeout", "-1", "mem", "read_graph"])
+        .status(2)
+        .stderr(
+            "error: --timeout must be a number of seconds above 0 and at most 604800, not \"-1\"\n\
+             hint: for example: --timeout 120\n",
+        )
+        .run();
+    // A URL without a host is refused when it is added, not at the first call.
+    let _env = Test::with(env)
+        .args(&["add", "x", "http://"])
+        .status(2)
+        .stderr(
+            "error: invalid URL \"http://\": empty host\n\
+             hint: give the server's whole URL: ferry add NAME https://host/mcp\n",
+        )
+        .run();
+}
+
+// 12. https:// to a plain-HTTP port says so; a wrong token is not "required"; a JSON tool
+// that prints nothing has no rows.
+#[test]
+fn transport_and_served_messages_say_what_happened() {
+    let env = counts(Env::warm());
+    std::fs::write(
+        env.path("work/rows.toml"),
+        "[server]\nname = \"rows\"\n\n[[tools]]\nname = \"none\"\ndescription = \"Print no rows.\"\ncommand = [\"true\"]\noutput = \"json\"\n",
+    )
+    .unwrap();
+    let served = support::HttpServed::start(
+        &env,
+        &[
+            "--manifest",
+            &env.path("work/rows.toml").display().to_string(),
+        ],
+    );
+    let https = served.url.replacen("http://", "https://", 1);
+    let run = env.run(&[&https, "none"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: could not reach {https}: the server answers plain HTTP, not TLS\n\
+             hint: use http:// for this server: {}\n",
+            served.url
+        )
+    );
+    let (status, _, body) = support::http_exchange(
+        served.port,
+        "POST",
+        "/mcp",
+        &[
+            ("Authorization", "Bearer wrong"),
+            ("Content-Type", "application/json"),
+        ],
+        "",
+        "{}",
+    );
+    assert_eq!(
+        (status, body.trim()),
+        (
+            401,
+            "the bearer token is not the one this server was started with"
+        )
+    );
+    let token = served.token.clone().unwrap();
+    let configured = json!({"mcpServers": {"rows": {"url": served.url, "headers": {"Authorization": format!("Bearer {token}")}}}});
+    env.write("config/servers.json", &configured.to_string());
+    let run = env.run(&["rows", "none"]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "(no output)\n"),
+        "{}",
+        run.stderr
+    );
+}
+
+// 11. `ferry SERVER --help` shows the server's instructions; a skill says when to use the
+// server in plain words.
+#[test]
+fn instructions_are_shown_and_skills_say_when_in_plain_words() {
+    let env = Test::with(Env::warm())
+        .server("ev", entry(&support::everything()))
+        .server("mem", entry(&support::memory()))
+        .scene();
+    let help = env.run(&["ev", "--help"]);
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    assert!(
+        help.stdout
+            .contains("\nInstructions from ev:\n# Everything Server – Server Instructions\n"),
+        "{}",
+        help.stdout
+    );
+    let listing = env.run(&["ev"]);
+    assert!(
+        !listing.stdout.contains("Instructions from"),
+        "{}",
+        listing.stdout
+    );
+    for server in ["ev", "mem"] {
+        let wrote = env.run(&["skill", server]);
+        assert_eq!(wrote.code, 0, "{}", wrote.stderr);
+    }
+    let description = |server: &str| {
+        let skill =
+            std::fs::read_to_string(env.path(&format!("work/skills/{server}/SKILL.md"))).unwrap();
+        skill.lines().nth(2).unwrap().to_string()
+    };
+    assert!(
+        description("ev").ends_with("Use when a task needs ev (Everything Server)."),
+        "{}",
+        description("ev")
+    );
+    assert!(
+        description("mem").ends_with(
+            "Use when a task needs mem (entities, relations, observations, nodes, graph)."
+        ),
+        "{}",
+        description("mem")
+    );
+}
+
+// 15. Smaller edges: `ferry daemon` alone is its status, `remove` takes several names,
+// `completions` names its shells, a gzip result is saved as .gz.
+#[test]
+fn smaller_edges_of_the_command_line() {
+    let env = Test::new()
+        .args(&["daemon"])
+        .stdout("no ferry daemon is running\n")
+        .run();
+    let env = Test::with(env)
+        .args(&["completions"])
+        .status(2)
+        .stderr(
+            "error: ferry completions needs a shell: bash, zsh or fish\n\
+             hint: for example: ferry completions bash > ~/.local/share/bash-completion/completions/ferry\n",
+        )
+        .run();
+    let config = env.path("config/servers.json").display().to_string();
+    let env = Test::with(env)
+        .server("a", entry(&support::memory()))
+        .server("b", entry(&support::memory()))
+        .args(&["remove", "a", "b"])
+        .stdout(&format!(
+            "removed a from {config}\nremoved b from {config}\n"
+        ))
+        .run();
+    let env = Test::with(env)
+        .server("ev", entry(&support::everything()))
+        .scene();
+    let gz = env.run(&[
+        "ev",
+        "gzip-file-as-resource",
+        "--data",
+        "data:text/plain;base64,aGVsbG8K",
+        "--outputType",
+        "resource",
+    ]);
+    assert_eq!(gz.code, 0, "{}", gz.stderr);
+    assert!(gz.stdout.contains(".gz\n"), "{}", gz.stdout);
+}
+
+// 14. The meter's words: no note about Claude's tokenizer for an OpenAI host in its own
+// encoding, no break-even past the tools there are, `1 tool`.
+#[test]
+fn the_meter_says_what_its_figures_mean() {
+    let env = Test::with(Env::warm())
+        .server("mem", entry(&support::memory()))
+        .scene();
+    let run = env.run(&["tokens", "--host", "openai", "--tokenizer", "cl100k_base"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .starts_with("cl100k_base tokens, openai tool format.\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("Claude"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "against eager loading: ferry costs less whichever of the 9 tools are used (break-even past all of them, at "
+        ),
+        "{}",
+        run.stdout
+    );
+    std::fs::write(
+        env.path("work/one.toml"),
+        "[server]\nname = \"one\"\n\n[[tools]]\nname = \"now\"\ndescription = \"Print the date.\"\ncommand = [\"date\"]\n",
+    )
+    .unwrap();
+    let served = env.run(&["tokens", "--manifest", "one.toml"]);
+    assert_eq!(served.code, 0, "{}", served.stderr);
+    assert!(
+        served.stdout.contains(": 1 tool as MCP, beside"),
+        "{}",
+        served.stdout
+    );
+}
