@@ -187,17 +187,6 @@ fn call_tool(port: u16, tool: &str, arguments: Value) -> (u16, Value) {
     )
 }
 
-/// The text a tool call's result carries, or its error's message.
-fn text_of(response: &Value) -> String {
-    match response.get("error") {
-        Some(error) => format!("error: {}", error["message"].as_str().unwrap_or("")),
-        None => response["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap_or("")
-            .to_string(),
-    }
-}
-
 fn signal(pid: u32, signal: i32) {
     // SAFETY: kill has no memory preconditions; the pid is a child this test started.
     assert_eq!(unsafe { libc::kill(pid as i32, signal) }, 0);

@@ -96,17 +96,6 @@ fn initialize_body() -> String {
     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string()
 }
 
-fn json_of(body: &str) -> Value {
-    // An event stream's last data line, or the body itself.
-    body.lines()
-        .rev()
-        .find_map(|l| l.strip_prefix("data: "))
-        .map_or_else(
-            || serde_json::from_str(body).unwrap_or(Value::Null),
-            |d| serde_json::from_str(d).unwrap_or(Value::Null),
-        )
-}
-
 #[test]
 fn dns_rebinding_is_refused_and_loopback_names_are_accepted() {
     let env = Env::new();

@@ -91,7 +91,7 @@ impl SigningKey {
         let claims = json!({
             "iss": client_id, "sub": client_id, "aud": audience,
             "iat": now, "exp": now + LIFETIME_SECS,
-            "jti": super::random_text(16),
+            "jti": super::random_text(16)?,
         });
         compact_jws(&header, &claims, |input| {
             let rng = SystemRandom::new();
@@ -173,7 +173,7 @@ impl DpopKey {
         let header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": jwk});
         let htu = url.split(['?', '#']).next().unwrap_or(url);
         let mut claims = json!({
-            "jti": super::random_text(16), "htm": method, "htu": htu, "iat": now,
+            "jti": super::random_text(16)?, "htm": method, "htu": htu, "iat": now,
         });
         if let Some(nonce) = nonce {
             claims["nonce"] = json!(nonce);

@@ -42,11 +42,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub(crate) fn random_text(bytes: usize) -> String {
+/// `bytes` random bytes as base64url text (a PKCE verifier, a `state`, a `jti`); an error
+/// when the system's random source fails, never a predictable value.
+pub(crate) fn random_text(bytes: usize) -> Result<String> {
     use ring::rand::SecureRandom;
     let mut buf = vec![0u8; bytes];
-    let _ = ring::rand::SystemRandom::new().fill(&mut buf);
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(buf)
+    ring::rand::SystemRandom::new()
+        .fill(&mut buf)
+        .map_err(|_| Error::auth("the system's random source failed; nothing was sent"))?;
+    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(buf))
 }
 
 #[cfg(test)]

@@ -197,8 +197,8 @@ pub async fn sign_in(
         key.is_some(),
         &server,
     );
-    let verifier = random_text(48);
-    let state = random_text(16);
+    let verifier = random_text(48)?;
+    let state = random_text(16)?;
     let mut url = reqwest::Url::parse(&authorization_endpoint)
         .map_err(|_| Error::auth("the authorization endpoint is not a URL"))?;
     {

@@ -139,6 +139,29 @@ pub struct Finished {
     pub removed_git: Vec<PathBuf>,
 }
 
+/// A call's temporary directory, removed off the runtime's thread when dropped.
+struct OffThread(Option<super::sandbox::TempDir>);
+
+impl OffThread {
+    fn path(&self) -> &std::path::Path {
+        self.0
+            .as_ref()
+            .map_or(std::path::Path::new(""), |t| t.path())
+    }
+}
+
+impl Drop for OffThread {
+    fn drop(&mut self) {
+        let Some(tmp) = self.0.take() else { return };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn_blocking(move || drop(tmp));
+            }
+            Err(_) => drop(tmp),
+        }
+    }
+}
+
 /// Aborts a task when the call it serves is over (its questions then go unanswered).
 struct AbortOnDrop(tokio::task::AbortHandle);
 
@@ -248,19 +271,29 @@ pub async fn run(
         .argv
         .split_first()
         .ok_or_else(|| std::io::Error::other("an empty command"))?;
-    // Every call has a temporary directory of its own, gone when the call ends.
-    let tmp = super::sandbox::TempDir::new()?;
+    // Every call has a temporary directory of its own, gone when the call ends. Making it and
+    // the sandbox's rules touches the filesystem: off the runtime's thread, so one slow
+    // filesystem does not hold up every other client.
     let started = std::time::SystemTime::now();
-    let confinement = match &job.sandbox {
-        Some(policy) => Some(policy.prepare(tmp.path(), &job.cwd)?),
-        None => None,
-    };
-    // The call's private channel for `ferry ask`, and `ferry` on its PATH: this binary.
+    let (policy, cwd) = (job.sandbox.clone(), job.cwd.clone());
+    let (tmp, confinement) = tokio::task::spawn_blocking(move || {
+        let tmp = OffThread(Some(super::sandbox::TempDir::new()?));
+        // `ferry` on the command's PATH: this binary, for `ferry ask`.
+        let bin = tmp.path().join(".ferry-bin");
+        std::fs::create_dir(&bin)?;
+        std::os::unix::fs::symlink(std::env::current_exe()?, bin.join("ferry"))?;
+        let confinement = match &policy {
+            Some(policy) => Some(policy.prepare(tmp.path(), &cwd)?),
+            None => None,
+        };
+        std::io::Result::Ok((tmp, confinement))
+    })
+    .await
+    .map_err(std::io::Error::other)??;
+    // The call's private channel for `ferry ask`.
     let (channel, theirs) = super::ask::Channel::open()?;
     let ask_fd = theirs.as_raw_fd();
     let bin = tmp.path().join(".ferry-bin");
-    std::fs::create_dir(&bin)?;
-    std::os::unix::fs::symlink(std::env::current_exe()?, bin.join("ferry"))?;
     let path = match job.env.get("PATH") {
         Some(path) => format!("{}:{path}", bin.display()),
         None => bin.display().to_string(),
@@ -426,11 +459,19 @@ pub async fn run(
     };
     let stdout = collect(stdout).await;
     let stderr = collect(stderr).await;
-    drop(tmp);
-    let removed_git = match &job.sandbox {
-        Some(policy) => policy.after_call(started),
-        None => Vec::new(),
-    };
+    // Removed before the call answers, with any `.git` the command made: off the runtime's
+    // thread.
+    let mut tmp = tmp;
+    let (dir, policy) = (tmp.0.take(), job.sandbox.clone());
+    let removed_git = tokio::task::spawn_blocking(move || {
+        drop(dir);
+        match &policy {
+            Some(policy) => policy.after_call(started),
+            None => Vec::new(),
+        }
+    })
+    .await
+    .unwrap_or_default();
     Ok(Finished {
         ending,
         stdout,

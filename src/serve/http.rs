@@ -98,6 +98,9 @@ impl Drop for Answering {
 pub enum OutBody {
     Full(Option<Bytes>),
     Stream(mpsc::UnboundedReceiver<Bytes>, Option<AbortOnDrop>),
+    /// A request's stream, of bounded size: a client that reads slowly slows its call's
+    /// messages, and loses progress lines rather than queue them without end.
+    Bounded(mpsc::Receiver<Bytes>, Option<AbortOnDrop>),
 }
 
 /// Aborts a task when dropped, unless disarmed.
@@ -121,20 +124,32 @@ impl Body for OutBody {
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         match self.get_mut() {
             OutBody::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            OutBody::Stream(receiver, guard) => match receiver.poll_recv(cx) {
-                Poll::Ready(Some(bytes)) => Poll::Ready(Some(Ok(Frame::data(bytes)))),
-                Poll::Ready(None) => {
-                    // The stream ended on its own: nothing to cancel.
-                    if let Some(guard) = guard {
-                        guard.0 = None;
-                    }
-                    Poll::Ready(None)
-                }
-                Poll::Pending => Poll::Pending,
-            },
+            OutBody::Stream(receiver, guard) => stream_frame(receiver.poll_recv(cx), guard),
+            OutBody::Bounded(receiver, guard) => stream_frame(receiver.poll_recv(cx), guard),
         }
     }
 }
+
+/// A stream's next frame; at its own end, nothing is left to cancel.
+fn stream_frame(
+    polled: Poll<Option<Bytes>>,
+    guard: &mut Option<AbortOnDrop>,
+) -> Poll<Option<Result<Frame<Bytes>, std::convert::Infallible>>> {
+    match polled {
+        Poll::Ready(Some(bytes)) => Poll::Ready(Some(Ok(Frame::data(bytes)))),
+        Poll::Ready(None) => {
+            if let Some(guard) = guard {
+                guard.0 = None;
+            }
+            Poll::Ready(None)
+        }
+        Poll::Pending => Poll::Pending,
+    }
+}
+
+/// How many messages a request's stream holds for a slow client before progress and log
+/// lines are dropped.
+const STREAM_KEPT: usize = 256;
 
 /// How the endpoint is guarded.
 #[derive(Debug, Clone)]
@@ -210,6 +225,7 @@ pub fn origin_of(text: &str) -> Option<String> {
 
 /// A handshake-era HTTP session.
 struct HttpSession {
+    id: String,
     state: Mutex<Session>,
     created: Instant,
     last_used: Mutex<Instant>,
@@ -217,6 +233,17 @@ struct HttpSession {
     listener: Arc<Mutex<Option<mpsc::UnboundedSender<Bytes>>>>,
     /// Requests in flight, by id, for `notifications/cancelled`.
     in_flight: Mutex<HashMap<String, tokio::task::AbortHandle>>,
+}
+
+impl HttpSession {
+    /// Stops the session's calls in flight (it ended, or was evicted).
+    fn stop_calls(&self) {
+        if let Ok(mut flights) = self.in_flight.lock() {
+            for (_, handle) in flights.drain() {
+                handle.abort();
+            }
+        }
+    }
 }
 
 /// Everything a connection needs.
@@ -240,13 +267,11 @@ pub async fn serve(
         sessions: Mutex::new(HashMap::new()),
         drain,
     });
-    // Connections are capped, so a flood of idle ones cannot take every descriptor; past the
-    // cap, new ones wait in the kernel's backlog.
-    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    // Connections are capped, so a flood of idle ones cannot take every descriptor; at the
+    // cap, the connection idle longest goes (one that never made an authenticated request
+    // first), and only when every one is at work does a new one wait.
+    let conns = Arc::new(Conns::default());
     loop {
-        let Ok(slot) = slots.clone().acquire_owned().await else {
-            return;
-        };
         let stream = match listener.accept().await {
             Ok((stream, _peer)) => stream,
             Err(_) => {
@@ -255,23 +280,130 @@ pub async fn serve(
                 continue;
             }
         };
+        let conn = loop {
+            let freed = conns.freed.notified();
+            match conns.admit() {
+                Some(conn) => break conn,
+                None => freed.await,
+            }
+        };
         let state = state.clone();
+        let conns = conns.clone();
         tokio::spawn(async move {
-            let _slot = slot;
             let _open = super::metrics::Connection::open();
             let io = hyper_util::rt::TokioIo::new(stream);
+            let this = conn.clone();
             let service = hyper::service::service_fn(move |request| {
                 let state = state.clone();
-                async move { Ok::<_, std::convert::Infallible>(handle(request, state).await) }
+                let conn = this.clone();
+                async move {
+                    let _busy = Busy::new(&conn);
+                    Ok::<_, std::convert::Infallible>(handle(request, state, &conn).await)
+                }
             });
             // A client that never finishes its headers is dropped (slowloris).
-            let _ = hyper::server::conn::http1::Builder::new()
+            let serving = hyper::server::conn::http1::Builder::new()
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(HEADER_TIMEOUT)
                 .keep_alive(true)
-                .serve_connection(io, service)
-                .await;
+                .serve_connection(io, service);
+            tokio::pin!(serving);
+            tokio::select! {
+                _ = serving.as_mut() => {}
+                _ = conn.close.notified() => {
+                    // Asked to make room: what is being answered finishes, then it closes.
+                    serving.as_mut().graceful_shutdown();
+                    let _ = serving.await;
+                }
+            }
+            conns.forget(conn.id);
         });
+    }
+}
+
+/// A connection's standing, for choosing which goes when every place is taken.
+struct Conn {
+    id: u64,
+    last_active: Mutex<Instant>,
+    /// Whether it carried a request that passed the token check.
+    authenticated: AtomicBool,
+    /// Requests being answered on it.
+    busy: AtomicUsize,
+    close: tokio::sync::Notify,
+}
+
+impl Conn {
+    /// Who asks, for a client's share of slots, rounds and tasks.
+    fn client(&self) -> String {
+        format!("connection-{}", self.id)
+    }
+}
+
+/// Counts a request on its connection while it is answered.
+struct Busy(Arc<Conn>);
+
+impl Busy {
+    fn new(conn: &Arc<Conn>) -> Busy {
+        conn.busy.fetch_add(1, Ordering::SeqCst);
+        Busy(conn.clone())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.busy.fetch_sub(1, Ordering::SeqCst);
+        *self.0.last_active.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+    }
+}
+
+/// The open connections.
+#[derive(Default)]
+struct Conns {
+    table: Mutex<HashMap<u64, Arc<Conn>>>,
+    next: std::sync::atomic::AtomicU64,
+    /// Told when a connection has gone.
+    freed: tokio::sync::Notify,
+}
+
+impl Conns {
+    /// A place for a new connection: a free one, or one made by closing the connection idle
+    /// longest (unauthenticated ones first, busy ones never); `None` while all are at work.
+    fn admit(&self) -> Option<Arc<Conn>> {
+        let mut table = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        if table.len() >= MAX_CONNECTIONS {
+            let victim = table
+                .values()
+                .filter(|c| {
+                    c.busy.load(Ordering::SeqCst) == 0 || !c.authenticated.load(Ordering::SeqCst)
+                })
+                .min_by_key(|c| {
+                    (
+                        c.authenticated.load(Ordering::SeqCst),
+                        *c.last_active.lock().unwrap_or_else(|e| e.into_inner()),
+                    )
+                })
+                .cloned()?;
+            table.remove(&victim.id);
+            victim.close.notify_one();
+        }
+        let id = self.next.fetch_add(1, Ordering::SeqCst);
+        let conn = Arc::new(Conn {
+            id,
+            last_active: Mutex::new(Instant::now()),
+            authenticated: AtomicBool::new(false),
+            busy: AtomicUsize::new(0),
+            close: tokio::sync::Notify::new(),
+        });
+        table.insert(id, conn.clone());
+        Some(conn)
+    }
+
+    fn forget(&self, id: u64) {
+        self.table
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id);
+        self.freed.notify_waiters();
     }
 }
 
@@ -489,7 +621,27 @@ fn draining(mut response: Response<OutBody>) -> Response<OutBody> {
     response
 }
 
-async fn handle(request: Request<IncomingBody>, state: Arc<State>) -> Response<OutBody> {
+async fn handle(
+    request: Request<IncomingBody>,
+    state: Arc<State>,
+    conn: &Conn,
+) -> Response<OutBody> {
+    let mut response = guarded(request, state, conn).await;
+    // A connection that has made no authenticated request holds no place past its answer
+    // (a balancer's /healthz, a client without the token).
+    if !conn.authenticated.load(Ordering::SeqCst) {
+        response
+            .headers_mut()
+            .insert("connection", HeaderValue::from_static("close"));
+    }
+    response
+}
+
+async fn guarded(
+    request: Request<IncomingBody>,
+    state: Arc<State>,
+    conn: &Conn,
+) -> Response<OutBody> {
     if request.uri().path() == "/healthz" {
         return health(&request, &state.drain);
     }
@@ -508,19 +660,23 @@ async fn handle(request: Request<IncomingBody>, state: Arc<State>) -> Response<O
     let admitted = admitted_origin(&request, &state.guard);
     let mut response = match check_guard(&request, &state.guard) {
         Some(refusal) => refusal,
-        None => match *request.method() {
-            Method::POST => post(request, state).await,
-            Method::GET => get(request, state),
-            Method::DELETE => delete(request, state),
-            _ => {
-                let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "use POST, GET or DELETE");
-                response.headers_mut().insert(
-                    "allow",
-                    HeaderValue::from_static("GET, POST, DELETE, OPTIONS"),
-                );
-                response
+        None => {
+            conn.authenticated.store(true, Ordering::SeqCst);
+            match *request.method() {
+                Method::POST => post(request, state, conn.client()).await,
+                Method::GET => get(request, state),
+                Method::DELETE => delete(request, state),
+                _ => {
+                    let mut response =
+                        plain(StatusCode::METHOD_NOT_ALLOWED, "use POST, GET or DELETE");
+                    response.headers_mut().insert(
+                        "allow",
+                        HeaderValue::from_static("GET, POST, DELETE, OPTIONS"),
+                    );
+                    response
+                }
             }
-        },
+        }
     };
     if let Some(origin) = admitted {
         allow_origin(&mut response, &origin);
@@ -554,11 +710,12 @@ fn session_of(
     }
 }
 
-fn new_session_id() -> String {
+/// A new session id from the system's random source (session ids must not be guessable);
+/// `None` when it fails: never a predictable id.
+fn new_session_id() -> Option<String> {
     let mut bytes = [0u8; 16];
-    // ring's system random source: session ids must not be guessable.
-    let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes);
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes).ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 fn sse_headers(response: &mut Response<OutBody>) {
@@ -574,7 +731,11 @@ fn sse_headers(response: &mut Response<OutBody>) {
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
 }
 
-async fn post(request: Request<IncomingBody>, state: Arc<State>) -> Response<OutBody> {
+async fn post(
+    request: Request<IncomingBody>,
+    state: Arc<State>,
+    connection: String,
+) -> Response<OutBody> {
     let session = match session_of(&request, &state) {
         Ok(session) => session,
         Err(response) => return response,
@@ -641,13 +802,25 @@ async fn post(request: Request<IncomingBody>, state: Arc<State>) -> Response<Out
                 ));
             }
             if modern {
-                return request_response(state, id, method, params, None, Some(headers), true)
-                    .await;
+                let call = Call {
+                    client: connection,
+                    session: None,
+                    headers: Some(headers),
+                };
+                return request_response(state, id, method, params, call).await;
             }
             if method == "initialize" {
-                let id_text = new_session_id();
+                let Some(id_text) = new_session_id() else {
+                    return rpc_error(
+                        500,
+                        id,
+                        protocol::INTERNAL_ERROR,
+                        "no randomness for a session id: try again",
+                    );
+                };
                 let now = Instant::now();
                 let created = Arc::new(HttpSession {
+                    id: id_text.clone(),
                     state: Mutex::new(Session::default()),
                     created: now,
                     last_used: Mutex::new(now),
@@ -685,7 +858,9 @@ async fn post(request: Request<IncomingBody>, state: Arc<State>) -> Response<Out
                             .map(|(k, _, _)| k.clone());
                         match oldest {
                             Some(oldest) => {
-                                sessions.remove(&oldest);
+                                if let Some(evicted) = sessions.remove(&oldest) {
+                                    evicted.stop_calls();
+                                }
                             }
                             None => {
                                 let mut response = rpc_error(
@@ -703,8 +878,12 @@ async fn post(request: Request<IncomingBody>, state: Arc<State>) -> Response<Out
                     }
                     sessions.insert(id_text.clone(), created.clone());
                 }
-                let mut response =
-                    request_response(state, id, method, params, Some(created), None, false).await;
+                let call = Call {
+                    client: format!("session-{id_text}"),
+                    session: Some(created),
+                    headers: None,
+                };
+                let mut response = request_response(state, id, method, params, call).await;
                 // The id is hex digits, always a valid header value.
                 if let Ok(value) = HeaderValue::from_str(&id_text) {
                     response.headers_mut().insert("mcp-session-id", value);
@@ -714,7 +893,12 @@ async fn post(request: Request<IncomingBody>, state: Arc<State>) -> Response<Out
             let Some(session) = session else {
                 return rpc_error(400, id, protocol::INVALID_REQUEST, "Bad Request: missing Mcp-Session-Id (send initialize first, or use the 2026-07-28 per-request _meta)");
             };
-            request_response(state, id, method, params, Some(session), None, false).await
+            let call = Call {
+                client: format!("session-{}", session.id),
+                session: Some(session),
+                headers: None,
+            };
+            request_response(state, id, method, params, call).await
         }
         Incoming::Notification { method, params } => {
             if method == "notifications/cancelled" {
@@ -758,6 +942,14 @@ fn accepted() -> Response<OutBody> {
     response
 }
 
+/// Who makes a request, and in what: its client's name, its session (handshake era), its
+/// headers (stateless era).
+struct Call {
+    client: String,
+    session: Option<Arc<HttpSession>>,
+    headers: Option<Headers>,
+}
+
 /// Runs one request: answered as JSON if it finishes soon without sending anything else,
 /// else as an event stream that carries its notifications and then its response.
 async fn request_response(
@@ -765,10 +957,13 @@ async fn request_response(
     id: Value,
     method: String,
     params: Value,
-    session: Option<Arc<HttpSession>>,
-    headers: Option<Headers>,
-    modern: bool,
+    call: Call,
 ) -> Response<OutBody> {
+    let Call {
+        client,
+        session,
+        headers,
+    } = call;
     let key = id.to_string();
     if let Some(session) = &session {
         // A request whose client left early may still be listed; once it has finished, its
@@ -788,7 +983,7 @@ async fn request_response(
             );
         }
     }
-    let (events, mut events_in) = mpsc::unbounded_channel::<Value>();
+    let (events, mut events_in) = mpsc::channel::<Value>(STREAM_KEPT);
     let (done, mut done_in) = tokio::sync::oneshot::channel();
     let server = state.server.clone();
     let task_session = session.clone();
@@ -796,10 +991,22 @@ async fn request_response(
     let task = tokio::spawn(async move {
         let _answering = answering;
         let notify: Notifier = Arc::new(move |note| {
-            let _ = events.send(note);
+            match events.try_send(note) {
+                Ok(()) => {}
+                // Progress and log lines are dropped for a client that reads too slowly; a
+                // request to the client (a question, one of a few) waits for room.
+                Err(mpsc::error::TrySendError::Full(note)) if note.get("id").is_some() => {
+                    let events = events.clone();
+                    tokio::spawn(async move {
+                        let _ = events.send(note).await;
+                    });
+                }
+                Err(_) => {}
+            }
         });
         let reply = server
             .answer(
+                &client,
                 id,
                 &method,
                 params,
@@ -816,10 +1023,10 @@ async fn request_response(
             flights.insert(key.clone(), task.abort_handle());
         }
     }
-    // A stateless request ends when its client leaves, from the start: hyper drops this
-    // future when the connection closes, and the guard with it. (2025-11-25: a session's
-    // disconnection is not a cancellation.)
-    let guard = modern.then(|| AbortOnDrop(Some(task.abort_handle())));
+    // A request ends when its client leaves, from the start: hyper drops this future when
+    // the connection closes, and the guard with it. A session's call too: its questions go
+    // on this stream, and nobody could answer them once it is gone.
+    let guard = Some(AbortOnDrop(Some(task.abort_handle())));
     // A quick answer with nothing sent before it is plain JSON, with its HTTP status; an
     // answer with notifications before it, or a slow one, is an event stream.
     let mut notes: Vec<Value> = Vec::new();
@@ -859,18 +1066,18 @@ async fn request_response(
         forget(&session, &key);
         return json_response(answered.status, &answered.message);
     }
-    let (stream, body) = mpsc::unbounded_channel::<Bytes>();
-    // From here a stateless request ends when its stream does.
-    let mut response = Response::new(OutBody::Stream(body, guard));
+    let (stream, body) = mpsc::channel::<Bytes>(STREAM_KEPT);
+    // From here the request ends when its stream does.
+    let mut response = Response::new(OutBody::Bounded(body, guard));
     sse_headers(&mut response);
     let session_for_task = session.clone();
     tokio::spawn(async move {
         let event = |message: &Value| Bytes::from(framing::encode_event(None, message));
         for note in &notes {
-            let _ = stream.send(event(note));
+            let _ = stream.send(event(note)).await;
         }
         if let Some(answered) = reply {
-            let _ = stream.send(event(&answered.message));
+            let _ = stream.send(event(&answered.message)).await;
             forget(&session_for_task, &key);
             return;
         }
@@ -879,7 +1086,7 @@ async fn request_response(
                 biased;
                 note = events_in.recv(), if events_open => match note {
                     Some(note) => {
-                        if stream.send(event(&note)).is_err() {
+                        if stream.send(event(&note)).await.is_err() {
                             break;
                         }
                     }
@@ -887,15 +1094,15 @@ async fn request_response(
                 },
                 answered = &mut done_in => {
                     while let Ok(note) = events_in.try_recv() {
-                        let _ = stream.send(event(&note));
+                        let _ = stream.send(event(&note)).await;
                     }
                     if let Ok(answered) = answered {
-                        let _ = stream.send(event(&answered.message));
+                        let _ = stream.send(event(&answered.message)).await;
                     }
                     break;
                 }
                 _ = tokio::time::sleep(KEEPALIVE) => {
-                    if stream.send(Bytes::from_static(b": keepalive\n\n")).is_err() {
+                    if stream.send(Bytes::from_static(b": keepalive\n\n")).await.is_err() {
                         break;
                     }
                 }
@@ -983,11 +1190,7 @@ fn delete(request: Request<IncomingBody>, state: Arc<State>) -> Response<OutBody
         .remove(id);
     match removed {
         Some(session) => {
-            if let Ok(mut flights) = session.in_flight.lock() {
-                for (_, handle) in flights.drain() {
-                    handle.abort();
-                }
-            }
+            session.stop_calls();
             plain(StatusCode::OK, "session ended")
         }
         None => rpc_error(

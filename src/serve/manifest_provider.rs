@@ -427,7 +427,17 @@ impl ManifestProvider {
                 question: super::ask::Question::Confirm { message },
             };
             ctx.asker.watch(super::ask::Asking::Ferry);
-            let asked = super::ask::ask(ctx.asker.as_ref(), question).await;
+            // The person gets as long as the command would: a question never answered holds
+            // the call no longer than its timeout.
+            let wait = tool.timeout.unwrap_or(self.manifest.server.timeout);
+            let asked = tokio::time::timeout(wait, super::ask::ask(ctx.asker.as_ref(), question))
+                .await
+                .unwrap_or_else(|_| {
+                    super::ask::Answer::no(format!(
+                        "no answer within the tool's timeout ({}s)",
+                        wait.as_secs_f64()
+                    ))
+                });
             match asked.exit {
                 0 => {}
                 1 => {
@@ -452,13 +462,16 @@ impl ManifestProvider {
             .and_then(|name| values.get(name))
             .map(|v| template::value_text(v).into_bytes());
         let sandbox = &self.tool_sandboxes[index];
+        // The slot is taken only now that the command is to run, and given back while the
+        // command waits for its client (`ferry ask`): a question to the person holds none.
+        let (_slot, asker) = super::slots::Yielding::hold(&ctx).await?;
         let job = self.job(
             argv,
             stdin,
             tool.timeout,
             tool.progress.as_deref(),
             sandbox,
-            &ctx.asker,
+            &asker,
         );
         let timeout = job.timeout;
         let progress_ctx = ctx.clone();
@@ -517,9 +530,10 @@ impl ManifestProvider {
         argv: Vec<String>,
         what: &str,
         sandbox: &Option<Arc<Policy>>,
-        asker: &Arc<dyn super::ask::Asker>,
+        ctx: &CallContext,
     ) -> std::result::Result<Vec<u8>, RpcError> {
-        let job = self.job(argv, None, None, None, sandbox, asker);
+        let (_slot, asker) = super::slots::Yielding::hold(ctx).await?;
+        let job = self.job(argv, None, None, None, sandbox, &asker);
         let finished = exec::run(job, |_, _| {}, |_| {})
             .await
             .map_err(|e| internal(format!("{what} could not be started: {e}")))?;
@@ -554,11 +568,7 @@ impl ManifestProvider {
             .map_err(|e| e.to_string())?
     }
 
-    async fn read_uri(
-        &self,
-        uri: &str,
-        asker: &Arc<dyn super::ask::Asker>,
-    ) -> std::result::Result<Value, RpcError> {
+    async fn read_uri(&self, uri: &str, ctx: &CallContext) -> std::result::Result<Value, RpcError> {
         if let Some(index) = self.manifest.resources.iter().position(|r| r.uri == uri) {
             let resource = &self.manifest.resources[index];
             let (bytes, guessed) = match &resource.source {
@@ -573,7 +583,7 @@ impl ManifestProvider {
                         .map_err(|r| internal(r.0))?;
                     let sandbox = &self.resource_sandboxes[index];
                     (
-                        self.run_for_resource(argv, uri, sandbox, asker).await?,
+                        self.run_for_resource(argv, uri, sandbox, ctx).await?,
                         "text/plain",
                     )
                 }
@@ -617,7 +627,7 @@ impl ManifestProvider {
             let argv = template::render(&template.command, &values, &template.params)
                 .map_err(|r| invalid(format!("{uri}: {}", r.0)))?;
             let sandbox = &self.template_sandboxes[index];
-            let bytes = self.run_for_resource(argv, uri, sandbox, asker).await?;
+            let bytes = self.run_for_resource(argv, uri, sandbox, ctx).await?;
             let mime = template.mime_type.as_deref().unwrap_or("text/plain");
             return Ok(json!({"contents": [contents(uri, mime, bytes)]}));
         }
@@ -1030,7 +1040,7 @@ impl Provider for ManifestProvider {
         uri: &'a str,
         ctx: CallContext,
     ) -> BoxFuture<'a, std::result::Result<Value, RpcError>> {
-        Box::pin(async move { self.read_uri(uri, &ctx.asker).await })
+        Box::pin(async move { self.read_uri(uri, &ctx).await })
     }
 
     fn prompts(&self) -> Vec<Value> {
@@ -1083,7 +1093,7 @@ impl Provider for ManifestProvider {
                         json!({"type": "text", "text": fill_text(text, &values)})
                     }
                     MessagePart::Resource(uri) => {
-                        let read = self.read_uri(uri, &ctx.asker).await?;
+                        let read = self.read_uri(uri, &ctx).await?;
                         json!({"type": "resource", "resource": read["contents"][0]})
                     }
                     MessagePart::Image(path) => {
@@ -1101,9 +1111,7 @@ impl Provider for ManifestProvider {
                             .cloned()
                             .flatten();
                         let what = format!("prompt {name}'s command");
-                        let bytes = self
-                            .run_for_resource(argv, &what, &sandbox, &ctx.asker)
-                            .await?;
+                        let bytes = self.run_for_resource(argv, &what, &sandbox, &ctx).await?;
                         json!({"type": "text", "text": String::from_utf8_lossy(&bytes)})
                     }
                 };

@@ -19,6 +19,7 @@ pub mod registry;
 pub mod rounds;
 pub mod sandbox;
 pub mod server;
+pub mod slots;
 pub mod stdio;
 pub mod tasks;
 
@@ -262,7 +263,9 @@ pub fn main(matches: &ArgMatches) -> Result<Outcome> {
     reaper::start();
     let mut server = server::Server::new(provider, concurrency);
     if http.is_some() {
-        server = server.instance(&balanced.instance, balanced.state_key.as_deref());
+        server = server
+            .instance(&balanced.instance, balanced.state_key.as_deref())
+            .shared();
     }
     let server = Arc::new(server);
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -38,6 +38,9 @@ pub struct CallContext {
     pub asker: Arc<dyn super::ask::Asker>,
     /// What the client declared it can do (its `capabilities`).
     pub client_capabilities: Value,
+    /// Where the call takes its slot before work runs, and who the client is (`None`: no
+    /// limit, for internal calls).
+    pub slots: Option<(Arc<super::slots::Slots>, Arc<str>)>,
 }
 
 impl CallContext {
@@ -50,6 +53,16 @@ impl CallContext {
             era: crate::protocol::Era::Handshake(crate::protocol::HANDSHAKE_VERSION.to_string()),
             asker: Arc::new(super::ask::Nobody),
             client_capabilities: Value::Null,
+            slots: None,
+        }
+    }
+
+    /// A slot to run in, once this client's share and the server have one free: taken only
+    /// when work is about to run, never while the call waits for its client.
+    pub async fn slot(&self) -> Result<Option<super::slots::Slot>, RpcError> {
+        match &self.slots {
+            Some((slots, client)) => slots.take(client).await.map(Some),
+            None => Ok(None),
         }
     }
 

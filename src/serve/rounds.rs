@@ -12,6 +12,14 @@
 //! replayed to another instance thus runs the request again, as a request carrying its answers
 //! from the start would. Without a shared key the state fails its check, and the client is told
 //! to send the request again.
+//!
+//! A state is good once. Each instance keeps the states it has taken (by their nonce) until
+//! they expire, so a replay to it is refused. Without shared storage an instance cannot know
+//! what another took: a state of a call that only asked what its command asks (`ferry ask`)
+//! may thus run the request once more on each other instance, with the answers it carries, as
+//! a request carrying those answers from the start would. A tool's `confirm` never travels:
+//! its answer counts only in the round that asked it, on the instance whose call waits for it,
+//! once; another instance refuses that state and an answer sent unasked is ignored.
 
 use super::ask::{refusal, Asker, ClientRequest};
 use super::provider::Notifier;
@@ -32,8 +40,13 @@ const GATHER_AT_MOST: Duration = Duration::from_millis(1500);
 const LOOK: Duration = Duration::from_millis(4);
 /// How long a round's state stays good, and its call waits for the retry.
 const STATE_TTL: Duration = Duration::from_secs(15 * 60);
-/// How many calls may wait for answers at once.
+/// How many calls may wait for answers at once, and how many of one client.
 const MAX_WAITING: usize = 1000;
+const MAX_WAITING_PER_CLIENT: usize = 100;
+/// How often calls whose state has expired are dropped (their commands stopped).
+const SWEEP_EVERY: Duration = Duration::from_secs(10);
+/// How many taken states are remembered at most (each until it expires).
+const MAX_SPENT: usize = 100_000;
 /// How many answers to questions not asked yet a call keeps.
 const ASKS_KEPT: usize = super::ask::ASKS_PER_CALL;
 /// The most answers (serialised) a state carries for another instance; past it they are left
@@ -67,6 +80,8 @@ struct Waiting {
     /// can run the request again without asking them anew.
     answered: Map<String, Value>,
     expires: Instant,
+    /// Who asked, for the client's share of waiting calls.
+    client: String,
     shared: Arc<Shared>,
     /// Stops the call's work when the call is dropped unanswered.
     task: AbortOnDrop,
@@ -112,21 +127,40 @@ impl Drop for AbortOnDrop {
     }
 }
 
+type Table = Arc<Mutex<HashMap<u64, Waiting>>>;
+
 /// The calls waiting for answers, and the key their states are signed with.
 pub struct Rounds {
-    key: ring::hmac::Key,
+    /// `None` when no key could be made: no state is then signed or accepted.
+    key: Option<ring::hmac::Key>,
     /// This instance's name in its states: a state of another instance's call is run again.
     instance: String,
-    waiting: Mutex<HashMap<u64, Waiting>>,
+    waiting: Table,
+    /// The nonces of other instances' states taken here, with their expiry (ms).
+    spent: Mutex<HashMap<String, u64>>,
     next: std::sync::atomic::AtomicU64,
+    sweeping: std::sync::Once,
 }
 
 impl Default for Rounds {
     fn default() -> Rounds {
         let mut key = [0u8; 32];
-        let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut key);
-        Rounds::with_key(&key, "")
+        // A key of zeros would let anyone forge a state: without randomness there is none.
+        match ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut key) {
+            Ok(()) => Rounds::with_key(&key, ""),
+            Err(_) => Rounds {
+                key: None,
+                ..Rounds::with_key(&[], "")
+            },
+        }
     }
+}
+
+/// A random nonce for a state; `None` when the random source fails.
+fn nonce() -> Option<String> {
+    let mut bytes = [0u8; 12];
+    ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes).ok()?;
+    Some(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
 }
 
 /// The asker a call of this era gets: its questions become the call's events.
@@ -147,7 +181,10 @@ impl Asker for RoundAsker {
             if let Some(why) = refusal(&capabilities, &request.method) {
                 return Err(why);
             }
-            if let Some(key) = &request.key {
+            // ferry's own question (a tool's `confirm`) counts only an answer to it, given in
+            // the round that asked it: never one sent before it was asked.
+            let gate = self.shared.asking_is_ferry();
+            if let Some(key) = request.key.as_ref().filter(|_| !gate) {
                 let given = self
                     .shared
                     .given
@@ -201,10 +238,12 @@ impl Rounds {
     /// key accept each other's states).
     pub fn with_key(key: &[u8], instance: &str) -> Rounds {
         Rounds {
-            key: ring::hmac::Key::new(ring::hmac::HMAC_SHA256, key),
+            key: Some(ring::hmac::Key::new(ring::hmac::HMAC_SHA256, key)),
             instance: instance.to_string(),
-            waiting: Mutex::new(HashMap::new()),
+            waiting: Arc::default(),
+            spent: Mutex::default(),
             next: std::sync::atomic::AtomicU64::new(1),
+            sweeping: std::sync::Once::new(),
         }
     }
 
@@ -218,9 +257,12 @@ impl Rounds {
 
     /// Runs one supported request (`tools/call`, `prompts/get`, `resources/read`) of this
     /// era: a new call, or (with `requestState`) the next round of one waiting here.
-    /// `start` starts the call's work with the asker and notifier it is given.
+    /// `start` starts the call's work with the asker and notifier it is given; `client`
+    /// names who asks, for its share of waiting calls and tasks.
+    #[allow(clippy::too_many_arguments)]
     pub async fn run(
         &self,
+        client: &str,
         method: &str,
         params: &Value,
         capabilities: Value,
@@ -228,6 +270,7 @@ impl Rounds {
         tasks: Option<Arc<super::tasks::Tasks>>,
         start: impl FnOnce(Arc<dyn Asker>, Notifier) -> tokio::task::JoinHandle<Result<Value, RpcError>>,
     ) -> Result<Value, RpcError> {
+        self.sweep_on_a_timer();
         let mut given = Map::new();
         if let Some(state) = params.get("requestState") {
             let claims = self.check(method, params, state)?;
@@ -235,6 +278,13 @@ impl Rounds {
             if instance == self.instance {
                 return self.resume(params, &claims, capabilities, notify).await;
             }
+            if claims.get("g") == Some(&Value::Bool(true)) {
+                let owner: String = instance.chars().take(64).collect();
+                return Err(invalid(format!(
+                    "requestState answers a confirmation that instance {owner:?} asked, and only that instance takes its answer: send the retry there, or send the request again without requestState to be asked anew"
+                )));
+            }
+            self.spend(&claims)?;
             // Another instance's call: its command cannot move, so the request runs again
             // here, every answer given so far at hand.
             if let Some(Value::Object(answered)) = claims.get("a") {
@@ -284,6 +334,7 @@ impl Rounds {
             bound: binding(method, params),
             answered,
             expires: Instant::now() + STATE_TTL,
+            client: client.to_string(),
             shared,
             task: abort,
             tasks,
@@ -349,28 +400,47 @@ impl Rounds {
                 json!({"method": pending.request.method, "params": pending.request.params}),
             );
         }
+        let no_randomness = || RpcError {
+            code: protocol::INTERNAL_ERROR,
+            message: "no randomness for a request state: try again".into(),
+            data: None,
+        };
         let mut claims = json!({
             "c": id,
             "r": call.round,
             "x": crate::clock::now_ms() + STATE_TTL.as_millis() as u64,
             "b": call.bound,
             "i": self.instance,
+            "n": nonce().ok_or_else(no_randomness)?,
         });
+        // A round that asks ferry's own question (a `confirm`) is answered only here.
+        if call.shared.asking_is_ferry() {
+            claims["g"] = json!(true);
+        }
         let answered = Value::Object(call.answered.clone());
         if !call.answered.is_empty() && answered.to_string().len() <= ANSWERS_CARRIED {
             claims["a"] = answered;
         }
-        let state = self.sign(&claims);
+        let state = self.sign(&claims).ok_or_else(no_randomness)?;
         call.expires = Instant::now() + STATE_TTL;
         let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         waiting.retain(|_, w| w.expires > now);
+        let full = |message: &str| RpcError {
+            code: protocol::INTERNAL_ERROR,
+            message: message.into(),
+            data: None,
+        };
         if waiting.len() >= MAX_WAITING {
-            return Err(RpcError {
-                code: protocol::INTERNAL_ERROR,
-                message: "too many calls are waiting for answers; try again later".into(),
-                data: None,
-            });
+            return Err(full(
+                "too many calls are waiting for answers; try again later",
+            ));
+        }
+        let mine = waiting.values().filter(|w| w.client == call.client).count();
+        if mine >= MAX_WAITING_PER_CLIENT {
+            return Err(full(
+                "this client has too many calls waiting for answers: answer or drop some first",
+            ));
         }
         waiting.insert(id, call);
         Ok(json!({
@@ -477,13 +547,62 @@ impl Rounds {
         self.next_round(call).await
     }
 
-    fn sign(&self, claims: &Value) -> String {
+    /// Records another instance's state as taken here; `Err` when it was taken before.
+    fn spend(&self, claims: &Map<String, Value>) -> Result<(), RpcError> {
+        let nonce = claims.get("n").and_then(Value::as_str).unwrap_or("");
+        let expires = claims.get("x").and_then(Value::as_u64).unwrap_or(0);
+        let mut spent = self.spent.lock().unwrap_or_else(|e| e.into_inner());
+        if nonce.is_empty() || spent.contains_key(nonce) {
+            return Err(invalid(
+                "requestState was answered already: a state is good once; send the request again without it",
+            ));
+        }
+        if spent.len() >= MAX_SPENT {
+            let now = crate::clock::now_ms();
+            spent.retain(|_, x| *x >= now);
+            if spent.len() >= MAX_SPENT {
+                return Err(invalid(
+                    "too many request states are in use; send the request again without requestState",
+                ));
+            }
+        }
+        spent.insert(nonce.to_string(), expires);
+        Ok(())
+    }
+
+    /// Drops calls whose state expired, every [`SWEEP_EVERY`], whether or not new rounds
+    /// are made (their commands are stopped with them).
+    fn sweep_on_a_timer(&self) {
+        self.sweeping.call_once(|| {
+            let table = Arc::downgrade(&self.waiting);
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(SWEEP_EVERY).await;
+                    let Some(table) = table.upgrade() else { break };
+                    let now = Instant::now();
+                    // Dropped outside the lock: a call's end may take a moment.
+                    let expired: Vec<Waiting> = {
+                        let mut waiting = table.lock().unwrap_or_else(|e| e.into_inner());
+                        let ids: Vec<u64> = waiting
+                            .iter()
+                            .filter(|(_, w)| w.expires <= now)
+                            .map(|(id, _)| *id)
+                            .collect();
+                        ids.iter().filter_map(|id| waiting.remove(id)).collect()
+                    };
+                    drop(expired);
+                }
+            });
+        });
+    }
+
+    fn sign(&self, claims: &Value) -> Option<String> {
         let payload = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(claims.to_string());
-        let tag = ring::hmac::sign(&self.key, payload.as_bytes());
-        format!(
+        let tag = ring::hmac::sign(self.key.as_ref()?, payload.as_bytes());
+        Some(format!(
             "{payload}.{}",
             base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(tag.as_ref())
-        )
+        ))
     }
 
     /// The claims of a state this server signed; `None` for anything else.
@@ -492,7 +611,7 @@ impl Rounds {
         let tag = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .decode(tag)
             .ok()?;
-        ring::hmac::verify(&self.key, payload.as_bytes(), &tag).ok()?;
+        ring::hmac::verify(self.key.as_ref()?, payload.as_bytes(), &tag).ok()?;
         let claims = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .decode(payload)
             .ok()?;
@@ -560,7 +679,7 @@ fn into_task(mut call: Waiting) -> Result<Value, RpcError> {
             }
         }
     });
-    tasks.create(reports_in, stop)
+    tasks.create(&call.client, reports_in, stop)
 }
 
 /// Adds a request, its key unique among those pending (a key of its own, or its kind's).
@@ -594,7 +713,7 @@ mod tests {
     #[test]
     fn a_state_is_signed_and_bound() {
         let rounds = Rounds::with_key(b"a key for the test", "a");
-        let state = rounds.sign(&json!({"c": 1, "r": 1}));
+        let state = rounds.sign(&json!({"c": 1, "r": 1})).unwrap();
         assert_eq!(rounds.verify(&state).unwrap()["c"], 1);
         let other = Rounds::with_key(b"another key", "a");
         assert!(other.verify(&state).is_none(), "another key's state");

@@ -5,13 +5,13 @@
 //! Calls run at most `concurrency` at once; the rest wait.
 
 use super::provider::{CallContext, Listed, Notifier, Provider, LOG_LEVELS};
+use super::slots::Slots;
 use crate::protocol::{
     self, Era, RpcError, HANDSHAKE_VERSION, HANDSHAKE_VERSIONS, META_CLIENT_CAPABILITIES,
     META_PROTOCOL_VERSION, STATELESS_VERSION,
 };
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
-use tokio::sync::Semaphore;
 
 /// How long lists and discovery may be cached by clients (the served set is fixed while
 /// serving); reads are never cached (a command's output may change).
@@ -196,26 +196,18 @@ fn name_and_arguments<'a>(
 /// 2026-07-28 era waiting for their client's answers.
 pub struct Server {
     provider: Arc<dyn Provider>,
-    permits: Arc<Semaphore>,
+    slots: Arc<Slots>,
+    concurrency: usize,
     rounds: super::rounds::Rounds,
     tasks: Arc<super::tasks::Tasks>,
-}
-
-/// A place among the calls allowed to run at once, held until dropped.
-async fn permit(
-    permits: &Semaphore,
-) -> std::result::Result<tokio::sync::SemaphorePermit<'_>, RpcError> {
-    permits
-        .acquire()
-        .await
-        .map_err(|_| error(protocol::INTERNAL_ERROR, "the server is stopping", None))
 }
 
 impl Server {
     pub fn new(provider: Arc<dyn Provider>, concurrency: usize) -> Server {
         Server {
             provider,
-            permits: Arc::new(Semaphore::new(concurrency.max(1))),
+            slots: Arc::new(Slots::new(concurrency, concurrency)),
+            concurrency,
             rounds: super::rounds::Rounds::default(),
             tasks: Arc::default(),
         }
@@ -233,6 +225,13 @@ impl Server {
         self
     }
 
+    /// The server as one of many clients' (HTTP): each client may hold half the slots at
+    /// once, so no client can take them all.
+    pub fn shared(mut self) -> Server {
+        self.slots = Arc::new(Slots::new(self.concurrency, Slots::half(self.concurrency)));
+        self
+    }
+
     /// How many tasks are still running.
     pub fn tasks_running(&self) -> usize {
         self.tasks.running()
@@ -244,9 +243,12 @@ impl Server {
     }
 
     /// Answers one request. `session` is the handshake-era state of the connection (stdio)
-    /// or HTTP session, if any; `headers` are the HTTP headers (none over stdio).
+    /// or HTTP session, if any; `headers` are the HTTP headers (none over stdio); `client`
+    /// names who asks (a session, a connection), for its share of slots, rounds and tasks.
+    #[allow(clippy::too_many_arguments)]
     pub async fn answer(
         &self,
+        client: &str,
         id: Value,
         method: &str,
         params: Value,
@@ -256,9 +258,11 @@ impl Server {
     ) -> Reply {
         let modern = is_modern(method, &params);
         let outcome = if modern {
-            self.answer_modern(method, params, headers, notify).await
+            self.answer_modern(client, method, params, headers, notify)
+                .await
         } else {
-            self.answer_legacy(method, params, session, notify).await
+            self.answer_legacy(client, method, params, session, notify)
+                .await
         };
         match outcome {
             Ok(result) => Reply {
@@ -279,6 +283,7 @@ impl Server {
     /// The 2026-07-28 validation ladder, then the method.
     async fn answer_modern(
         &self,
+        client: &str,
         method: &str,
         params: Value,
         headers: Option<&Headers>,
@@ -397,6 +402,7 @@ impl Server {
             era: Era::Stateless(version.to_string()),
             asker: Arc::new(super::ask::Nobody),
             client_capabilities: capabilities.clone(),
+            slots: Some((self.slots.clone(), Arc::from(client))),
         };
         let description = self.provider.description();
         let mut result = match method {
@@ -434,7 +440,7 @@ impl Server {
                         tasks = Some(self.tasks.clone());
                     }
                 }
-                let (provider, permits) = (self.provider.clone(), self.permits.clone());
+                let provider = self.provider.clone();
                 let (owned_method, owned_params) = (method.to_string(), params.clone());
                 let start = move |asker, notify| {
                     let ctx = CallContext {
@@ -443,14 +449,14 @@ impl Server {
                         ..ctx
                     };
                     tokio::spawn(async move {
-                        dispatch(&provider, &permits, &owned_method, &owned_params, ctx).await
+                        dispatch(&provider, &owned_method, &owned_params, ctx).await
                     })
                 };
                 self.rounds
-                    .run(method, &params, capabilities, notify, tasks, start)
+                    .run(client, method, &params, capabilities, notify, tasks, start)
                     .await?
             }
-            _ => dispatch(&self.provider, &self.permits, method, &params, ctx).await?,
+            _ => dispatch(&self.provider, method, &params, ctx).await?,
         };
         if let Value::Object(map) = &mut result {
             if !map.contains_key("resultType") {
@@ -487,6 +493,7 @@ impl Server {
     /// The handshake era: `initialize`, then requests in the session.
     async fn answer_legacy(
         &self,
+        client: &str,
         method: &str,
         params: Value,
         session: Option<&Mutex<Session>>,
@@ -622,15 +629,16 @@ impl Server {
             era: Era::Handshake(version.unwrap_or_else(|| HANDSHAKE_VERSION.to_string())),
             asker,
             client_capabilities: capabilities,
+            slots: Some((self.slots.clone(), Arc::from(client))),
         };
-        dispatch(&self.provider, &self.permits, method, &params, ctx).await
+        dispatch(&self.provider, method, &params, ctx).await
     }
 }
 
-/// The methods both eras share.
+/// The methods both eras share. Providers take a slot (`CallContext::slot`) when their work
+/// is about to run.
 async fn dispatch(
     provider: &Arc<dyn Provider>,
-    permits: &Semaphore,
     method: &str,
     params: &Value,
     ctx: CallContext,
@@ -648,7 +656,7 @@ async fn dispatch(
         "tools/list" => Ok(json!({"tools": provider.tools()})),
         "tools/call" => {
             let (name, arguments) = name_and_arguments(params, method)?;
-            call_tool(provider, permits, name, arguments, params, ctx).await
+            call_tool(provider, name, arguments, params, ctx).await
         }
         "resources/list" if capable("resources") => {
             Ok(json!({"resources": provider.list(Listed::Resources).await}))
@@ -664,7 +672,6 @@ async fn dispatch(
                     None,
                 )
             })?;
-            let _permit = permit(permits).await?;
             let modern = ctx.era.is_stateless();
             provider.read(uri, ctx).await.map_err(|mut e| {
                 // 2026-07-28 names an unknown resource invalid params; earlier revisions -32002.
@@ -689,7 +696,6 @@ async fn dispatch(
 /// A tool call, timed for the metrics and logged with the client's trace context.
 async fn call_tool(
     provider: &Arc<dyn Provider>,
-    permits: &Semaphore,
     name: &str,
     arguments: serde_json::Map<String, Value>,
     params: &Value,
@@ -712,12 +718,11 @@ async fn call_tool(
         None => tracing::info_span!("call", tool),
     };
     let timer = super::metrics::CallTimer::start(tool);
-    let outcome = async {
-        let _permit = permit(permits).await?;
-        provider.call(name, arguments, ctx).await
-    }
-    .instrument(span.clone())
-    .await;
+    // The provider takes its slot when its work runs (`CallContext::slot`).
+    let outcome = provider
+        .call(name, arguments, ctx)
+        .instrument(span.clone())
+        .await;
     let label = match &outcome {
         Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => {
             super::metrics::Outcome::Error

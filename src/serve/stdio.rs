@@ -16,15 +16,28 @@ use tokio::sync::mpsc;
 /// The largest message accepted from the client.
 const MAX_REQUEST: usize = 16 * 1024 * 1024;
 
+/// How many progress and log lines wait for a slow client at most.
+const NOTES_KEPT: usize = 256;
+
 /// A request in flight, by its id as JSON text.
 type InFlight = Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>>;
 
 /// Serves until stdin closes and what was asked is answered.
 pub async fn serve(server: Arc<Server>) {
     let (out, mut lines) = mpsc::unbounded_channel::<Value>();
+    // Progress and log lines wait in a bounded queue, and are dropped when a client reads
+    // too slowly; responses and requests to the client are never dropped (and written after
+    // the lines sent before them).
+    let (notes_out, mut notes) = mpsc::channel::<Value>(NOTES_KEPT);
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
-        while let Some(message) = lines.recv().await {
+        loop {
+            let message = tokio::select! {
+                biased;
+                Some(note) = notes.recv() => note,
+                Some(message) = lines.recv() => message,
+                else => break,
+            };
             if stdout
                 .write_all(&framing::encode_line(&message))
                 .await
@@ -101,15 +114,19 @@ pub async fn serve(server: Arc<Server>) {
                 let server = server.clone();
                 let session = session.clone();
                 let replies = out.clone();
-                let notes = out.clone();
+                let (notes, requests) = (notes_out.clone(), out.clone());
                 let flights = in_flight.clone();
                 let done_key = key.clone();
                 let task = tokio::spawn(async move {
-                    let notify: super::provider::Notifier = Arc::new(move |note| {
-                        let _ = notes.send(note);
+                    let notify: super::provider::Notifier = Arc::new(move |note: Value| {
+                        if note.get("id").is_some() {
+                            let _ = requests.send(note);
+                        } else {
+                            let _ = notes.try_send(note);
+                        }
                     });
                     let reply = server
-                        .answer(id, &method, params, Some(&session), None, notify)
+                        .answer("stdio", id, &method, params, Some(&session), None, notify)
                         .await;
                     let _ = replies.send(reply.message);
                     if let Ok(mut flights) = flights.lock() {
@@ -168,5 +185,6 @@ pub async fn serve(server: Arc<Server>) {
     // Aborted tasks stop their commands as they are dropped; give that a moment.
     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     drop(out);
+    drop(notes_out);
     let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer).await;
 }

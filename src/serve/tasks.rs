@@ -3,7 +3,10 @@
 //! a task instead of holding its request; the client polls `tasks/get` (status, progress, the
 //! questions its command asks, the result once done), answers with `tasks/update` and may
 //! `tasks/cancel` (the command's whole process group is stopped). A task is kept for its
-//! `ttlMs` from its creation, then dropped (a command still running then is stopped).
+//! `ttlMs` from its creation, then dropped (a command still running then is stopped); its
+//! entry goes a moment after its result has been fetched or it was cancelled (a client may
+//! look once more), and when the table is full the task that ended longest ago makes room.
+//! One client holds at most a share of the table.
 //!
 //! The call itself is the one `serve::rounds` runs: a task takes over its events (questions,
 //! progress, the end) when it outlives [`TASK_AFTER`].
@@ -27,8 +30,11 @@ pub const TASK_AFTER: Duration = Duration::from_millis(500);
 pub const TTL: Duration = Duration::from_secs(60 * 60);
 /// How often a client is asked to poll.
 const POLL: Duration = Duration::from_millis(500);
-/// How many tasks are kept at once.
+/// How long a task is kept once its result was fetched or it was cancelled.
+const FETCHED_KEPT: Duration = Duration::from_secs(30);
+/// How many tasks are kept at once, and how many of one client.
 const MAX_TASKS: usize = 1000;
+const MAX_TASKS_PER_CLIENT: usize = 100;
 
 /// Whether a client's capabilities declare the tasks extension.
 pub fn client_has_tasks(capabilities: &Value) -> bool {
@@ -70,6 +76,10 @@ struct Task {
     error: Option<RpcError>,
     /// Stops the call's work (its command's process group with it).
     stop: Option<tokio::task::AbortHandle>,
+    /// Who made it, for the client's share of the table.
+    client: String,
+    /// When it is dropped: its `ttlMs` after creation, sooner once its result is fetched.
+    expires: SystemTime,
 }
 
 /// The tasks of this server.
@@ -123,11 +133,12 @@ impl Tasks {
         }
     }
 
-    fn new_id(&self) -> String {
+    /// A new task id; `None` when the random source fails (an id must not be guessable).
+    fn new_id(&self) -> Option<String> {
         let mut bytes = [0u8; 16];
-        let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes);
+        ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes).ok()?;
         let random: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        format!("{}{random}", self.prefix)
+        Some(format!("{}{random}", self.prefix))
     }
 
     /// The error for an id this instance does not know: another instance's task is named so.
@@ -168,11 +179,19 @@ impl Tasks {
     /// ends its work. Returns the `CreateTaskResult`.
     pub fn create(
         self: &Arc<Self>,
+        client: &str,
         mut reports: tokio::sync::mpsc::UnboundedReceiver<Progress>,
         stop: tokio::task::AbortHandle,
     ) -> Result<Value, RpcError> {
         let now = SystemTime::now();
-        let id = self.new_id();
+        let refused = |message: &str| RpcError {
+            code: protocol::INTERNAL_ERROR,
+            message: message.into(),
+            data: None,
+        };
+        let id = self
+            .new_id()
+            .ok_or_else(|| refused("no randomness for a task id: try again"))?;
         let task = Arc::new(Mutex::new(Task {
             created: now,
             updated: now,
@@ -182,16 +201,23 @@ impl Tasks {
             result: None,
             error: None,
             stop: Some(stop),
+            client: client.to_string(),
+            expires: now + TTL,
         }));
         {
             let mut table = self.table.lock().unwrap_or_else(|e| e.into_inner());
             sweep(&mut table);
-            if table.len() >= MAX_TASKS {
-                return Err(RpcError {
-                    code: protocol::INTERNAL_ERROR,
-                    message: "too many tasks are kept; try again later".into(),
-                    data: None,
-                });
+            let mine = table
+                .values()
+                .filter(|t| t.lock().unwrap_or_else(|e| e.into_inner()).client == client)
+                .count();
+            if mine >= MAX_TASKS_PER_CLIENT && !make_room(&mut table, Some(client)) {
+                return Err(refused(
+                    "this client has too many tasks running: fetch or cancel some first",
+                ));
+            }
+            if table.len() >= MAX_TASKS && !make_room(&mut table, None) {
+                return Err(refused("too many tasks are running; try again later"));
             }
             table.insert(id.clone(), task.clone());
         }
@@ -252,7 +278,11 @@ impl Tasks {
     /// `tasks/get`: the task as it is now, its result or error once it has ended.
     pub fn get(&self, params: &Value) -> Result<Value, RpcError> {
         let (id, task) = self.find(params)?;
-        let task = task.lock().unwrap_or_else(|e| e.into_inner());
+        let mut task = task.lock().unwrap_or_else(|e| e.into_inner());
+        // Its result is the client's now: the entry soon makes room for other tasks.
+        if task.status.is_terminal() {
+            task.expires = task.expires.min(SystemTime::now() + FETCHED_KEPT);
+        }
         let mut result = envelope(&id, &task);
         match task.status {
             Status::InputRequired => {
@@ -323,6 +353,7 @@ impl Tasks {
     pub fn cancel(&self, params: &Value) -> Result<Value, RpcError> {
         let (_, task) = self.find(params)?;
         let mut task = task.lock().unwrap_or_else(|e| e.into_inner());
+        task.expires = task.expires.min(SystemTime::now() + FETCHED_KEPT);
         if !task.status.is_terminal() {
             if let Some(stop) = task.stop.take() {
                 stop.abort();
@@ -340,7 +371,7 @@ fn sweep(table: &mut HashMap<String, Arc<Mutex<Task>>>) {
     let now = SystemTime::now();
     table.retain(|_, task| {
         let mut task = task.lock().unwrap_or_else(|e| e.into_inner());
-        let alive = task.created.checked_add(TTL).is_some_and(|end| end > now);
+        let alive = task.expires > now;
         if !alive {
             if let Some(stop) = task.stop.take() {
                 stop.abort();
@@ -348,6 +379,23 @@ fn sweep(table: &mut HashMap<String, Arc<Mutex<Task>>>) {
         }
         alive
     });
+}
+
+/// Drops the task (of `client`, or anyone's) that ended longest ago; false when none has
+/// ended (every one still runs or waits for its client).
+fn make_room(table: &mut HashMap<String, Arc<Mutex<Task>>>, client: Option<&str>) -> bool {
+    let oldest = table
+        .iter()
+        .filter_map(|(id, task)| {
+            let task = task.lock().unwrap_or_else(|e| e.into_inner());
+            let theirs = client.is_none_or(|c| task.client == c);
+            (theirs && task.status.is_terminal()).then(|| (task.updated, id.clone()))
+        })
+        .min();
+    match oldest {
+        Some((_, id)) => table.remove(&id).is_some(),
+        None => false,
+    }
 }
 
 /// What every view of a task carries.

@@ -777,3 +777,26 @@ pub fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str
         .find(|(k, _)| k == name)
         .map(|(_, v)| v.as_str())
 }
+
+/// The JSON-RPC message of a response body: an event stream's last data line, or the body
+/// itself.
+pub fn json_of(body: &str) -> serde_json::Value {
+    body.lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("data: "))
+        .map_or_else(
+            || serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
+            |d| serde_json::from_str(d).unwrap_or(serde_json::Value::Null),
+        )
+}
+
+/// The text a tool call's result carries, or its error's message.
+pub fn text_of(response: &serde_json::Value) -> String {
+    match response.get("error") {
+        Some(error) => format!("error: {}", error["message"].as_str().unwrap_or("")),
+        None => response["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_string(),
+    }
+}

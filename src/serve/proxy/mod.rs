@@ -765,6 +765,9 @@ impl Provider for ProxyProvider {
         ctx: ServeContext,
     ) -> BoxFuture<'a, Result<Value, RpcError>> {
         Box::pin(async move {
+            // A backend's question to the client gives the slot back while it waits.
+            let (_slot, asker) = super::slots::Yielding::hold(&ctx).await?;
+            let ctx = ServeContext { asker, ..ctx };
             if self.expose_all {
                 return self.call_exposed(name, arguments, ctx).await;
             }
@@ -790,6 +793,7 @@ impl Provider for ProxyProvider {
         ctx: ServeContext,
     ) -> BoxFuture<'a, Result<Value, RpcError>> {
         Box::pin(async move {
+            let _slot = ctx.slot().await?;
             let with_resources: Vec<String> = self
                 .servers_with("resources")
                 .await
@@ -830,6 +834,7 @@ impl Provider for ProxyProvider {
             };
             let spec = spec.clone();
             let params = json!({"name": prompt, "arguments": arguments});
+            let _slot = ctx.slot().await?;
             self.request(&spec, "prompts/get", params, Vec::new(), &ctx)
                 .await
                 .map_err(Self::upstream_error)
