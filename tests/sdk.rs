@@ -325,9 +325,10 @@ fn a_client_without_elicitation_runs_nothing_that_must_be_confirmed() {
             "{mode}"
         );
         assert!(kept && unkept, "{mode}: nothing was deleted");
+        // The script went on (exit 0); what `ferry ask` said on stderr reaches the model too.
         assert_eq!(
             call("proceed", "{}"),
-            json!({"is_error": false, "text": ["stopped\n"]}),
+            json!({"is_error": false, "text": ["stopped\n", "stderr (last lines):\nerror: the client did not declare the elicitation capability, so it cannot answer\nhint: ask only what the client can answer; ferry ask works inside a command ferry serve runs"]}),
             "{mode}"
         );
         assert_eq!(call("form", "{}")["is_error"], json!(true), "{mode}");

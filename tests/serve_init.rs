@@ -91,3 +91,83 @@ fn a_cli_without_help_is_a_clear_error() {
     let run = env.run(&["serve", "init", "no-such-cli-anywhere"]);
     assert_eq!((run.code, run.stderr.as_str()), (2, "error: command \"no-such-cli-anywhere\" not found\nhint: install it, or give its full path\n"));
 }
+
+#[test]
+fn help_is_read_with_no_repositorys_config_in_effect() {
+    // `ferry serve init git` run inside a hostile repository: git honours a repository's
+    // man.viewer and man.<tool>.cmd when asked for help, so reading help there would run it.
+    let env = Env::new();
+    let marker = env.path("marker");
+    let work = env.path("work");
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&work)
+            .env("HOME", env.path("home"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    git(&["init", "-q"]);
+    git(&["config", "help.format", "man"]);
+    git(&["config", "man.viewer", "evil"]);
+    git(&[
+        "config",
+        "man.evil.cmd",
+        &format!("touch {}", marker.display()),
+    ]);
+    let draft = env.run(&["serve", "init", "git"]);
+    assert_eq!(draft.code, 0, "{}", draft.stderr);
+    assert!(!marker.exists(), "the repository's man.evil.cmd ran");
+}
+
+fn bad_help(mode: &str) -> String {
+    notes_cli().replace("notes-cli", &format!("{mode}-help"))
+}
+
+#[test]
+fn a_binary_help_is_one_clear_line() {
+    let env = Env::new();
+    let cli = bad_help("binary");
+    let run = env.run(&["serve", "init", &cli]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!("error: {cli} --help printed binary data, not a help text\nhint: write the manifest by hand; see the README's manifest example\n")
+    );
+}
+
+#[test]
+fn huge_foreign_and_hanging_helps_still_draft_within_limits() {
+    let env = Env::new();
+    for mode in ["huge", "german", "hang"] {
+        let cli = bad_help(mode);
+        let run = env.run(&["serve", "init", &cli]);
+        assert_eq!(run.code, 0, "{mode}: {}", run.stderr);
+        env.write("work/bad.toml", &run.stdout);
+        let manifest = ferry::manifest::load(&env.path("work/bad.toml")).unwrap();
+        let tool = &manifest.tools[0];
+        assert!(tool.params.len() <= 40, "{mode}: {}", tool.params.len());
+        let names: Vec<&str> = tool.params.iter().map(|p| p.name.as_str()).collect();
+        match mode {
+            "german" => assert!(names.contains(&"zeilen"), "{names:?}"),
+            "hang" => assert!(names.contains(&"quiet"), "{names:?}"),
+            _ => assert!(run.stdout.contains("more options of"), "{mode}"),
+        }
+    }
+    // Nothing the hanging help started is left running.
+    assert!(processes_matching("hang-help").is_empty());
+}
+
+#[test]
+fn a_cli_that_refuses_help_is_one_clear_line() {
+    // dash's and mawk's answer to --help (and to -h): no help to draft from.
+    let env = Env::new();
+    let cli = bad_help("refuse");
+    let run = env.run(&["serve", "init", &cli]);
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "error: {cli} has no --help (it answered: refuse-help: 0: Illegal option -help)\nhint: write the manifest by hand; see the README's manifest example\n".replace("{cli}", &cli)
+    );
+}

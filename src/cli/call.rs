@@ -11,6 +11,7 @@ use super::terminal::{Console, Local};
 use super::{options, Globals};
 use crate::client::catalog::{self, Listing};
 use crate::client::config::ServerSpec;
+use crate::client::pins;
 use crate::client::tasks::{self, Called, Fetched, Task};
 use crate::client::{CacheEntry, Era, RequestContext, Session, Target};
 use crate::daemon;
@@ -307,10 +308,23 @@ impl Ctx {
         listing
     }
 
+    /// The server's listing checked against its pins (pinning what is new), with this
+    /// command's `FERRY_PIN`.
+    fn pins(&self, spec: &ServerSpec, tools: &[&Tool]) -> pins::Report {
+        pins::observe(spec, tools, &|name| self.console.var(name))
+    }
+
     /// Prints a warning per line.
     fn warn_all(&self, warnings: &[String]) {
         for w in warnings {
             self.console.warn(&format!("warning: {w}"));
+        }
+    }
+
+    /// Prints lines that say what they are (`warning: ...`, `note: ...`).
+    fn warn_all_lines(&self, lines: &[String]) {
+        for line in lines {
+            self.console.warn(line);
         }
     }
 }
@@ -386,7 +400,7 @@ fn answer_from_cache(
         .listing(spec)
         .filter(|l| l.entry.has_tools() && !globals.refresh)?;
     let (tools, warnings) = listing.usable(spec);
-    let tool = tools.into_iter().find(|t| t.name == *name)?;
+    let tool = *tools.iter().find(|t| t.name == *name)?;
     let schema = ToolSchema::from_input_schema(&tool.input_schema);
     let tool_ref = ToolRef {
         tool: name,
@@ -396,7 +410,11 @@ fn answer_from_cache(
     let answered = match flags::parse_call(tool_ref, &schema, words, &mut input) {
         Ok(parsed) if parsed.options.help => {
             ctx.warn_all(&warnings);
-            ctx.console.emit(&tool_help(tool)).map(|_| Outcome::Success)
+            let report = ctx.pins(spec, &tools);
+            ctx.warn_all_lines(&report.warnings());
+            ctx.console
+                .emit(&marked_help(tool, &report))
+                .map(|_| Outcome::Success)
         }
         Err(e) if !input.wants_more() => {
             ctx.warn_all(&warnings);
@@ -569,10 +587,15 @@ async fn call_tool(
     let fresh = ctx
         .listing(&spec)
         .filter(|l| l.entry.has_tools() && !globals.refresh);
+    let mut report = None;
     let cached_tool = fresh.and_then(|listing| {
         let (tools, warnings) = listing.usable(&spec);
         ctx.warn_all(&warnings);
-        tools.into_iter().find(|t| t.name == name).cloned()
+        let tool = tools.iter().find(|t| t.name == name).map(|t| (*t).clone());
+        if tool.is_some() {
+            report = Some(ctx.pins(&spec, &tools));
+        }
+        tool
     });
     tracing::debug!(server = %spec.name, tool = name, hit = cached_tool.is_some(), "cache lookup for the call");
     let mut held: Option<Held> = None;
@@ -586,7 +609,8 @@ async fn call_tool(
                 Err(e) => Err(e),
             };
             match found {
-                Ok(tool) => {
+                Ok((tool, listed_report)) => {
+                    report = Some(listed_report);
                     held = Some(opened);
                     tool
                 }
@@ -597,6 +621,19 @@ async fn call_tool(
             }
         }
     };
+    let report = report.unwrap_or_default();
+    // A tool whose definition changed (or hides text) is not called until reviewed; its
+    // help still shows, marked.
+    let wants_help = words
+        .iter()
+        .take_while(|w| *w != "--")
+        .any(|w| w == "--help" || w == "-h");
+    if report.blocks(name) && !wants_help {
+        if let Some(held) = held {
+            held.end(&spec, false).await;
+        }
+        return Err(report.refusal(name));
+    }
     let schema = ToolSchema::from_input_schema(&tool.input_schema);
     let tool_ref = ToolRef {
         tool: name,
@@ -615,7 +652,8 @@ async fn call_tool(
         if let Some(held) = held {
             held.end(&spec, false).await;
         }
-        ctx.console.emit(&tool_help(&tool))?;
+        ctx.warn_all_lines(&report.warnings());
+        ctx.console.emit(&marked_help(&tool, &report))?;
         return Ok(Outcome::Success);
     }
     let mut options = call_options(&globals);
@@ -756,13 +794,31 @@ fn cold_task_refusal(
     Some(Error::usage(format!("{what} needs the warm daemon: {holder}")).with_hint(hint))
 }
 
-/// `name` in a list just fetched: the tool, or the "unknown tool" error with a suggestion.
-fn listed_tool(spec: &ServerSpec, entry: CacheEntry, name: &str, ctx: &Ctx) -> Result<Tool> {
+/// `name` in a list just fetched: the tool and the list checked against the pins, or the
+/// "unknown tool" error with a suggestion.
+fn listed_tool(
+    spec: &ServerSpec,
+    entry: CacheEntry,
+    name: &str,
+    ctx: &Ctx,
+) -> Result<(Tool, pins::Report)> {
     let (tools, warnings) = catalog::usable_tools(spec, entry);
     ctx.warn_all(&warnings);
     match tools.iter().find(|t| t.name == name) {
-        Some(tool) => Ok(tool.clone()),
+        Some(tool) => {
+            let all: Vec<&Tool> = tools.iter().collect();
+            Ok((tool.clone(), ctx.pins(spec, &all)))
+        }
         None => Err(catalog::unknown_tool(spec, name, &tools)),
+    }
+}
+
+/// A tool's help, its pin mark (if any) on a line of its own first.
+fn marked_help(tool: &Tool, report: &pins::Report) -> String {
+    let help = tool_help(tool);
+    match report.label(&tool.name) {
+        Some(label) => format!("{} {label}\n{help}", escape_line(&tool.name)),
+        None => help,
     }
 }
 
@@ -830,6 +886,8 @@ fn malformed_result(result: &Value, tool_call: bool) -> Option<String> {
 fn print_listing(spec: &ServerSpec, listing: &Listing, json: bool, ctx: &Ctx) -> Result<()> {
     let (tools, warnings) = listing.usable(spec);
     ctx.warn_all(&warnings);
+    let report = ctx.pins(spec, &tools);
+    ctx.warn_all_lines(&report.warnings());
     if json {
         // Each listed tool's own entry, as the server sent it: what was skipped stays out.
         let definitions: Vec<&Value> = tools.iter().map(|t| &t.raw).collect();
@@ -840,6 +898,10 @@ fn print_listing(spec: &ServerSpec, listing: &Listing, json: bool, ctx: &Ctx) ->
     let mut out = String::with_capacity(tools.len() * 60);
     for tool in &tools {
         out.push_str(&crate::render::listing_line(tool));
+        if let Some(label) = report.label(&tool.name) {
+            out.push(' ');
+            out.push_str(&label);
+        }
         out.push('\n');
     }
     if out.is_empty() {

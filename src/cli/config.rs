@@ -389,6 +389,7 @@ pub fn trust(matches: &ArgMatches) -> Result<Outcome> {
     }
     store.trust(nearest, &bytes);
     store.save()?;
+    pin_trusted(nearest);
     out.push_str(&format!(
         "trusted {} ({})\n",
         nearest.display(),
@@ -412,6 +413,28 @@ pub fn trust(matches: &ArgMatches) -> Result<Outcome> {
     }
     emit(&crate::render::text::escape_text(&out))?;
     Ok(Outcome::Success)
+}
+
+/// Pins the tools of a newly trusted file's servers as the cache holds them (a server never
+/// listed is pinned at its first listing): what the user trusted is what later listings are
+/// compared with.
+fn pin_trusted(file: &Path) {
+    let Ok(cwd) = std::env::current_dir() else {
+        return;
+    };
+    let Ok(registry) = crate::client::Registry::load(&cwd) else {
+        return;
+    };
+    for spec in &registry.servers {
+        if spec.project.as_ref().is_some_and(|(path, _)| path == file) {
+            if let Some(listing) = crate::client::catalog::Listing::load(spec) {
+                let (tools, _) = listing.usable(spec);
+                let report =
+                    crate::client::pins::observe(spec, &tools, &crate::client::pins::env_var);
+                report.warnings().iter().for_each(|w| warn(w));
+            }
+        }
+    }
 }
 
 /// "servers: a, b" for a project file, so the user sees what they allowed.

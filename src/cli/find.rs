@@ -33,6 +33,8 @@ struct Searched {
     name: String,
     origin: Origin,
     tools: Option<Vec<Tool>>,
+    /// A cached server's tools checked against its pins.
+    pins: Option<crate::client::pins::Report>,
 }
 
 impl Searched {
@@ -50,6 +52,13 @@ impl Searched {
                     .unwrap_or_default(),
                 Origin::File(path) => file_source(path).map(|s| s.tools).unwrap_or_default(),
             };
+            if let Origin::Cache(spec) = &self.origin {
+                let all: Vec<&Tool> = tools.iter().collect();
+                let report =
+                    crate::client::pins::observe(spec, &all, &crate::client::pins::env_var);
+                report.warnings().iter().for_each(|w| warn(w));
+                self.pins = Some(report);
+            }
             self.tools = Some(tools);
         }
         self.tools.as_ref()?.iter().find(|t| t.name == name)
@@ -92,6 +101,7 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
                     name,
                     origin: Origin::File(file.clone()),
                     tools: None,
+                    pins: None,
                 });
             }
             // Another shape of saved list: read in full (and its errors said) as before.
@@ -104,6 +114,7 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
                     name: source.name,
                     origin: Origin::File(file.clone()),
                     tools: Some(source.tools),
+                    pins: None,
                 });
             }
         }
@@ -124,6 +135,7 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
                         name: spec.name.clone(),
                         origin: Origin::Cache(Box::new(spec.clone())),
                         tools: None,
+                        pins: None,
                     });
                 }
                 None => uncached.push(spec.name.as_str()),
@@ -180,6 +192,7 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
                     .and_then(|tools| tools.iter().find(|t| &t.name == name))
                     .expect("parsed above"),
                 with_help: *help && with_help,
+                mark: source.pins.as_ref().and_then(|p| p.label(name)),
             }
         })
         .collect();

@@ -16,6 +16,7 @@ mod demo;
 mod find;
 pub mod flags;
 pub mod options;
+mod review;
 mod skill;
 mod sources;
 pub mod terminal;
@@ -330,6 +331,25 @@ pub fn command() -> Command {
                         .action(ArgAction::SetTrue)
                         .requires("check")
                         .help("With --check: compare against the tools cache instead of asking the servers"),
+                ),
+        )
+        .subcommand(
+            Command::new("review")
+                .about("What changed in a server's tools since you first used them; --accept takes the new definitions")
+                .arg(Arg::new("server").value_name("SERVER").help("A configured name or a URL (every server with changes when left out)"))
+                .arg(
+                    Arg::new("cmd")
+                        .long("cmd")
+                        .value_name("COMMAND")
+                        .conflicts_with("server")
+                        .help("An ad-hoc stdio server, as ferry --cmd 'COMMAND ARGS' names it"),
+                )
+                .arg(
+                    Arg::new("accept")
+                        .long("accept")
+                        .value_name("TOOL")
+                        .num_args(0..)
+                        .help("Take the listed definitions as the pins: of these tools, or of all"),
                 ),
         )
         .subcommand(
@@ -722,6 +742,10 @@ fn run(args: Vec<OsString>, table: Command, other: Other) -> Result<Outcome> {
         "trust" => {
             refuse_globals("trust", &globals, &[])?;
             config::trust(sub)
+        }
+        "review" => {
+            refuse_globals("review", &globals, &[])?;
+            review::review(sub)
         }
         "auth" => {
             refuse_globals("auth", &globals, &[])?;

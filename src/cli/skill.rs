@@ -45,7 +45,12 @@ pub fn skill(matches: &ArgMatches, globals: &Globals) -> Result<Outcome> {
         std::fs::create_dir_all(&folder).map_err(|e| io(e, &folder))?;
         std::fs::write(
             &path,
-            render_skill(&source.name, &source.tools, source.instructions.as_deref()),
+            render_skill(
+                &source.name,
+                &source.tools,
+                source.instructions.as_deref(),
+                &|tool| source.pins.as_ref().and_then(|p| p.label(tool)),
+            ),
         )
         .map_err(|e| io(e, &path))?;
         out.push_str(&format!(
@@ -109,7 +114,19 @@ fn check_skills(dir: &Path, cached: bool, globals: &Globals) -> Result<Outcome> 
                         } else {
                             String::new()
                         };
-                        if fingerprint(&source.tools) == recorded {
+                        let waiting = source
+                            .pins
+                            .as_ref()
+                            .map(|p| (p.waiting().len(), p.review.clone()))
+                            .filter(|(n, _)| *n > 0);
+                        if let Some((n, review)) = waiting {
+                            stale += 1;
+                            format!(
+                                "{n} {} changed since you first used {} (not called until reviewed: {review})",
+                                if n == 1 { "tool" } else { "tools" },
+                                if n == 1 { "it" } else { "them" },
+                            )
+                        } else if fingerprint(&source.tools) == recorded {
                             format!("up to date{against}")
                         } else {
                             stale += 1;

@@ -20,6 +20,8 @@ pub struct Source {
     pub name: String,
     pub tools: Vec<Tool>,
     pub instructions: Option<String>,
+    /// A server's tools checked against its pins (none for a saved file).
+    pub pins: Option<crate::client::pins::Report>,
 }
 
 /// The specs named on the command line (a name or a URL), or every configured server.
@@ -84,10 +86,14 @@ pub fn source_of(spec: &ServerSpec, entry: CacheEntry) -> Source {
     let instructions = entry.description.instructions.clone();
     let (tools, warnings) = catalog::usable_tools(spec, entry);
     warnings.iter().for_each(|w| warn(&format!("warning: {w}")));
+    let all: Vec<&Tool> = tools.iter().collect();
+    let report = crate::client::pins::observe(spec, &all, &crate::client::pins::env_var);
+    report.warnings().iter().for_each(|w| warn(w));
     Source {
         name: spec.name.clone(),
         tools,
         instructions,
+        pins: Some(report),
     }
 }
 
@@ -125,5 +131,6 @@ pub fn file_source(path: &str) -> Result<Source> {
         name,
         tools,
         instructions,
+        pins: None,
     })
 }

@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod config;
 pub mod handler;
 pub mod import;
+pub mod pins;
 pub mod session;
 pub mod tasks;
 pub mod trust;

@@ -42,7 +42,7 @@ pub const TOOL_KEYS: [&str; 19] = [
 pub const CLIENT_CAPABILITIES: [&str; 3] = ["elicitation", "sampling", "roots"];
 
 /// The keys a parameter table takes.
-pub const PARAM_KEYS: [&str; 17] = [
+pub const PARAM_KEYS: [&str; 18] = [
     "type",
     "description",
     "default",
@@ -58,6 +58,7 @@ pub const PARAM_KEYS: [&str; 17] = [
     "items",
     "flag",
     "allow_dash",
+    "code",
     "exists",
     "header",
 ];
@@ -140,6 +141,9 @@ pub struct Param {
     /// The flag a boolean renders as when true.
     pub flag: Option<String>,
     pub allow_dash: bool,
+    /// The value is code the command runs (a sed script, SQL, a jq filter), declared so: it
+    /// may stand where a program that runs code reads its script; the kernel sandbox confines it.
+    pub code: bool,
     /// Mirrored into an `Mcp-Param-NAME` HTTP header (`x-mcp-header`), so a gateway can route
     /// on it; ferry serve checks the header against the body.
     pub header: Option<String>,
@@ -344,6 +348,7 @@ impl Param {
             max_items: None,
             flag: None,
             allow_dash: false,
+            code: false,
             exists: true,
             header: None,
         }

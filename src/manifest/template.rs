@@ -1,7 +1,8 @@
 //! A tool's command template: each element one argv element, never seen by a shell.
 //!
 //! `"{p}"` is exactly one element, the value as text; `"--x={p}"` substitutes inside one
-//! element; `"{p*}"` is one element per array item; a nested array is an optional group, kept
+//! element; `"{p*}"` is one element per array item, `"--x={p*}"` one `--x=ITEM` per item (a
+//! repeated option); a nested array is an optional group, kept
 //! only when every parameter it names has a value. An element naming a parameter with no value
 //! is dropped. `{{` and `}}` are literal braces. A value that would start an element with `-`
 //! is refused unless its parameter allows it: values never become options.
@@ -24,6 +25,9 @@ pub enum Element {
     Whole(String),
     /// `"{p*}"`: one element per item.
     Spread(String),
+    /// `"--glob={p*}"`: one element per item, each the fixed text and the item (a repeated
+    /// option).
+    Repeat(String, String),
     /// Text with values inside: `"--author={a}"`.
     Mixed(Vec<Piece>),
     /// An optional group, kept only when every parameter it names has a value.
@@ -103,8 +107,11 @@ pub fn parse_element(text: &str) -> Result<Element, String> {
     if let Some(name) = spread {
         return match pieces.as_slice() {
             [Piece::Param(only)] if *only == name => Ok(Element::Spread(name)),
+            [Piece::Text(fixed), Piece::Param(only)] if *only == name => {
+                Ok(Element::Repeat(fixed.clone(), name))
+            }
             _ => Err(format!(
-                "{text:?}: {{{name}*}} must be a whole element, one per item"
+                "{text:?}: {{{name}*}} must be a whole element, or end one after fixed text (\"--x={{{name}*}}\"), one per item"
             )),
         };
     }
@@ -125,6 +132,7 @@ impl Element {
             Element::Word(word) => fixed(word),
             Element::Whole(name) => format!("{{{name}}}"),
             Element::Spread(name) => format!("{{{name}*}}"),
+            Element::Repeat(text, name) => format!("{}{{{name}*}}", fixed(text)),
             Element::Mixed(pieces) => pieces
                 .iter()
                 .map(|piece| match piece {
@@ -141,7 +149,7 @@ impl Element {
         match self {
             Element::Word(_) => {}
             Element::Whole(p) => out.push((p.clone(), false)),
-            Element::Spread(p) => out.push((p.clone(), true)),
+            Element::Spread(p) | Element::Repeat(_, p) => out.push((p.clone(), true)),
             Element::Mixed(pieces) => {
                 for piece in pieces {
                     if let Piece::Param(p) = piece {
@@ -229,6 +237,14 @@ fn render_into(
                 if let Some(Value::Array(items)) = values.get(name) {
                     for item in items {
                         whole(name, value_text(item), params, argv)?;
+                    }
+                }
+            }
+            // After fixed text a value cannot become an option of its own.
+            Element::Repeat(text, name) => {
+                if let Some(Value::Array(items)) = values.get(name) {
+                    for item in items {
+                        argv.push(format!("{text}{}", value_text(item)));
                     }
                 }
             }
@@ -331,7 +347,13 @@ mod tests {
             parse_element("{{literal}}").unwrap(),
             Element::Word("{literal}".into())
         );
-        assert!(parse_element("--x={p*}").is_err());
+        // A repeated option: fixed text, then the spread, one element per item.
+        assert_eq!(
+            parse_element("--x={p*}").unwrap(),
+            Element::Repeat("--x=".into(), "p".into())
+        );
+        assert!(parse_element("{p*}=x").is_err());
+        assert!(parse_element("a{p*}b").is_err());
         assert!(parse_element("{open").is_err());
         assert!(parse_element("{not a name}").is_err());
         assert!(parse_element("close}").is_err());

@@ -178,6 +178,34 @@ fn values_after_a_script_are_data_and_load() {
 }
 
 #[test]
+fn code_a_manifest_declares_loads_and_flags_before_a_script_hide_nothing() {
+    let dir = dir();
+    let tool = |command: &str, params: &str| {
+        format!("[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = {command}\n{params}")
+    };
+    // The script declared as code, with a flag, a number and a choice before it.
+    let text = tool(
+        r#"["sed", "{n}", ["-l", "{width}"], "{mode}", "{script}", "{files*}"]"#,
+        "[tools.params.n]\ntype = \"boolean\"\nflag = \"-n\"\n[tools.params.width]\ntype = \"integer\"\n[tools.params.mode]\ntype = \"string\"\nenum = [\"-E\", \"-z\"]\n[tools.params.script]\ntype = \"string\"\ncode = true\n[tools.params.files]\ntype = \"array\"\nitems = \"string\"\n",
+    );
+    let loaded = parse(&text, &dir.join("m.toml")).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(loaded.tools[0]
+        .params
+        .iter()
+        .any(|p| p.name == "script" && p.code));
+    // Without `code = true`, the script behind a flag is still refused.
+    let text = text.replace("code = true\n", "");
+    let error = parse(&text, &dir.join("m.toml")).expect_err("undeclared script");
+    assert!(
+        error
+            .reason
+            .contains("{script} is in or before the script sed runs"),
+        "{}",
+        error.reason
+    );
+}
+
+#[test]
 fn what_a_command_may_touch_is_read_with_its_places_resolved() {
     let dir = dir();
     let text = "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\"]\nreads = [\"~/.gitconfig\", \"/opt\", \"docs\"]\nwrites = [\"docs\"]\nexec = [\"cat\", \"./bin/tool\"]\nnetwork = true\n";

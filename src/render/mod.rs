@@ -4,9 +4,11 @@
 //! first sentences, control characters escaped). Used by the CLI, the meter, the skill writer
 //! and serve alike; nothing here reads options or prints.
 
+pub mod hidden;
 pub mod output;
 pub mod prompts;
 pub mod proxy;
+pub mod review;
 pub mod text;
 pub mod tool;
 

@@ -14,7 +14,8 @@ pub const LISTED_ARGS_MAX: usize = 20;
 /// `name - summary` has arguments too many to list (see its `--help`).
 pub fn listing_line(tool: &Tool) -> String {
     let mut line = signature(tool);
-    let summary = summary_for(&tool.name, &tool.description);
+    // Text hidden from a person never reaches a summary (pins flag the tool instead).
+    let summary = summary_for(&tool.name, &super::hidden::strip(&tool.description));
     if !summary.is_empty() {
         let _ = write!(line, " - {summary}");
     }
@@ -42,6 +43,16 @@ pub struct FoundTool<'a> {
     pub server: &'a str,
     pub tool: &'a Tool,
     pub with_help: bool,
+    /// The tool's pin mark, `(changed: ferry review SERVER)` or `(new)`, if it has one.
+    pub mark: Option<String>,
+}
+
+/// ` (changed: ...)` after a line, or nothing.
+fn mark_suffix(hit: &FoundTool) -> String {
+    hit.mark
+        .as_deref()
+        .map(|m| format!(" {}", escape_line(m)))
+        .unwrap_or_default()
 }
 
 /// What `ferry find` prints: a line per hit, `server name(args)` and the whole help indented
@@ -53,16 +64,18 @@ pub fn find_answer(hits: &[FoundTool]) -> String {
         if hit.with_help {
             let _ = writeln!(
                 out,
-                "{}",
-                escape_line(&format!("{} {}", hit.server, signature(hit.tool)))
+                "{}{}",
+                escape_line(&format!("{} {}", hit.server, signature(hit.tool))),
+                mark_suffix(hit)
             );
             out.push_str(&indented_help(hit.tool, "    "));
         } else {
             let _ = writeln!(
                 out,
-                "{} {}",
+                "{} {}{}",
                 escape_line(hit.server),
-                listing_line(hit.tool)
+                listing_line(hit.tool),
+                mark_suffix(hit)
             );
         }
     }
@@ -77,8 +90,9 @@ pub fn proxy_find_answer(hits: &[FoundTool]) -> String {
         if hit.with_help {
             let _ = writeln!(
                 out,
-                "{}",
-                escape_line(&format!("{}/{}", hit.server, signature(hit.tool)))
+                "{}{}",
+                escape_line(&format!("{}/{}", hit.server, signature(hit.tool))),
+                mark_suffix(hit)
             );
             for line in json_help(hit.tool).lines() {
                 let _ = writeln!(out, "  {line}");
@@ -86,9 +100,10 @@ pub fn proxy_find_answer(hits: &[FoundTool]) -> String {
         } else {
             let _ = writeln!(
                 out,
-                "{}/{}",
+                "{}/{}{}",
                 escape_line(hit.server),
-                listing_line(hit.tool)
+                listing_line(hit.tool),
+                mark_suffix(hit)
             );
         }
     }
@@ -594,7 +609,8 @@ fn help_with_prefix(tool: &Tool, prefix: &str) -> String {
         out.push('\n');
         write_nested(&mut out, shape, 2);
     }
-    escape_text(&out).into_owned()
+    // Text hidden from a person is shown, visibly, for what a model would read.
+    escape_text(&super::hidden::visible(&out)).into_owned()
 }
 
 /// ` (required) = default [min 1]: description` after the type.

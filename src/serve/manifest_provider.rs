@@ -428,10 +428,14 @@ impl ManifestProvider {
             Ok(finished) => {
                 let refused = sandbox.as_ref().and_then(|policy| {
                     let failed = !matches!(finished.ending, Ending::Exited(code) if tool.ok_exit.contains(&code));
-                    let said = format!("{}\n{}", finished.stderr.text(), finished.stdout.text());
-                    failed
-                        .then(|| sandbox::explain_denial(policy, self.manifest.server.roots.working_dir(), &said))
-                        .flatten()
+                    // A refusal is said whatever the exit code (`find -exec` denied still exits
+                    // 0 or 1); on success only stderr counts, stdout being the command's data.
+                    let said = if failed {
+                        format!("{}\n{}", finished.stderr.text(), finished.stdout.text())
+                    } else {
+                        finished.stderr.text()
+                    };
+                    sandbox::explain_denial(policy, self.manifest.server.roots.working_dir(), &said)
                 });
                 let result = call_result(tool, finished, timeout, ctx.era.is_stateless())?;
                 Ok(match refused {
@@ -676,6 +680,10 @@ fn call_result(
     Ok(tool_result(tool, finished, timeout, modern))
 }
 
+/// Lines and characters of a successful command's stderr shown beside its output.
+const STDERR_TAIL_LINES: usize = 10;
+const STDERR_TAIL_CHARS: usize = 2000;
+
 fn tool_result(tool: &ToolDef, finished: Finished, timeout: Duration, modern: bool) -> Value {
     let stderr_tail = || {
         let tail = finished.stderr.last_lines(10);
@@ -725,8 +733,20 @@ fn tool_result(tool: &ToolDef, finished: Finished, timeout: Duration, modern: bo
             ))
         })
     };
+    // What a successful command wrote on stderr (warnings, partial failures) reaches the model
+    // as a second block, its last lines only.
+    let stderr_block = || {
+        let tail = finished.stderr.last_lines(STDERR_TAIL_LINES);
+        let tail: String = tail.chars().take(STDERR_TAIL_CHARS).collect();
+        (!tail.trim().is_empty())
+            .then(|| json!({"type": "text", "text": format!("stderr (last lines):\n{}", tail.trim_end())}))
+    };
     match &tool.output {
-        OutputKind::Text => json!({"content": [{"type": "text", "text": finished.stdout.text()}]}),
+        OutputKind::Text => {
+            let mut content = vec![json!({"type": "text", "text": finished.stdout.text()})];
+            content.extend(stderr_block());
+            json!({ "content": content })
+        }
         OutputKind::Json => {
             let bytes = match whole() {
                 Ok(b) => b,

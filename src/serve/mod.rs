@@ -575,10 +575,23 @@ fn draft(cli: &str) -> Result<Outcome> {
             .with_hint("install it, or give its full path")
     })?;
     let program_text = program.display().to_string();
-    let help = manifest::help::run(&program_text, &["--help"]);
+    let help = manifest::help::top(&program_text);
     if help.trim().is_empty() {
         return Err(Error::usage(format!("{cli} --help printed nothing"))
             .with_hint("write the manifest by hand; see the README's manifest example"));
+    }
+    if manifest::help::refused(&help) {
+        let said = help.lines().next().unwrap_or_default().trim();
+        return Err(
+            Error::usage(format!("{cli} has no --help (it answered: {said})"))
+                .with_hint("write the manifest by hand; see the README's manifest example"),
+        );
+    }
+    if manifest::help::is_binary(&help) {
+        return Err(
+            Error::usage(format!("{cli} --help printed binary data, not a help text"))
+                .with_hint("write the manifest by hand; see the README's manifest example"),
+        );
     }
     let helps = manifest::help::all(&program_text, &help);
     // The command as the user gave it: a name found on PATH, or a path.

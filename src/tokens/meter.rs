@@ -230,6 +230,7 @@ impl Meter {
                             server,
                             tool: &tools[doc.tool],
                             with_help: *with_help,
+                            mark: None,
                         }
                     })
                     .collect();

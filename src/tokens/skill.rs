@@ -48,8 +48,14 @@ pub fn skill_name(server: &str) -> String {
     }
 }
 
-/// The SKILL.md text for one server.
-pub fn render_skill(server: &str, tools: &[Tool], instructions: Option<&str>) -> String {
+/// The SKILL.md text for one server; `mark` gives a tool's pin mark (`(changed: ...)`,
+/// `(new)`) for its listing line.
+pub fn render_skill(
+    server: &str,
+    tools: &[Tool],
+    instructions: Option<&str>,
+    mark: &dyn Fn(&str) -> Option<String>,
+) -> String {
     // The frontmatter is always loaded: a few names and the gist, whatever the tool count.
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     let shown = names.iter().take(5).copied().collect::<Vec<_>>().join(", ");
@@ -106,6 +112,10 @@ pub fn render_skill(server: &str, tools: &[Tool], instructions: Option<&str>) ->
     ));
     for tool in tools {
         out.push_str(&listing_line(tool));
+        if let Some(mark) = mark(&tool.name) {
+            out.push(' ');
+            out.push_str(&crate::render::text::escape_line(&mark));
+        }
         out.push('\n');
     }
     out
@@ -145,7 +155,7 @@ mod tests {
         let tools = vec![Tool::from_value(&json!({"name": "get_time", "description": "Get the time in a timezone. More.",
             "inputSchema": {"type": "object", "properties": {"tz": {"type": "string"}}, "required": ["tz"]}}))
         .unwrap()];
-        let skill = render_skill("my_time", &tools, None);
+        let skill = render_skill("my_time", &tools, None, &|_| None);
         assert!(skill.starts_with("---\nname: my-time\ndescription: \"Use the my_time MCP server's tools (get_time) through the ferry CLI. Use when a task needs my_time: Get time in timezone\"\n---\n"), "{skill}");
         assert!(
             skill.ends_with("## Tools\n\nget_time(tz) - Get time in timezone\n"),

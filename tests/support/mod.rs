@@ -197,6 +197,13 @@ pub fn growing_server(state: &Path) -> String {
     format!("{} {script} {}", venv_python(), state.display())
 }
 
+/// `snapshot_server.py TOOLS`: the official Python SDK, listing the tool definitions the JSON
+/// file holds, read anew for each listing (so a test can change them between listings).
+pub fn snapshot_server(tools: &Path) -> String {
+    let script = require(fixtures().join("snapshot_server.py"));
+    format!("{} {script} {}", venv_python(), tools.display())
+}
+
 /// `media_server.py`: the official Python SDK, tools whose dict results hold binary data.
 pub fn media_server() -> String {
     let script = require(fixtures().join("media_server.py"));

@@ -19,7 +19,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// Words that are ferry's own commands and so can never name a server.
-pub const RESERVED_NAMES: [&str; 19] = [
+pub const RESERVED_NAMES: [&str; 20] = [
     "add",
     "ask",
     "remove",
@@ -38,6 +38,7 @@ pub const RESERVED_NAMES: [&str; 19] = [
     "trust",
     "completions",
     "auth",
+    "review",
     "__complete",
 ];
 

@@ -50,6 +50,8 @@ pub struct ServerSpec {
     pub oauth: Option<crate::auth::OAuthConfig>,
     /// The server speaks the 2024 HTTP+SSE transport (`"type": "sse"` in a host's config).
     pub legacy_sse: bool,
+    /// Whether its tool definitions are pinned (`pin`, default true; `client::pins`).
+    pub pin: bool,
 }
 
 /// How to reach a server, with `${VAR}` still unexpanded.
@@ -185,6 +187,7 @@ impl ServerSpec {
             project: None,
             oauth,
             legacy_sse: entry.get("transport").and_then(Value::as_str) == Some("sse"),
+            pin: entry.get("pin").and_then(Value::as_bool) != Some(false),
         })
     }
 
@@ -244,6 +247,7 @@ impl ServerSpec {
             project: None,
             oauth: None,
             legacy_sse: false,
+            pin: true,
         })
     }
 

@@ -9,10 +9,14 @@
 //!
 //! `text` reads help text into lines, `subcommands` finds the commands it lists, `usage` reads
 //! its usage lines, `options` its option lines; `params` turns options and operands into
-//! parameters, `risks` says which to leave out or confirm, and `write` writes the TOML.
+//! parameters, `rank` picks the options people use when there are more than a tool keeps,
+//! `risks` says which to leave out, confirm, keep read-only or let reach the network, and
+//! `write` writes the TOML. A help text whose path ends in `-h` is the short help of the one
+//! without it (ripgrep's `-h`, git's `log -h` beside its manual).
 
 mod options;
 mod params;
+mod rank;
 mod risks;
 mod subcommands;
 mod text;

@@ -18,6 +18,8 @@ pub struct OptionSpec {
     /// The value may be left out (`--color[=WHEN]`), so it must be attached (`--color=auto`):
     /// given as a separate word it would be read as an operand.
     pub optional_value: bool,
+    /// It takes two values (jq's `--arg NAME VALUE`): `value` holds both names.
+    pub pair: bool,
     pub description: String,
     /// Allowed values, from `[possible values: a, b]`, a clap `Possible values:` list, or `{a,b,c}`.
     pub choices: Vec<String>,
@@ -32,7 +34,7 @@ pub struct OptionSpec {
 /// lines. A line indented to the description column is description even when it starts with
 /// `-`.
 pub fn options(help: &str) -> Vec<OptionSpec> {
-    let text = clean(help);
+    let text = split_columns(&clean(help));
     let mut out = Vec::new();
     let mut pending: Option<Pending> = None;
     for line in lines(&text) {
@@ -79,6 +81,41 @@ pub fn options(help: &str) -> Vec<OptionSpec> {
     }
     if let Some(p) = pending {
         p.finish(&mut out);
+    }
+    out
+}
+
+/// Option lines laid out in two columns (unzip's `-p  extract files to pipe     -l  list
+/// files`) as one option per line: a second option after three or more blanks, when the line
+/// is itself an option line.
+fn split_columns(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        let is_option = |t: &str| {
+            t.starts_with('-')
+                && t[1..].starts_with(|c: char| c.is_ascii_alphanumeric())
+                && option_line(t).is_some_and(|o| !o.description.is_empty())
+        };
+        let second = is_option(trimmed)
+            .then(|| {
+                trimmed.match_indices("   ").find_map(|(at, _)| {
+                    let rest = trimmed[at..].trim_start();
+                    is_option(rest).then(|| (trimmed.len() - rest.len(), rest))
+                })
+            })
+            .flatten();
+        match second {
+            Some((column, rest)) => {
+                out.push_str(line[..indent + column].trim_end());
+                out.push('\n');
+                out.push_str(&" ".repeat(indent));
+                out.push_str(rest);
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
     }
     out
 }
@@ -252,12 +289,32 @@ impl<'a> Scanner<'a> {
 /// Parses a line as an option line, or `None` when it is not one.
 pub(super) fn option_line(text: &str) -> Option<OptionLine<'_>> {
     let mut s = Scanner { text, pos: 0 };
+    // git's `-<number>, -n <number>, --max-count=<number>`: a placeholder spelling first.
+    if text.starts_with("-<") {
+        let at = text.find(", -")?;
+        s.pos = at + 2;
+    }
     let mut specs = Vec::new();
     let mut spec = OptionSpec::default();
     read_form(&mut s, &mut spec)?;
     loop {
         let save = s.pos;
-        // Another spelling of the same option: `-a, --all`, `--count N, -c N`, `-v | --verbose`.
+        // Another spelling of the same option: `-a, --all`, `--count N, -c N`, `-v | --verbose`,
+        // stat's `-c  --format=FORMAT`.
+        let apart = spec.value.is_none()
+            && spec.long.is_none()
+            && s.rest().starts_with("  --")
+            && s.rest()[4..].starts_with(|c: char| c.is_ascii_alphanumeric());
+        if apart {
+            s.eat("  ");
+            let mut next = spec.clone();
+            if read_form(&mut s, &mut next).is_some() {
+                spec = next;
+                continue;
+            }
+            s.pos = save;
+            break;
+        }
         if s.eat(", ") || s.eat(",") || s.eat(" | ") || s.eat("|") || s.eat("/") {
             let mut next = spec.clone();
             if s.peek() == Some('-') && read_form(&mut s, &mut next).is_some() {
@@ -371,6 +428,11 @@ pub(super) fn read_value(s: &mut Scanner, spec: &mut OptionSpec) {
         if is_value_token(token, s.rest()) {
             let optional = token.starts_with('[') && token.ends_with(']');
             set_value(spec, token, optional);
+        } else if let Some(second) = second_value(s, token) {
+            // Two values (`--arg a v`, `--arg <name> <value>`).
+            set_value(spec, &format!("{token} {second}"), false);
+            spec.pair = true;
+            return;
         } else {
             s.pos = save;
             return;
@@ -385,6 +447,17 @@ pub(super) fn read_value(s: &mut Scanner, spec: &mut OptionSpec) {
         if token.starts_with('[') && token.ends_with("...]") {
             spec.repeatable = true;
             return;
+        }
+        // A second value: `--arg NAME VALUE`, `--arg <name> <value>`.
+        let after = s.rest();
+        let placeholder = (token.starts_with('<') && token.ends_with('>'))
+            || (is_capital_placeholder(token) && !token.ends_with("..."));
+        if placeholder && !spec.optional_value && (after.is_empty() || after.starts_with("  ")) {
+            if let Some(first) = spec.value.take() {
+                spec.value = Some(format!("{first} {}", token.trim_matches(['<', '>'])));
+                spec.pair = true;
+                return;
+            }
         }
     }
     s.pos = save;
@@ -416,6 +489,26 @@ pub(super) fn is_value_token(token: &str, after: &str) -> bool {
         }
         _ => false,
     }
+}
+
+/// The second of two value words after an option (`--arg a v  set $a`), when `first` and the
+/// word after it both read as values and the description follows.
+fn second_value<'a>(s: &mut Scanner<'a>, first: &str) -> Option<&'a str> {
+    let save = s.pos;
+    let plain = |w: &str| {
+        (w.starts_with('<') && w.ends_with('>'))
+            || (w.len() <= 12
+                && w.starts_with(|c: char| c.is_ascii_alphabetic())
+                && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    };
+    if plain(first) && s.eat(" ") {
+        let second = s.token();
+        if plain(second) && is_value_token(second, s.rest()) {
+            return Some(second);
+        }
+    }
+    s.pos = save;
+    None
 }
 
 /// Reads kubectl's `--name=DEFAULT:`: `false`/`true` make a flag; otherwise the default says
@@ -478,5 +571,8 @@ pub(super) fn set_value(spec: &mut OptionSpec, token: &str, optional: bool) {
         };
         spec.value = Some(name.to_string());
         spec.optional_value = optional;
+    } else if optional {
+        // `-U NUM, --unified[=NUM]`: the long spelling's value must be attached.
+        spec.optional_value = true;
     }
 }

@@ -166,6 +166,29 @@ pub(super) fn is_banner(text: &str) -> bool {
         || text.split_whitespace().take(3).any(version)
 }
 
+/// A line about the help itself or an error, never a description: curl's "This is not the
+/// full help...", sh's "sh: 0: Illegal option --", "Use -h for short descriptions".
+pub(super) fn is_note(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    const NOTES: [&str; 12] = [
+        "illegal option",
+        "invalid option",
+        "unrecognized option",
+        "unknown option",
+        "not an option",
+        "not the full help",
+        "for more information",
+        "for more details",
+        "for all options",
+        "for short descriptions",
+        "see more with",
+        "use \"--help",
+    ];
+    NOTES.iter().any(|n| lower.contains(n))
+        || lower.starts_with("use -")
+        || lower.starts_with("try '")
+}
+
 /// The first line of a help text that describes the program, for a tool's description.
 pub(super) fn help_summary(text: &str) -> Option<String> {
     let lines = lines(text);
@@ -191,7 +214,7 @@ pub(super) fn help_summary(text: &str) -> Option<String> {
         if line.text.ends_with(':') || line.text.starts_with('-') {
             return None;
         }
-        if is_banner(line.text) {
+        if is_banner(line.text) || is_note(line.text) {
             continue;
         }
         let mut parts = vec![line.text];

@@ -1,6 +1,7 @@
 //! Usage lines: the synopses a help text shows, and what they say about operands (`<path>...`,
 //! `FILE`, `--`, find's expression after its paths).
 
+use super::options::option_line;
 use super::text::Line;
 
 /// The synopses of the usage lines (`git log [<options>] …`), continuation lines joined.
@@ -34,7 +35,8 @@ pub(super) fn synopses(lines: &[Line]) -> Vec<String> {
         if let Some(rest) = lower.strip_prefix("or:") {
             let start = line.text.len() - rest.len();
             out.push(line.text[start..].trim().to_string());
-        } else if line.indent > indent {
+        } else if line.indent > indent && option_line(line.text).is_none() {
+            // (An option line right under the usage line, as curl's, ends the block.)
             match out.last_mut() {
                 Some(last) if continues => {
                     last.push(' ');
@@ -85,14 +87,37 @@ pub(super) struct Usage {
     pub(super) expression: bool,
     /// The operands as the synopses write them (`PATTERN`, `<path>`), for the description.
     pub(super) operands: Vec<String>,
+    /// Operands the synopses show after a `--` (git's `[[--] <path>...]`).
+    pub(super) after_dashdash: Vec<String>,
+    /// Operands shown repeated (`FILE...`, `[PATH ...]`).
+    pub(super) repeated: Vec<String>,
+    /// Reading a synopsis past its `--`.
+    past_dashdash: bool,
+    /// Reading inside a group that repeats (`[FILE]...`).
+    in_repeat: bool,
 }
 
 impl Usage {
-    fn operand(&mut self, text: &str) {
+    fn operand(&mut self, text: &str, repeated: bool) {
         self.positional = true;
+        if self.past_dashdash && !self.after_dashdash.iter().any(|o| o == text) {
+            self.after_dashdash.push(text.to_string());
+        }
+        if repeated && !self.repeated.iter().any(|o| o == text) {
+            self.repeated.push(text.to_string());
+        }
         if !self.operands.iter().any(|o| o == text) {
             self.operands.push(text.to_string());
         }
+    }
+
+    /// The operands the synopses show before any `--`, in order.
+    pub(super) fn before_dashdash(&self) -> Vec<&str> {
+        self.operands
+            .iter()
+            .filter(|o| !self.after_dashdash.contains(o))
+            .map(String::as_str)
+            .collect()
     }
 }
 
@@ -101,6 +126,7 @@ pub(super) fn usage(lines: &[Line]) -> Usage {
     for synopsis in synopses(lines) {
         let tokens = synopsis_tokens(&synopsis);
         let mut seen_group = false;
+        usage.past_dashdash = false;
         // The first word is the program.
         scan_synopsis(
             tokens.get(1..).unwrap_or(&[]),
@@ -151,6 +177,14 @@ pub(super) fn is_capital_placeholder(token: &str) -> bool {
     word.starts_with(|c: char| c.is_ascii_uppercase())
 }
 
+/// A placeholder that names several values (`FILES`, `<paths>`; not grep's `PATTERNS`, one
+/// word holding several): a list.
+fn is_plural(token: &str) -> bool {
+    let word = token.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+    ["files", "paths", "args", "names", "targets", "dirs"]
+        .contains(&word.to_ascii_lowercase().as_str())
+}
+
 /// Reads a synopsis's words for operands; `depth` counts the brackets around them.
 pub(super) fn scan_synopsis(
     tokens: &[&str],
@@ -171,8 +205,15 @@ pub(super) fn scan_synopsis(
         let enclosed = |open: char, close: char| {
             bare.len() >= 2 && bare.starts_with(open) && bare.ends_with(close)
         };
+        // `FILE...`, `PATH ...`, or a group that repeats (`[PATH ...]`).
+        let repeated = usage.in_repeat
+            || token.ends_with("...")
+            || tokens.get(i) == Some(&"...")
+            || (in_brackets && tokens.contains(&"..."))
+            || is_plural(bare);
         if bare == "--" {
             usage.dashdash = true;
+            usage.past_dashdash = true;
         } else if bare == "..." || bare == "|" || bare.is_empty() {
             // Repetition and alternation marks.
         } else if enclosed('[', ']') || enclosed('(', ')') {
@@ -180,13 +221,17 @@ pub(super) fn scan_synopsis(
             let inner = bare[1..bare.len() - 1].trim();
             if inner == "--" {
                 usage.dashdash = true;
+                usage.past_dashdash = true;
             } else if inner.trim_start_matches('(').starts_with('-')
                 || is_options_placeholder(inner)
             {
                 // An option group: `[-h]`, `[--count N]`, `[(-c | -C) <commit>]`.
             } else if depth < 8 {
                 // Nested brackets deeper than this are not worth reading (and could be endless).
+                let outer = usage.in_repeat;
+                usage.in_repeat = repeated;
                 scan_synopsis(&synopsis_tokens(inner), depth + 1, seen_group, usage);
+                usage.in_repeat = outer;
             }
         } else if bare.starts_with('-') {
             // An option not in a group of its own (`-e PATTERN`, `[NAME | -l label]`): its value
@@ -201,13 +246,13 @@ pub(super) fn scan_synopsis(
             }
         } else if enclosed('<', '>') || is_capital_placeholder(bare) {
             if !is_options_placeholder(bare) {
-                usage.operand(bare);
+                usage.operand(bare, repeated);
             }
         } else if enclosed('{', '}') {
-            usage.operand(bare);
+            usage.operand(bare, repeated);
         } else if in_brackets || *seen_group {
             // A bare word after the program's own words is an operand (`prog [-h] filename`).
-            usage.operand(bare);
+            usage.operand(bare, repeated);
             if bare.eq_ignore_ascii_case("expression") {
                 usage.expression = true;
             }

@@ -2,10 +2,12 @@
 //! subcommand, their parameters, and comments that tell a reviewer what was left out and why.
 
 use super::options::options;
+use super::options::OptionSpec;
 use super::params::{option_param, param_name, Drafted};
+use super::rank::{keep, Signals};
 use super::risks::{
-    is_denied, is_help_or_version, needs_confirming, runs_or_writes, READ_ONLY_PROGRAMS,
-    READ_ONLY_SUBCOMMANDS,
+    is_denied, is_help_or_version, needs_confirming, runs_or_writes, NETWORK_PROGRAMS,
+    NETWORK_SUBCOMMANDS, READ_ONLY_PROGRAMS, READ_ONLY_SUBCOMMANDS, WRITING_CODE_RUNNERS,
 };
 use super::subcommands::subcommands;
 use super::text::HelpText;
@@ -101,6 +103,20 @@ pub(super) struct Plan<'a> {
     /// The summary the parent's command list gives.
     pub(super) summary: String,
     pub(super) help: Option<&'a str>,
+    /// Its short help (`-h`) where the caller read one that differs.
+    pub(super) short: Option<&'a str>,
+}
+
+/// The short help given for `path` (a help whose path is `path` and then `-h`).
+fn short_help<'a>(helps: &'a [HelpText], path: &[String]) -> Option<&'a str> {
+    helps
+        .iter()
+        .find(|h| {
+            h.path.len() == path.len() + 1
+                && h.path.ends_with(&["-h".to_string()])
+                && h.path[..path.len()] == *path
+        })
+        .map(|h| h.text.as_str())
 }
 
 /// The manifest text. `program` is the CLI as given (e.g. "git"); `helps[0]` is its own
@@ -120,6 +136,7 @@ pub fn draft(program: &str, helps: &[HelpText]) -> String {
             path: Vec::new(),
             summary: String::new(),
             help: top.map(|h| h.text.as_str()),
+            short: short_help(helps, &[]),
         });
     }
     for (name, summary) in subs {
@@ -127,19 +144,25 @@ pub fn draft(program: &str, helps: &[HelpText]) -> String {
             .iter()
             .find(|h| h.path.len() == 1 && h.path[0] == name)
             .map(|h| h.text.as_str());
+        let path = vec![name];
         plans.push(Plan {
-            path: vec![name],
+            short: short_help(helps, &path),
+            path,
             summary,
             help,
         });
     }
     // Deeper helps the caller read too (`docker container ls`).
-    for help in helps.iter().filter(|h| !h.path.is_empty()) {
+    for help in helps
+        .iter()
+        .filter(|h| !h.path.is_empty() && !h.path.iter().any(|w| w == "-h"))
+    {
         if !plans.iter().any(|p| p.path == help.path) {
             plans.push(Plan {
                 path: help.path.clone(),
                 summary: String::new(),
                 help: Some(&help.text),
+                short: short_help(helps, &help.path),
             });
         }
     }
@@ -245,7 +268,18 @@ pub fn draft(program: &str, helps: &[HelpText]) -> String {
             .filter(|s| !s.is_empty())
             .or_else(|| help.as_deref().and_then(help_summary))
             .unwrap_or_else(|| format!("Run `{shown}`"));
-        write_tool(&mut out, &name, &description, &words, base, help.as_deref());
+        let short = plan.short.map(clean);
+        write_tool(
+            &mut out,
+            &Tool {
+                name: &name,
+                description: &description,
+                words: &words,
+                base,
+                help: help.as_deref(),
+                short: short.as_deref(),
+            },
+        );
     }
     if drafted == 0 {
         // Every subcommand had subcommands of its own: still draft something that loads.
@@ -254,48 +288,162 @@ pub fn draft(program: &str, helps: &[HelpText]) -> String {
             .unwrap_or_else(|| format!("Run `{program}`"));
         write_tool(
             &mut out,
-            &tool_name(base),
-            &description,
-            &[program],
-            base,
-            None,
+            &Tool {
+                name: &tool_name(base),
+                description: &description,
+                words: &[program],
+                base,
+                help: None,
+                short: None,
+            },
         );
     }
     out
 }
 
+/// One tool to write: its name and description, the words of its command, the program's file
+/// name, and its help and short help.
+pub(super) struct Tool<'a> {
+    pub(super) name: &'a str,
+    pub(super) description: &'a str,
+    pub(super) words: &'a [&'a str],
+    pub(super) base: &'a str,
+    pub(super) help: Option<&'a str>,
+    pub(super) short: Option<&'a str>,
+}
+
+/// Programs whose first operand is code they run (a jq filter), besides those that run code
+/// in [`policy`].
+const CODE_OPERAND_PROGRAMS: &[&str] = &["jq", "gojq", "jaq", "yq"];
+
+/// A parameter name for an operand as a usage line writes it: `<jq filter>` is `jq-filter`,
+/// `{script-only-if-no-other-script}` is `script`, `FILE1` is `file1`.
+fn operand_name(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    for special in ["script", "expression"] {
+        if words.contains(&special) {
+            return special.to_string();
+        }
+    }
+    let joined = words.join("-");
+    if joined.len() > 24 {
+        words.last().map(|w| w.to_string()).unwrap_or_default()
+    } else {
+        joined
+    }
+}
+
+/// A name not yet taken: `wanted`, else the first free fallback.
+fn free_name(wanted: &str, taken: &HashSet<String>) -> String {
+    std::iter::once(wanted.to_string())
+        .filter(|w| !w.is_empty() && w.starts_with(|c: char| c.is_ascii_alphabetic()))
+        .chain(
+            ["args", "arguments", "operands", "rest"]
+                .iter()
+                .map(|n| n.to_string()),
+        )
+        .chain((1..).map(|n| format!("args_{n}")))
+        .find(|n| !taken.contains(n))
+        .unwrap_or_default()
+}
+
+/// Whether a help text writes some long option's value after `=` (`--max-count=NUM`), so the
+/// program takes `--opt=value`.
+fn writes_equals(help: &str) -> bool {
+    help.match_indices("--").any(|(at, _)| {
+        let rest = &help[at + 2..];
+        let name = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .unwrap_or(rest.len());
+        name > 0
+            && rest[name..].starts_with('=')
+            && rest[..name].starts_with(|c: char| c.is_ascii_alphabetic())
+    })
+}
+
+/// A list parameter of strings (operands), its description shortened.
+fn list(name: &str, description: &str, element: Element) -> Drafted {
+    Drafted::new(
+        name,
+        ParamKind::Array(ItemKind::String),
+        shorten(description, MAX_DESCRIPTION),
+        Vec::new(),
+        element,
+    )
+}
+
+/// Whether a help text says the program reads its standard input.
+fn reads_stdin(help: &str, base: &str) -> bool {
+    let lower = help.to_ascii_lowercase();
+    lower.contains("standard input")
+        || lower.contains("stdin")
+        || lower.contains(&format!("| {}", base.to_ascii_lowercase()))
+}
+
+/// The option's spelling as a comment lists it: `-w/--word-regexp`.
+fn spelled(spec: &OptionSpec) -> Option<String> {
+    match (spec.short, &spec.long) {
+        (Some(c), Some(long)) => Some(format!("-{c}/{long}")),
+        (Some(c), None) => Some(format!("-{c}")),
+        (None, Some(long)) => Some(long.clone()),
+        (None, None) => None,
+    }
+}
+
 /// Writes one `[[tools]]` table and its parameters.
-pub(super) fn write_tool(
-    out: &mut String,
-    name: &str,
-    description: &str,
-    words: &[&str],
-    base: &str,
-    help: Option<&str>,
-) {
+pub(super) fn write_tool(out: &mut String, tool: &Tool) {
+    let Tool {
+        name,
+        description,
+        words,
+        base,
+        help,
+        short,
+    } = *tool;
     let shown = words.join(" ");
     let lines = help.map(lines).unwrap_or_default();
-    let usage = usage(&lines);
-    let options = help.map(options).unwrap_or_default();
+    let mut usage = usage(&lines);
+    if !usage.positional {
+        // A manual's synopsis is no usage line; the short help has one (git's `log -h`).
+        if let Some(short) = short {
+            usage = super::usage::usage(&super::text::lines(short));
+        }
+    }
+    let mut found = help.map(options).unwrap_or_default();
+    // Options only the short help lists (git's `log -h` beside its manual).
+    for spec in short.map(options).unwrap_or_default() {
+        if !found.iter().any(|o| param_name(o) == param_name(&spec)) {
+            found.push(spec);
+        }
+    }
+    let code_runner = policy::runs_arguments(base);
+    let code_operand = code_runner || CODE_OPERAND_PROGRAMS.contains(&policy::program_name(base));
 
-    let mut params: Vec<Drafted> = Vec::new();
-    let mut taken: HashSet<String> = HashSet::new();
+    // The options a draft may have, each under one name.
     let mut left_out: Vec<String> = Vec::new();
-    let mut cut: Vec<String> = Vec::new();
-    let room = MAX_PARAMS - usize::from(usage.positional);
-    for spec in &options {
+    let mut candidates: Vec<(&OptionSpec, String, String)> = Vec::new();
+    let mut names: HashSet<String> = HashSet::new();
+    for spec in &found {
         if is_help_or_version(spec) {
             continue;
         }
-        let spelled = match (spec.short, &spec.long) {
-            (Some(c), Some(long)) => format!("-{c}/{long}"),
-            (Some(c), None) => format!("-{c}"),
-            (None, Some(long)) => long.clone(),
-            (None, None) => continue,
+        let Some(shown_spec) = spelled(spec) else {
+            continue;
         };
-        if is_denied(spec, base, words.len() > 1) || runs_or_writes(spec) {
-            if !left_out.contains(&spelled) {
-                left_out.push(spelled);
+        // A code runner's script option (`python3 -c CODE`) is its job: declared as code.
+        let script_option = code_runner
+            && spec.value.is_some()
+            && (spec
+                .short
+                .is_some_and(|c| policy::is_script_flag(&format!("-{c}")))
+                || spec.long.as_deref().is_some_and(policy::is_script_flag));
+        if is_denied(spec, base, words.len() > 1) || (runs_or_writes(spec) && !script_option) {
+            if !left_out.contains(&shown_spec) {
+                left_out.push(shown_spec);
             }
             continue;
         }
@@ -310,54 +458,196 @@ pub(super) fn write_tool(
         let Some(param_name) = param_name(spec) else {
             continue;
         };
-        if taken.contains(&param_name) {
+        if names.insert(param_name.clone()) {
+            candidates.push((spec, param_name, shown_spec));
+        }
+    }
+
+    // Operands: leading single ones by name, the rest as a list, those after `--` after it,
+    // and find's expression (whose words start with `-`) as a list that allows that.
+    let before = usage.before_dashdash();
+    let expression = usage
+        .expression
+        .then(|| {
+            before
+                .iter()
+                .find(|o| operand_name(o) == "expression")
+                .copied()
+        })
+        .flatten();
+    let before: Vec<&str> = before
+        .into_iter()
+        .filter(|o| Some(*o) != expression)
+        .collect();
+    let singles: Vec<&str> = if usage.expression {
+        Vec::new()
+    } else {
+        before
+            .iter()
+            .take_while(|o| !usage.repeated.iter().any(|r| r == *o))
+            .take(3)
+            .copied()
+            .collect()
+    };
+    let rest: Vec<&str> = before[singles.len()..].to_vec();
+    let after = &usage.after_dashdash;
+    // A program with a `--stdin` option reads its standard input only when given it.
+    let stdin = help.is_some_and(|h| reads_stdin(h, base))
+        && !found.iter().any(|o| o.long.as_deref() == Some("--stdin"));
+    let positionals = singles.len()
+        + usize::from(!rest.is_empty())
+        + usize::from(!after.is_empty())
+        + usize::from(expression.is_some())
+        + usize::from(stdin);
+    let room = MAX_PARAMS.saturating_sub(positionals);
+
+    let signals = Signals::read(help.unwrap_or_default(), short);
+    let equals = help.is_some_and(writes_equals);
+    let specs: Vec<&OptionSpec> = candidates.iter().map(|c| c.0).collect();
+    let kept = keep(&specs, &signals, room);
+    let mut params: Vec<Drafted> = Vec::new();
+    let mut cut: Vec<String> = Vec::new();
+    let mut taken: HashSet<String> = HashSet::new();
+    for (i, (spec, param_name, shown_spec)) in candidates.iter().enumerate() {
+        if !kept.contains(&i) {
+            cut.push(shown_spec.clone());
             continue;
         }
-        if params.len() >= room {
-            cut.push(spelled);
-            continue;
-        }
-        if let Some(param) = option_param(spec, param_name.clone()) {
-            taken.insert(param_name);
+        if let Some(mut param) = option_param(spec, param_name.clone()) {
+            if spec.pair {
+                // Two values: a list of exactly two, each its own word after the option.
+                param.param.kind = ParamKind::Array(ItemKind::String);
+                param.param.min_items = Some(2);
+                param.param.max_items = Some(2);
+                if let Element::Group(items) = &mut param.element {
+                    if let Some(last) = items.last_mut() {
+                        *last = Element::Spread(param_name.clone());
+                    }
+                }
+            }
+            if spec.repeatable && spec.value.is_some() && !spec.pair && !spec.optional_value {
+                // Given once per value: `--glob=A --glob=B`, or `-gA -gB` where the help never
+                // writes a long option's value after `=` (curl reads no `--header=X`).
+                // Only for getopt-style parsers (a `--long` spelling): sqlite3's `-A ARGS...`
+                // takes the rest of the line, not one attached value.
+                let prefix = match (&spec.long, spec.short) {
+                    (Some(long), _) if long.starts_with("--") && equals => Some(format!("{long}=")),
+                    (Some(long), Some(c)) if long.starts_with("--") => Some(format!("-{c}")),
+                    _ => None,
+                };
+                if let Some(prefix) = prefix {
+                    let items = match param.param.kind {
+                        ParamKind::Path => ItemKind::Path,
+                        ParamKind::Integer => ItemKind::Integer,
+                        ParamKind::Number => ItemKind::Number,
+                        _ => ItemKind::String,
+                    };
+                    param.param.kind = ParamKind::Array(items);
+                    param.param.enum_values.clear();
+                    param.element = Element::Repeat(prefix, param_name.clone());
+                }
+            }
+            taken.insert(param_name.clone());
             params.push(param);
         }
     }
-    let dashdash = usage.dashdash
-        || options
-            .iter()
-            .any(|o| o.long.as_deref().is_some_and(|l| l.starts_with("--")));
-    let operands = usage.positional.then(|| {
-        let name = ["args", "arguments", "operands", "rest"]
-            .iter()
-            .map(|n| n.to_string())
-            .chain((1..).map(|n| format!("args_{n}")))
-            .find(|n| !taken.contains(n))
-            .unwrap_or_default();
-        let after = if dashdash && !usage.expression {
-            " (after --)"
+
+    let mut front: Vec<Drafted> = Vec::new();
+    let mut back: Vec<Drafted> = Vec::new();
+    for (n, single) in singles.iter().enumerate() {
+        let pname = free_name(&operand_name(single), &taken);
+        taken.insert(pname.clone());
+        let mut drafted = Drafted::new(
+            &pname,
+            ParamKind::String,
+            shorten(&format!("The {single} operand"), MAX_DESCRIPTION),
+            Vec::new(),
+            Element::Whole(pname.clone()),
+        );
+        // The operand that is code: a jq filter (the first), or one named as code (SQL).
+        const CODE_WORDS: [&str; 7] = [
+            "sql", "script", "program", "filter", "code", "cmd", "command",
+        ];
+        let named_code = operand_name(single)
+            .split('-')
+            .any(|w| CODE_WORDS.contains(&w));
+        if (n == 0 && code_operand && !code_runner) || (code_runner && named_code) {
+            drafted.param.code = true;
+            drafted.param.description = Some(shorten(
+                &format!("Code `{base}` runs ({single}); the kernel sandbox confines it"),
+                MAX_DESCRIPTION,
+            ));
+        }
+        back.push(drafted);
+    }
+    if !rest.is_empty() {
+        let pname = free_name("args", &taken);
+        taken.insert(pname.clone());
+        let list_of: Vec<&str> = rest.iter().copied().take(6).collect();
+        let drafted = list(
+            &pname,
+            &format!("Further arguments: {}", list_of.join(", ")),
+            Element::Spread(pname.clone()),
+        );
+        if usage.expression {
+            front.push(drafted);
         } else {
-            ""
-        };
-        let shown: Vec<&str> = usage.operands.iter().map(String::as_str).take(6).collect();
-        let element = if dashdash && !usage.expression {
+            back.push(drafted);
+        }
+    }
+    if let Some(expression) = expression {
+        let pname = free_name("expression", &taken);
+        taken.insert(pname.clone());
+        let mut drafted = list(
+            &pname,
+            &format!("The {expression}, one word per item; its words start with - (-name X -type f); what runs programs or writes is stopped by the sandbox"),
+            Element::Spread(pname.clone()),
+        );
+        drafted.param.allow_dash = true;
+        back.push(drafted);
+    }
+    if !after.is_empty() {
+        let pname = free_name(&operand_name(&after[0]), &taken);
+        taken.insert(pname.clone());
+        let list_of: Vec<&str> = after.iter().map(String::as_str).take(6).collect();
+        back.push(list(
+            &pname,
+            &format!("Arguments after --: {}", list_of.join(", ")),
             Element::Group(vec![
                 Element::Word("--".to_string()),
-                Element::Spread(name.clone()),
-            ])
-        } else {
-            Element::Spread(name.clone())
-        };
-        Drafted::new(
-            &name,
-            ParamKind::Array(ItemKind::String),
-            shorten(
-                &format!("Further arguments{after}: {}", shown.join(", ")),
-                MAX_DESCRIPTION,
-            ),
-            Vec::new(),
-            element,
-        )
+                Element::Spread(pname.clone()),
+            ]),
+        ));
+    }
+    let stdin_param = stdin.then(|| {
+        let pname = free_name("stdin", &taken);
+        taken.insert(pname.clone());
+        pname
     });
+
+    let last_word = words.last().copied().unwrap_or_default();
+    let network = if words.len() > 1 {
+        NETWORK_SUBCOMMANDS
+            .iter()
+            .any(|(program, subs)| *program == base && subs.contains(&last_word))
+    } else {
+        NETWORK_PROGRAMS.contains(&policy::program_name(base))
+    };
+    // What the model gives a code runner may be run: declare it so, and confine the tool.
+    let mut ordered: Vec<Drafted> = front;
+    ordered.extend(params);
+    ordered.extend(back);
+    if code_runner {
+        for drafted in &mut ordered {
+            if matches!(
+                drafted.param.kind,
+                ParamKind::String | ParamKind::Path | ParamKind::Array(_)
+            ) && drafted.param.enum_values.is_empty()
+            {
+                drafted.param.code = true;
+            }
+        }
+    }
 
     out.push('\n');
     if help.is_none() {
@@ -379,25 +669,23 @@ pub(super) fn write_tool(
         comment(
             out,
             &format!(
-                "{} more options of `{shown}` were left out to keep this tool reviewable (at most {MAX_PARAMS} parameters): {}",
+                "{} more options of `{shown}` were left out to keep this tool reviewable (at most {MAX_PARAMS} parameters; kept: those its short help, one-letter aliases, usage and examples point to): {}",
                 cut.len(),
                 cut.join(", ")
             ),
         );
     }
+    if code_runner {
+        comment(
+            out,
+            &format!("`{base}` runs code it is given: the parameters that say `code = true` are code it runs. The kernel sandbox confines it: {}no programs but its own (no `exec`), {}.",
+                if WRITING_CODE_RUNNERS.contains(&policy::program_name(base)) { "" } else { "read-only, " },
+                if network { "and the network because that is its job" } else { "no network" }),
+        );
+    }
     out.push_str("[[tools]]\n");
     let _ = writeln!(out, "name = {}", toml_string(name));
     let _ = writeln!(out, "description = {}", toml_string(description));
-
-    // Find takes its operands (paths) before its expression.
-    let mut ordered: Vec<&Drafted> = Vec::new();
-    if usage.expression {
-        ordered.extend(operands.iter());
-    }
-    ordered.extend(params.iter());
-    if !usage.expression {
-        ordered.extend(operands.iter());
-    }
     out.push_str("command = [\n");
     for word in words {
         let _ = writeln!(out, "  {},", element_toml(&Element::Word(word.to_string())));
@@ -406,19 +694,28 @@ pub(super) fn write_tool(
         let _ = writeln!(out, "  {},", element_toml(&drafted.element));
     }
     out.push_str("]\n");
-    let last_word = words.last().copied().unwrap_or_default();
+    if let Some(pname) = &stdin_param {
+        let _ = writeln!(out, "stdin = {}", toml_string(pname));
+    }
     let read_only = if words.len() > 1 {
         READ_ONLY_SUBCOMMANDS
             .iter()
             .any(|(program, subs)| *program == base && subs.contains(&last_word))
     } else {
         READ_ONLY_PROGRAMS.contains(&base)
+            || (code_runner && !WRITING_CODE_RUNNERS.contains(&policy::program_name(base)))
     };
     if read_only {
         // The sandbox lets a read-only tool write nothing: no `writes` needed.
         out.push_str("annotations = { readOnlyHint = true }\n");
     } else {
         out.push_str("writes = [\".\"]                   # the roots; narrow to what it writes\n");
+    }
+    if network {
+        let _ = writeln!(
+            out,
+            "network = true                   # `{shown}`'s job is the network"
+        );
     }
     if words.len() > 1 && !read_only {
         if let Some(what) = needs_confirming(last_word, description) {
@@ -438,30 +735,61 @@ pub(super) fn write_tool(
     });
 
     for param in ordered.iter().map(|d| &d.param) {
-        out.push('\n');
-        let _ = writeln!(out, "[tools.params.{}]", toml_key(&param.name));
-        let _ = writeln!(out, "type = {}", toml_string(param.kind.name()));
-        if param.kind == ParamKind::Array(ItemKind::String) {
-            out.push_str("items = \"string\"\n");
-        }
-        if let Some(description) = &param.description {
-            let _ = writeln!(out, "description = {}", toml_string(description));
-        }
-        if let Some(flag) = &param.flag {
-            let _ = writeln!(out, "flag = {}", toml_string(flag));
-        }
-        if !param.enum_values.is_empty() {
-            let values: Vec<String> = param
-                .enum_values
-                .iter()
-                .map(|value| match value {
-                    Value::String(text) => toml_string(text),
-                    // Integer choices, checked to be written as TOML writes them: bare.
-                    other => other.to_string(),
-                })
-                .collect();
-            let _ = writeln!(out, "enum = [{}]", values.join(", "));
-        }
-        out.push_str("required = false\n");
+        write_param(out, param);
     }
+    if let Some(pname) = &stdin_param {
+        let mut param = crate::manifest::model::Param::new(pname, ParamKind::String);
+        param.description = Some(if code_operand && code_runner {
+            format!("Code or text written to `{base}`'s standard input")
+        } else {
+            "Text written to the command's standard input (what it reads when no file is given)"
+                .to_string()
+        });
+        param.code = code_runner;
+        write_param(out, &param);
+    }
+}
+
+/// Writes one `[tools.params.NAME]` table (every drafted parameter is optional).
+fn write_param(out: &mut String, param: &crate::manifest::model::Param) {
+    out.push('\n');
+    let _ = writeln!(out, "[tools.params.{}]", toml_key(&param.name));
+    let _ = writeln!(out, "type = {}", toml_string(param.kind.name()));
+    match &param.kind {
+        ParamKind::Array(ItemKind::Path) => out.push_str("items = \"path\"\n"),
+        ParamKind::Array(ItemKind::Integer) => out.push_str("items = \"integer\"\n"),
+        ParamKind::Array(ItemKind::Number) => out.push_str("items = \"number\"\n"),
+        ParamKind::Array(_) => out.push_str("items = \"string\"\n"),
+        _ => {}
+    }
+    if let Some(description) = &param.description {
+        let _ = writeln!(out, "description = {}", toml_string(description));
+    }
+    if let Some(flag) = &param.flag {
+        let _ = writeln!(out, "flag = {}", toml_string(flag));
+    }
+    if !param.enum_values.is_empty() {
+        let values: Vec<String> = param
+            .enum_values
+            .iter()
+            .map(|value| match value {
+                Value::String(text) => toml_string(text),
+                // Integer choices, checked to be written as TOML writes them: bare.
+                other => other.to_string(),
+            })
+            .collect();
+        let _ = writeln!(out, "enum = [{}]", values.join(", "));
+    }
+    if let (Some(min), Some(max)) = (param.min_items, param.max_items) {
+        let _ = writeln!(out, "min_items = {min}\nmax_items = {max}");
+    }
+    if param.allow_dash {
+        out.push_str("allow_dash = true                # its words are the program's own syntax\n");
+    }
+    if param.code {
+        out.push_str(
+            "code = true                      # code the command runs, confined by the sandbox\n",
+        );
+    }
+    out.push_str("required = false\n");
 }

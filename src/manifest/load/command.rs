@@ -71,10 +71,13 @@ impl Reader {
     /// In a command whose program runs its arguments as code (`sh -c`, `python -c`, `node -e`,
     /// `awk`, `env`, `xargs`...), a value may only come after the script, where the program
     /// reads it as data (`$1`, `sys.argv`): a placeholder in the script, or before it (where it
-    /// could become the script), is refused.
+    /// could become the script), is refused, unless its parameter says `code = true` (the
+    /// author declares it as code, which the kernel sandbox confines) or its values cannot be
+    /// code (a boolean flag, a number, a choice among the author's values).
     pub(super) fn check_code_arguments(
         &self,
         command: &[Element],
+        params: &[Param],
         line: usize,
         what: &str,
     ) -> Result<(), ManifestError> {
@@ -86,8 +89,21 @@ impl Reader {
         }
         let mut flat = Vec::new();
         flatten(&command[1..], &mut flat);
-        let is_option =
-            |e: &Element| matches!(e, Element::Word(w) if w.starts_with('-') && w.len() > 1);
+        // Values that cannot be code: a boolean's flag, a number, one of the author's choices.
+        let inert = |name: &String| {
+            params.iter().any(|p| {
+                &p.name == name
+                    && (p.flag.is_some()
+                        || !p.enum_values.is_empty()
+                        || matches!(p.kind, ParamKind::Integer | ParamKind::Number))
+            })
+        };
+        let declared =
+            |name: &String| inert(name) || params.iter().any(|p| &p.name == name && p.code);
+        let skipped = |e: &Element| match e {
+            Element::Word(w) => w.starts_with('-') && w.len() > 1,
+            other => named_param(other).is_some_and(|n| inert(&n)),
+        };
         // The script: what follows the first script flag, else the first operand.
         let flagged = flat
             .iter()
@@ -95,14 +111,18 @@ impl Reader {
         let script = match flagged {
             Some(at) => flat[at + 1..]
                 .iter()
-                .position(|e| !is_option(e))
+                .position(|e| !skipped(e))
                 .map(|i| at + 1 + i),
-            None => flat.iter().position(|e| !is_option(e)),
+            None => flat.iter().position(|e| !skipped(e)),
         };
         let Some(script) = script else {
             return Ok(());
         };
-        if let Some(param) = flat[..=script].iter().find_map(|e| named_param(e)) {
+        if let Some(param) = flat[..=script]
+            .iter()
+            .filter_map(|e| named_param(e))
+            .find(|p| !declared(p))
+        {
             return Err(self.fail(
                 line,
                 format!(

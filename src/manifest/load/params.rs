@@ -244,6 +244,11 @@ impl Reader {
                 .map(|n| self.boolean(n, "allow_dash"))
                 .transpose()?
                 .unwrap_or(false),
+            code: node
+                .get("code")
+                .map(|n| self.boolean(n, "code"))
+                .transpose()?
+                .unwrap_or(false),
             exists: node
                 .get("exists")
                 .map(|n| self.boolean(n, "exists"))

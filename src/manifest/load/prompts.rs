@@ -72,7 +72,7 @@ impl Reader {
                 }
                 let command = self.command(c, &what)?;
                 self.program_first(&command, c.line, &what)?;
-                self.check_code_arguments(&command, c.line, &what)?;
+                self.check_code_arguments(&command, &params, c.line, &what)?;
                 let mut named = Vec::new();
                 command.iter().for_each(|e| e.params(&mut named));
                 for (n, spread) in named {

@@ -131,7 +131,7 @@ impl Reader {
             }
         }
         self.check_placeholders(&command, &params, None, command_node.line, &what)?;
-        self.check_code_arguments(&command, command_node.line, &what)?;
+        self.check_code_arguments(&command, &params, command_node.line, &what)?;
         Ok(TemplateDef {
             name: self.required_string(node, "name", &what)?,
             title: self.opt_string(node, "title", &what)?,

@@ -59,7 +59,7 @@ impl Reader {
             command_node.line,
             &what,
         )?;
-        self.check_code_arguments(&command, command_node.line, &what)?;
+        self.check_code_arguments(&command, &params, command_node.line, &what)?;
         let annotations = match node.get("annotations") {
             None => Map::new(),
             Some(

@@ -29,6 +29,7 @@ use super::provider::{invalid, tool_error, CallContext as ServeContext, Listed, 
 use crate::client::catalog::timeout_for;
 use crate::client::config::ServerSpec;
 use crate::client::handler::Unattended;
+use crate::client::pins;
 use crate::client::session::RequestContext;
 use crate::daemon::pool::Pool;
 use crate::daemon::wire::ServerRef;
@@ -97,6 +98,23 @@ impl ProxyProvider {
         self.servers.iter().find(|s| s.name == name)
     }
 
+    /// A server's tools in the catalog checked against its pins (pinning what is new), as
+    /// the CLI checks them: read at each use, so a review takes effect at once.
+    fn pins_of(&self, server: &str) -> pins::Report {
+        let Some(spec) = self.spec(server) else {
+            return pins::Report::default();
+        };
+        let inner = self.catalog.read();
+        let tools: Vec<&Tool> = inner
+            .documents
+            .documents()
+            .iter()
+            .filter(|d| d.server == server)
+            .map(|d| &d.tool)
+            .collect();
+        pins::observe(spec, &tools, &pins::env_var)
+    }
+
     /// Idle backends are stopped (checked each second, once anything has started).
     fn reap_idle(&self) {
         self.reaping.call_once(|| {
@@ -136,7 +154,15 @@ impl ProxyProvider {
                 servers.join(", ")
             ));
         }
-        let mut answer = proxy_find_answer(&shown_tools(&ranked, limit));
+        let mut hits = shown_tools(&ranked, limit);
+        let mut reports: std::collections::HashMap<String, pins::Report> = Default::default();
+        for hit in &mut hits {
+            if !reports.contains_key(hit.server) {
+                reports.insert(hit.server.to_string(), self.pins_of(hit.server));
+            }
+            hit.mark = reports[hit.server].label(&hit.tool.name);
+        }
+        let mut answer = proxy_find_answer(&hits);
         let servers = fitting_servers(&ranked);
         if !servers.is_empty() {
             let names: Vec<String> = servers
@@ -159,11 +185,18 @@ impl ProxyProvider {
             return tool_error("describe needs a tool: {\"tool\": \"server/tool\"}");
         };
         match self.resolved(name).await {
-            Ok((server, tool)) => text_result(format!(
-                "{}\n{}",
-                escape_line(&format!("{server}/{}", tool.name)),
-                json_help(&tool)
-            )),
+            Ok((server, tool)) => {
+                let mark = self
+                    .pins_of(&server)
+                    .label(&tool.name)
+                    .map(|label| format!(" {label}"))
+                    .unwrap_or_default();
+                text_result(format!(
+                    "{}{mark}\n{}",
+                    escape_line(&format!("{server}/{}", tool.name)),
+                    json_help(&tool)
+                ))
+            }
             Err(why) => tool_error(why),
         }
     }
@@ -348,6 +381,13 @@ impl ProxyProvider {
         let Some(spec) = self.spec(server).cloned() else {
             return tool_error(format!("{}: its server is not served", escape_line(shown)));
         };
+        // A tool whose definition changed (or hides text) is not called until reviewed.
+        let report = self.pins_of(server);
+        if report.blocks(&tool.name) {
+            let refusal = report.refusal(&tool.name);
+            let hint = refusal.hint.unwrap_or_default();
+            return tool_error(format!("{}\nhint: {hint}", refusal.message));
+        }
         let schema = ToolSchema::from_input_schema(&tool.input_schema);
         validate::numbers_from_text(&schema, &mut arguments);
         if let Err(violation) = validate::check_arguments(&schema, &arguments) {
@@ -657,8 +697,30 @@ impl Provider for ProxyProvider {
             if self.expose_all {
                 // The tool list is fixed for the session: it waits for every server.
                 self.catalog.settled(None, longest).await;
+                // What waits for review stays out of the host's list until reviewed.
+                let blocked: Vec<(String, String)> = self
+                    .servers
+                    .iter()
+                    .flat_map(|spec| {
+                        let report = self.pins_of(&spec.name);
+                        report
+                            .waiting()
+                            .into_iter()
+                            .map(|tool| (spec.name.clone(), tool.to_string()))
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
                 let inner = self.catalog.read();
-                let documents = inner.documents.documents();
+                let documents: Vec<_> = inner
+                    .documents
+                    .documents()
+                    .iter()
+                    .filter(|d| {
+                        !blocked
+                            .iter()
+                            .any(|(server, tool)| *server == d.server && *tool == d.tool.name)
+                    })
+                    .collect();
                 let exposed = Exposed::new(
                     documents
                         .iter()

@@ -1133,6 +1133,7 @@ pub fn shown_tools<'a>(
             server: &ranked[i].0.server,
             tool: &ranked[i].0.tool,
             with_help,
+            mark: None,
         })
         .collect()
 }

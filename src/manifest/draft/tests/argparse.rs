@@ -82,8 +82,8 @@ fn argparse_draft() {
         [json!(1), json!(2), json!(3)]
     );
     assert_eq!(
-        add.param("args").description.as_deref(),
-        Some("Further arguments (after --): text")
+        add.param("text").description.as_deref(),
+        Some("The text operand")
     );
     let list = tool(&tools, "list");
     assert_eq!(list.description, "Run `todo list`");
@@ -96,7 +96,7 @@ fn argparse_draft() {
     assert_eq!(server.description, "Run `server.py`");
     assert_eq!(server.kind("directory"), "path");
     assert_eq!(
-        server.param("args").description.as_deref(),
-        Some("Further arguments (after --): port")
+        server.param("port").description.as_deref(),
+        Some("The port operand")
     );
 }

@@ -62,13 +62,13 @@ fn clap_draft() {
     let plant = tool(&tools, "plant");
     assert_eq!(
         plant.command_text(),
-        r#"["garden", "plant", ["--depth", "{depth}"], ["--message-format", "{message-format}"], "--package={package}", "{dry-run}", ["--", "{args*}"]]"#
+        r#"["garden", "plant", ["--depth", "{depth}"], ["--message-format", "{message-format}"], "--package={package}", "{dry-run}", "{bed}", "{args*}"]"#
     );
     assert_eq!(plant.kind("depth"), "integer");
     assert_eq!(plant.param("message-format").enum_values.len(), 4);
     assert_eq!(
         plant.param("args").description.as_deref(),
-        Some("Further arguments (after --): <BED>, SEEDS")
+        Some("Further arguments: SEEDS")
     );
     let water = tool(&tools, "water");
     assert_eq!(

@@ -50,7 +50,6 @@ fn curl_options() {
         [
             "abstract-unix-socket",
             "append",
-            "args",
             "aws-sigv4",
             "connect-timeout",
             "header",
@@ -58,6 +57,7 @@ fn curl_options() {
             "next",
             "progress-bar",
             "request",
+            "url",
             "verbose"
         ]
     );

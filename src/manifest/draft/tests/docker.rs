@@ -107,7 +107,7 @@ fn docker_draft() {
     assert_eq!(run.kind("cpus"), "number");
     assert_eq!(
         run.param("args").description.as_deref(),
-        Some("Further arguments (after --): IMAGE, COMMAND, ARG")
+        Some("Further arguments: ARG")
     );
     assert_eq!(
         tool(&tools, "container_ls").command_text().get(..32),

@@ -141,8 +141,8 @@ fn other_command_list_layouts() {
     // `--output` is kept where it is a format.
     assert_eq!(tools[0].kind("output"), "string");
     assert_eq!(
-        tools[0].param("args").description.as_deref(),
-        Some("Further arguments (after --): TYPE[.VERSION][.GROUP], NAME")
+        tools[0].param("type-version-group").description.as_deref(),
+        Some("The TYPE[.VERSION][.GROUP] operand")
     );
 }
 
@@ -295,4 +295,86 @@ fn real_help_texts_from_a_directory() {
             options(&text).len()
         );
     }
+}
+
+#[test]
+fn descriptions_are_never_help_notes_or_errors() {
+    let tools = check(&draft(
+        "sh",
+        &[help(&[], "/usr/bin/sh: 0: Illegal option --\n")],
+    ));
+    assert_eq!(tools[0].description, "Run `sh`");
+    let curl = "Usage: curl [options...] <url>\n -d, --data <data>   HTTP POST data\n\nThis is not the full help, this menu is stripped into categories.\nUse \"--help category\" to get an overview of all categories.\n";
+    let tools = check(&draft("curl", &[help(&[], curl)]));
+    assert_eq!(tools[0].description, "Run `curl`");
+    // curl's job is the network.
+    assert!(
+        tools[0].def.permissions.network,
+        "{:?}",
+        tools[0].def.permissions
+    );
+}
+
+#[test]
+fn two_values_optional_values_stdin_and_code() {
+    let jq = "Usage:\tjq [options] <jq filter> [file...]\n\nSome of the options include:\n  -n               use `null` as the single input value;\n  --arg a v        set variable $a to value <v>;\n  --tab            use tabs for indentation;\n\nExample:\n\t$ echo '{\"foo\": 0}' | jq .\n";
+    let tools = check(&draft("jq", &[help(&[], jq)]));
+    let jq = &tools[0];
+    assert_eq!(jq.param("arg").kind, ParamKind::Array(ItemKind::String));
+    assert_eq!(
+        (jq.param("arg").min_items, jq.param("arg").max_items),
+        (Some(2), Some(2))
+    );
+    assert!(jq.param("jq-filter").code);
+    assert_eq!(jq.def.stdin.as_deref(), Some("stdin"));
+    // The filter is an operand jq reads before its files, never after `--`.
+    assert!(
+        jq.command_text()
+            .ends_with(r#"["--arg", "{arg*}"], "{tab}", "{jq-filter}", "{args*}"]"#),
+        "{}",
+        jq.command_text()
+    );
+
+    let diff = "Usage: diff [OPTION]... FILES\nCompare FILES line by line.\n\n  -u, -U NUM, --unified[=NUM]   output NUM (default 3) lines of unified context\n";
+    let tools = check(&draft("diff", &[help(&[], diff)]));
+    assert!(
+        tools[0].command_text().contains(r#""--unified={unified}""#),
+        "{}",
+        tools[0].command_text()
+    );
+
+    // A code runner's script is declared as code, so the draft loads.
+    let sed = "Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]...\n\n  -n, --quiet, --silent\n                 suppress automatic printing of pattern space\n  -e script, --expression=script\n                 add the script to the commands to be executed\n\nIf no -e, --expression, -f, or --file option is given, then the first\nnon-option argument is taken as the sed script to interpret. All\nremaining arguments are names of input files; if no input files are\nspecified, then the standard input is read.\n";
+    let tools = check(&draft("sed", &[help(&[], sed)]));
+    assert!(tools[0].param("script").code && tools[0].param("expression").code);
+    assert_eq!(
+        tools[0].def.annotations.get("readOnlyHint"),
+        Some(&json!(true))
+    );
+}
+
+#[test]
+fn the_options_people_use_are_kept_not_the_first_alphabetically() {
+    // 45 long-only options first, then the ones with one-letter aliases the short help lists.
+    let mut long = String::from("Usage: tool [OPTIONS] PATTERN [PATH ...]\n\nOPTIONS:\n");
+    for n in 0..45 {
+        long.push_str(&format!(
+            "        --aaa-option-{n:02}    An option nobody uses.\n"
+        ));
+    }
+    for c in ['w', 'm', 't', 'e', 'S', 'o'] {
+        long.push_str(&format!("    -{c}, --opt-{c}    An option people use.\n"));
+    }
+    let short =
+        "Usage: tool [OPTIONS] PATTERN\n    -w, --opt-w    Short.\n    -m, --opt-m    Short.\n";
+    let text = draft("tool", &[help(&[], &long), help(&["-h"], short)]);
+    let tools = check(&text);
+    for c in ['w', 'm', 't', 'e', 'S', 'o'] {
+        assert!(
+            tools[0].params.contains_key(&format!("opt-{c}")),
+            "-{c} dropped"
+        );
+    }
+    // What was dropped is still listed.
+    assert!(text.contains("--aaa-option-44"));
 }

@@ -105,12 +105,12 @@ fn git_draft() {
     assert_eq!(log.description, "Show commit logs");
     assert_eq!(
         log.command_text(),
-        r#"["git", "log", "{quiet}", "{source}", "{use-mailmap}", ["--decorate-refs", "{decorate-refs}"], "--decorate={decorate}", ["-L", "{L}"], ["--", "{args*}"]]"#
+        r#"["git", "log", "{quiet}", "{source}", "{use-mailmap}", ["--decorate-refs", "{decorate-refs}"], "--decorate={decorate}", ["-L", "{L}"], "{revision-range}", "{args*}", ["--", "{path*}"]]"#
     );
     assert_eq!(log.param("quiet").flag.as_deref(), Some("--quiet"));
     assert_eq!(
         log.param("args").description.as_deref(),
-        Some("Further arguments (after --): <revision-range>, <path>, <object>")
+        Some("Further arguments: <object>")
     );
     assert_eq!(
         log.def
@@ -177,6 +177,51 @@ fn git_own_options_are_denied_only_before_a_subcommand() {
     let tools = check(&draft("git", &[help(&[], top), help(&["switch"], switch)]));
     assert_eq!(
         tools[0].params.keys().collect::<Vec<_>>(),
-        ["args", "create", "force-create"]
+        ["branch", "create", "force-create"]
+    );
+}
+
+#[test]
+fn network_subcommands_say_so_and_the_rest_do_not() {
+    let clone = "usage: git clone [<options>] [--] <repo> [<dir>]\n\n    -v, --[no-]verbose    be more verbose\n    --depth <depth>       create a shallow clone of that depth\n";
+    let text = draft(
+        "git",
+        &[
+            help(&[], GIT_TOP),
+            help(&["clone"], clone),
+            help(&["log"], GIT_LOG),
+        ],
+    );
+    let tools = check(&text);
+    assert!(tool(&tools, "clone").def.permissions.network);
+    assert!(text.contains("network = true                   # `git clone`'s job is the network"));
+    assert!(!tool(&tools, "log").def.permissions.network);
+}
+
+#[test]
+fn a_manual_beside_a_short_help_keeps_the_options_people_use() {
+    // git's `log --help` is its manual, `log -h` the short list: -n and --oneline survive.
+    let manual = "GIT-LOG(1)\n\nNAME\n       git-log - Show commit logs\n\nOPTIONS\n       --follow\n           Continue listing the history of a file beyond renames.\n\n       -<number>, -n <number>, --max-count=<number>\n           Limit the number of commits to output.\n\n       --oneline\n           This is a shorthand for \"--pretty=oneline --abbrev-commit\" used together.\n";
+    let mut manual = manual.to_string();
+    for n in 0..60 {
+        manual.push_str(&format!(
+            "\n       --rarely-used-{n:02}\n           An option.\n"
+        ));
+    }
+    let text = draft(
+        "git",
+        &[
+            help(&[], GIT_TOP),
+            help(&["log"], &manual),
+            help(&["log", "-h"], GIT_LOG),
+        ],
+    );
+    let log = tool(&check(&text), "log").params.clone();
+    for name in ["max-count", "oneline", "quiet", "source"] {
+        assert!(log.contains_key(name), "{name}: {:?}", log.keys());
+    }
+    assert!(
+        text.contains("--rarely-used-59"),
+        "dropped options are listed"
     );
 }

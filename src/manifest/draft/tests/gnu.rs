@@ -66,7 +66,7 @@ fn gnu_draft() {
     );
     assert_eq!(
         ls.command_text(),
-        r#"["/bin/ls", "{all}", ["--block-size", "{block-size}"], "{c}", "{C}", "--color={color}", "{human-readable}", ["--ignore", "{ignore}"], ["--tabsize", "{tabsize}"], "{opt_1}", ["--", "{args*}"]]"#
+        r#"["/bin/ls", "{all}", ["--block-size", "{block-size}"], "{c}", "{C}", "--color={color}", "{human-readable}", ["--ignore", "{ignore}"], ["--tabsize", "{tabsize}"], "{opt_1}", "{args*}"]"#
     );
     assert_eq!(ls.param("c").flag.as_deref(), Some("-c"));
     assert_eq!(ls.param("opt_1").flag.as_deref(), Some("-1"));

@@ -74,13 +74,15 @@ fn ripgrep_draft() {
     );
     assert_eq!(rg.kind("after-context"), "integer");
     assert_eq!(rg.kind("dfa-size-limit"), "string");
-    assert_eq!(rg.kind("file"), "path");
+    // `-f PATTERNFILE...` is given once per file.
+    assert_eq!(rg.param("file").kind, ParamKind::Array(ItemKind::Path));
     assert_eq!(rg.param("null").flag.as_deref(), Some("--null"));
     assert_eq!(
         rg.param("args").description.as_deref(),
-        Some("Further arguments (after --): PATTERN, PATH")
+        Some("Further arguments: PATH")
     );
-    assert!(rg.command_text().ends_with(r#"["--", "{args*}"]]"#));
+    // Operands where rg takes them: no `--` (rg's usage shows none), the pattern first.
+    assert!(rg.command_text().ends_with(r#""{pattern}", "{args*}"]"#));
     assert_eq!(rg.def.ok_exit, [0, 1]);
     assert_eq!(
         rg.def
