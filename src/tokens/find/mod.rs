@@ -1009,10 +1009,45 @@ impl<T> Index<T> {
     fn correct_typos(&self, query: &mut Query) {
         let mut candidates: FxHashMap<Term, Vec<usize>> = FxHashMap::default();
         let mut written: FxHashMap<Term, bool> = FxHashMap::default();
+        for word in &query.words {
+            written.insert(word.alternatives[0].0, false);
+        }
+        // Most queries hold no typo: a first pass, which ends as soon as every word is seen,
+        // says which words no tool holds, and only those are respelt.
+        let mut unseen = written.len();
+        let mut see = |term: Term, written: &mut FxHashMap<Term, bool>| {
+            if let Some(seen) = written.get_mut(&term).filter(|s| !**s) {
+                *seen = true;
+                unseen -= 1;
+            }
+            unseen > 0
+        };
+        match &self.postings {
+            Some(postings) => {
+                let terms: Vec<Term> = written.keys().copied().collect();
+                for term in terms {
+                    if postings.contains_key(&term) {
+                        see(term, &mut written);
+                    }
+                }
+            }
+            None => {
+                'docs: for (doc, prepared) in self.documents.iter().zip(&self.prepared) {
+                    let terms = doc.fields.iter().map(|(t, _)| *t);
+                    for term in terms.chain(prepared.own.iter().map(|(t, _)| *t)) {
+                        if !see(term, &mut written) {
+                            break 'docs;
+                        }
+                    }
+                }
+            }
+        }
         for (w, word) in query.words.iter().enumerate() {
             let term = word.alternatives[0].0;
-            written.insert(term, false);
-            if word.text.len() < 4 || !word.text.bytes().all(|b| b.is_ascii_lowercase()) {
+            if written.get(&term) != Some(&false)
+                || word.text.len() < 4
+                || !word.text.bytes().all(|b| b.is_ascii_lowercase())
+            {
                 continue;
             }
             for spelling in one_edit(&word.text) {
