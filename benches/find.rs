@@ -18,6 +18,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+#[path = "retrieval/score.rs"]
+mod score;
+
 /// Tasks as people ask them, searched in turn.
 const QUERIES: [&str; 8] = [
     "make a new folder",
@@ -65,8 +68,25 @@ fn median(mut times: Vec<Duration>) -> (f64, f64) {
     )
 }
 
+/// Retrieval on the sets of benches/retrieval/: ferry beside a plain BM25, in the same run.
+fn retrieval() {
+    println!("retrieval (benches/retrieval/; the sealed parts were never tuned on):");
+    for part in score::parts("tune")
+        .into_iter()
+        .chain(score::parts("sealed"))
+    {
+        let index = score::index(&part.exclude);
+        let (ferry, _) = score::ferry_rates(&index, &part.tasks);
+        let bm25 = score::bm25_rates(&part.exclude, &part.tasks);
+        println!("  {:14} ferry {}", part.name, ferry.line());
+        println!("  {:14} bm25  {}", "", bm25.line());
+    }
+    println!();
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    retrieval();
     let copies: usize = args
         .iter()
         .position(|a| a == "--copies")

@@ -16,7 +16,9 @@ use crate::client::{cache, catalog, CacheEntry};
 use crate::protocol::tool_text::tool_texts;
 use crate::protocol::tools::Tool;
 use crate::render::tool::{find_answer, FoundTool};
-use crate::tokens::find::{load_documents, save_documents, shown, Document, Index};
+use crate::tokens::find::{
+    fitting_servers, load_documents, save_documents, shown, Document, Index,
+};
 use crate::{Error, Outcome, Result};
 use clap::ArgMatches;
 
@@ -207,7 +209,15 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
             }
         })
         .collect();
-    emit(&find_answer(&hits))?;
+    let mut answer = find_answer(&hits);
+    let servers = fitting_servers(&kept);
+    if let Some(first) = servers.first() {
+        answer.push_str(&format!(
+            "close matches; the servers that fit best: {} (list one whole: ferry {first})\n",
+            servers.join(", ")
+        ));
+    }
+    emit(&answer)?;
     // The process ends now: freeing thousands of parsed words one by one would cost more than
     // the search itself.
     std::mem::forget(index);

@@ -41,7 +41,7 @@ use crate::render::proxy::{self, three_tools, FIND_DEFAULT, FIND_MAX};
 use crate::render::text::escape_line;
 use crate::render::tool::proxy_find_answer;
 use crate::schema::{validate, ToolSchema};
-use crate::tokens::find::shown_tools;
+use crate::tokens::find::{fitting_servers, shown_tools};
 use crate::words::closest;
 use catalog::{Catalog, Inner, Listing};
 use forward::{within_budget, Forwarder, DEFAULT_MAX_TOKENS};
@@ -163,6 +163,17 @@ impl ProxyProvider {
             hit.mark = reports[hit.server].label(&hit.tool.name);
         }
         let mut answer = proxy_find_answer(&hits);
+        let servers = fitting_servers(&ranked);
+        if !servers.is_empty() {
+            let names: Vec<String> = servers
+                .iter()
+                .map(|s| escape_line(s).into_owned())
+                .collect();
+            answer.push_str(&format!(
+                "close matches; the servers that fit best: {} (find again with more words, or a server's name)\n",
+                names.join(", ")
+            ));
+        }
         if !still.is_empty() {
             answer.push_str(still.trim_start());
         }

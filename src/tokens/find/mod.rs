@@ -23,6 +23,7 @@ use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
 
+pub mod dense;
 mod language;
 use language::{is_stopword, ACTIONS, IDIOMS, NEAR_WORDS};
 
@@ -70,6 +71,18 @@ const SHOWN_SHARE: f64 = 0.5;
 /// The second hit's help is shown too when it scores at least this share of the first's: the
 /// two are about as likely, and one lookup is cheaper than a second round trip.
 const CLOSE_SHARE: f64 = 0.9;
+/// A word one edit away from the word written counts this much of it.
+const TYPO_WEIGHT: f64 = 0.8;
+/// A tool that only writes keeps this share of its score for a question.
+const QUESTION_WRITES: f64 = 0.75;
+/// The dense model's share of a fused score (the lexical ranking has the rest). Measured on
+/// the tune parts of benches/retrieval/ and the issue 19 sets (0.02 to 0.5 tried): the model
+/// derived so far moves as many tasks down as up (issue 19's held-out set: one task more in the
+/// top three, one fewer first), so it is off until a better one pays; at 0 no query is embedded.
+const DENSE_WEIGHT: f64 = 0.0;
+/// The cosine at which the dense model alone puts a tool in the ranking, with no query word in
+/// it: below, "zebra" would find a tool.
+const DENSE_ALONE: f64 = 0.5;
 /// The most documents a ranking returns.
 pub const RANKED_MAX: usize = 200;
 /// The most distinct words of a query that are ranked.
@@ -154,7 +167,29 @@ fn raw_words(text: &str, mut each: impl FnMut(&str) -> bool) {
         }
         word.clear();
     };
+    // The previous character when it was a CJK one: such text has no spaces, so each
+    // character is a word, and so is each pair of neighbours ("截图" beside "截" and "图").
+    let mut previous_cjk: Option<char> = None;
     for c in text.chars() {
+        if is_cjk(c) {
+            flush(&mut word, &mut go_on);
+            if go_on {
+                word.push(c);
+                flush(&mut word, &mut go_on);
+            }
+            if let Some(p) = previous_cjk.filter(|_| go_on) {
+                word.push(p);
+                word.push(c);
+                flush(&mut word, &mut go_on);
+            }
+            previous_cjk = Some(c);
+            prev_lower = false;
+            if !go_on {
+                return;
+            }
+            continue;
+        }
+        previous_cjk = None;
         if c.is_ascii() {
             // Most text is ASCII: no Unicode tables.
             if !c.is_ascii_alphanumeric() {
@@ -188,6 +223,12 @@ fn raw_words(text: &str, mut each: impl FnMut(&str) -> bool) {
         }
     }
     flush(&mut word, &mut go_on);
+}
+
+/// Whether `c` is written without spaces between words: CJK ideographs, kana, Hangul.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)
 }
 
 /// The stems of the words of `text` (stopwords left out), in order.
@@ -332,6 +373,9 @@ pub struct Document<T = Tool> {
     deprecated: bool,
     /// The description's first words, kept for a deprecated tool to name its replacement.
     note: String,
+    /// Where the tool's name and description stand in the dense model's space
+    /// ([`dense::quantized`]); empty when nothing of them is known to it.
+    vector: Box<[i8]>,
 }
 
 impl Document<Tool> {
@@ -418,6 +462,11 @@ impl<T> Document<T> {
                 .unwrap_or(0),
         };
         let deprecated = says_deprecated(description);
+        let vector = (DENSE_WEIGHT > 0.0)
+            .then(|| dense::embed(&format!("{name}. {start}")))
+            .flatten()
+            .map(|v| dense::quantized(&v))
+            .unwrap_or_default();
         Document {
             server: server.to_string(),
             tool,
@@ -432,6 +481,7 @@ impl<T> Document<T> {
             } else {
                 String::new()
             },
+            vector,
         }
     }
 
@@ -447,6 +497,7 @@ impl<T> Document<T> {
             verb: self.verb,
             deprecated: self.deprecated,
             note: self.note.clone(),
+            vector: self.vector.clone(),
         }
     }
 
@@ -462,6 +513,7 @@ impl<T> Document<T> {
             verb: self.verb,
             deprecated: self.deprecated,
             note: self.note,
+            vector: self.vector,
         }
     }
 
@@ -474,7 +526,7 @@ impl<T> Document<T> {
 }
 
 /// What a saved search file starts with; its key follows on the same line.
-const SAVED_MAGIC: &[u8] = b"ferry-find 1 ";
+const SAVED_MAGIC: &[u8] = b"ferry-find 2 ";
 
 /// A server's documents as bytes, to keep beside its cached tools: a later search reads them
 /// instead of parsing and analysing the tools again. `key` says what they were made from
@@ -506,6 +558,8 @@ pub fn save_documents<T>(documents: &[Document<T>], key: &str) -> Vec<u8> {
         out.extend_from_slice(&doc.verb.to_le_bytes());
         out.push(u8::from(doc.deprecated));
         text(&mut out, &doc.note);
+        out.extend_from_slice(&(doc.vector.len() as u32).to_le_bytes());
+        out.extend(doc.vector.iter().map(|v| *v as u8));
     }
     out
 }
@@ -550,6 +604,8 @@ pub fn load_documents<T>(
         let verb = reader.u32()?;
         let deprecated = reader.take(1)?[0] != 0;
         let note = reader.text()?;
+        let dims = reader.u32()? as usize;
+        let vector: Box<[i8]> = reader.take(dims)?.iter().map(|v| *v as i8).collect();
         let Some(kept) = tool(name) else {
             continue;
         };
@@ -580,6 +636,7 @@ pub fn load_documents<T>(
             verb,
             deprecated,
             note: note.to_string(),
+            vector,
         });
     }
     reader.0.is_empty().then_some(documents)
@@ -771,10 +828,12 @@ impl<T> Index<T> {
     /// The documents ranked for `query`, best first, with their scores: the best
     /// [`RANKED_MAX`] that match at all.
     pub fn rank(&self, query: &str) -> Vec<(&Document<T>, f64)> {
-        let query = Query::parse(query);
-        if self.documents.is_empty() || query.words.is_empty() {
+        let text = query;
+        let mut query = Query::parse(query);
+        if self.documents.is_empty() {
             return Vec::new();
         }
+        self.correct_typos(&mut query);
         // Every stem the query may match, the words' own and their near-words, with its
         // document frequency.
         let mut stems: Vec<Term> = Vec::new();
@@ -846,6 +905,10 @@ impl<T> Index<T> {
             .iter()
             .map(|df| ((n - *df as f64 + 0.5) / (*df as f64 + 0.5) + 1.0).ln())
             .collect();
+        let writes = action_bits(&[
+            "create", "update", "delete", "send", "run", "stop", "restore",
+        ]);
+        let reads = action_bits(&["read", "list", "search"]);
         let mut scored: Vec<(usize, f64)> = matched
             .iter()
             .enumerate()
@@ -896,6 +959,10 @@ impl<T> Index<T> {
                         VERB_DISAGREES
                     };
                 }
+                // A question is answered by reading: "did the deploy work?" is not a deploy.
+                if query.question && verb & writes != 0 && verb & reads == 0 {
+                    score *= QUESTION_WRITES;
+                }
                 (*i, score)
             })
             .filter(|(_, score)| *score > 0.0)
@@ -917,6 +984,10 @@ impl<T> Index<T> {
                 None => scored.push((replacement, lift)),
             }
         }
+        // Off while the model does not pay (DENSE_WEIGHT): the model is then never read.
+        if let Some(vector) = (DENSE_WEIGHT > 0.0).then(|| dense::embed(text)).flatten() {
+            self.fuse(&vector, &mut scored);
+        }
         // Only the best are ever read: those are sorted, not every tool that shares a word.
         let order = |a: &(usize, f64), b: &(usize, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
         if scored.len() > RANKED_MAX {
@@ -929,6 +1000,143 @@ impl<T> Index<T> {
             .into_iter()
             .map(|(i, score)| (&self.documents[i], score))
             .collect()
+    }
+}
+
+impl<T> Index<T> {
+    /// A query word that no tool holds, spelt one edit away from a word some tools hold, also
+    /// matches that word (the one most tools hold), a little lower: "screnshot" is "screenshot".
+    fn correct_typos(&self, query: &mut Query) {
+        let mut candidates: FxHashMap<Term, Vec<usize>> = FxHashMap::default();
+        let mut written: FxHashMap<Term, bool> = FxHashMap::default();
+        for word in &query.words {
+            written.insert(word.alternatives[0].0, false);
+        }
+        // Most queries hold no typo: a first pass, which ends as soon as every word is seen,
+        // says which words no tool holds, and only those are respelt.
+        let mut unseen = written.len();
+        let mut see = |term: Term, written: &mut FxHashMap<Term, bool>| {
+            if let Some(seen) = written.get_mut(&term).filter(|s| !**s) {
+                *seen = true;
+                unseen -= 1;
+            }
+            unseen > 0
+        };
+        match &self.postings {
+            Some(postings) => {
+                let terms: Vec<Term> = written.keys().copied().collect();
+                for term in terms {
+                    if postings.contains_key(&term) {
+                        see(term, &mut written);
+                    }
+                }
+            }
+            None => {
+                'docs: for (doc, prepared) in self.documents.iter().zip(&self.prepared) {
+                    let terms = doc.fields.iter().map(|(t, _)| *t);
+                    for term in terms.chain(prepared.own.iter().map(|(t, _)| *t)) {
+                        if !see(term, &mut written) {
+                            break 'docs;
+                        }
+                    }
+                }
+            }
+        }
+        for (w, word) in query.words.iter().enumerate() {
+            let term = word.alternatives[0].0;
+            if written.get(&term) != Some(&false)
+                || word.text.len() < 4
+                || !word.text.bytes().all(|b| b.is_ascii_lowercase())
+            {
+                continue;
+            }
+            for spelling in one_edit(&word.text) {
+                if let Some(t) = term_or_stop(&spelling) {
+                    if t != term {
+                        candidates.entry(t).or_default().push(w);
+                    }
+                }
+            }
+        }
+        if candidates.is_empty() {
+            return;
+        }
+        // How many tools hold each candidate, and whether any holds each written word.
+        let mut df: FxHashMap<Term, usize> = FxHashMap::default();
+        let looked_up: Vec<Term> = written.keys().chain(candidates.keys()).copied().collect();
+        let mut note = |term: Term| {
+            if let Some(seen) = written.get_mut(&term) {
+                *seen = true;
+            }
+            if candidates.contains_key(&term) {
+                *df.entry(term).or_default() += 1;
+            }
+        };
+        match &self.postings {
+            Some(postings) => {
+                for term in looked_up {
+                    if let Some(list) = postings.get(&term) {
+                        for _ in 0..list.len() {
+                            note(term);
+                        }
+                    }
+                }
+            }
+            None => {
+                for (doc, prepared) in self.documents.iter().zip(&self.prepared) {
+                    doc.fields.iter().for_each(|(t, _)| note(*t));
+                    prepared.own.iter().for_each(|(t, _)| note(*t));
+                }
+            }
+        }
+        for (w, word) in query.words.iter_mut().enumerate() {
+            if written.get(&word.alternatives[0].0) != Some(&false) {
+                continue;
+            }
+            let best = candidates
+                .iter()
+                .filter(|(_, words)| words.contains(&w))
+                .filter_map(|(t, _)| Some((*t, *df.get(t)?)))
+                .max_by_key(|(t, n)| (*n, *t));
+            if let Some((term, _)) = best {
+                word.alternatives.push((term, TYPO_WEIGHT));
+            }
+        }
+    }
+
+    /// The lexical scores fused with the dense model's: each side scaled so that its best
+    /// document scores 1 (the dense side from the catalog's mean similarity up), then weighed.
+    /// A document no query word reaches joins only when the model places it close enough to
+    /// the query on its own.
+    fn fuse(&self, query: &[f32], scored: &mut Vec<(usize, f64)>) {
+        let similar: Vec<f64> = self
+            .documents
+            .iter()
+            .map(|d| dense::similarity(query, &d.vector) as f64)
+            .collect();
+        let mean = similar.iter().sum::<f64>() / similar.len().max(1) as f64;
+        let top = similar.iter().copied().fold(f64::MIN, f64::max);
+        if top - mean < 1e-6 {
+            return;
+        }
+        let lexical_top = scored.iter().map(|(_, s)| *s).fold(0.0, f64::max);
+        let mut fused: Vec<f64> = vec![0.0; similar.len()];
+        let mut reached = vec![false; similar.len()];
+        for (i, score) in scored.iter() {
+            fused[*i] += (1.0 - DENSE_WEIGHT) * score / lexical_top;
+            reached[*i] = true;
+        }
+        for (i, s) in similar.iter().enumerate() {
+            if reached[i] || *s >= DENSE_ALONE {
+                fused[i] += DENSE_WEIGHT * ((s - mean) / (top - mean)).max(0.0);
+                reached[i] = true;
+            }
+        }
+        *scored = fused
+            .into_iter()
+            .enumerate()
+            .filter(|(i, score)| reached[*i] && *score > 0.0)
+            .collect();
     }
 }
 
@@ -972,13 +1180,44 @@ pub fn shown<T>(ranked: &[(&Document<T>, f64)], limit: usize) -> Vec<(usize, boo
     let Some((_, top)) = ranked.first() else {
         return Vec::new();
     };
+    // When the first two are close, the choice is the agent's: every hit up to the limit.
+    let open = uncertain(ranked);
     ranked
         .iter()
         .take(limit.max(1))
         .enumerate()
-        .take_while(|(i, (_, score))| *i == 0 || *score >= SHOWN_SHARE * top)
+        .take_while(|(i, (_, score))| open || *i == 0 || *score >= SHOWN_SHARE * top)
         .map(|(i, (_, score))| (i, i == 0 || (i == 1 && *score >= CLOSE_SHARE * top)))
         .collect()
+}
+
+/// Whether a ranking leaves the choice open: the second hit scores close to the first.
+pub fn uncertain<T>(ranked: &[(&Document<T>, f64)]) -> bool {
+    match ranked {
+        [(_, first), (_, second), ..] => *second >= CLOSE_SHARE * first,
+        _ => false,
+    }
+}
+
+/// When the choice is open and the best hits come from more than one server, the servers whose
+/// tools fit best (by their hits' scores among the first ten), at most three, so an agent can
+/// look at one of them whole; empty otherwise.
+pub fn fitting_servers<'a, T>(ranked: &[(&'a Document<T>, f64)]) -> Vec<&'a str> {
+    if !uncertain(ranked) {
+        return Vec::new();
+    }
+    let mut fit: Vec<(&str, f64)> = Vec::new();
+    for (doc, score) in ranked.iter().take(10) {
+        match fit.iter_mut().find(|(s, _)| *s == doc.server) {
+            Some((_, total)) => *total += score,
+            None => fit.push((&doc.server, *score)),
+        }
+    }
+    if fit.len() < 2 {
+        return Vec::new();
+    }
+    fit.sort_by(|a, b| b.1.total_cmp(&a.1));
+    fit.iter().take(3).map(|(s, _)| *s).collect()
 }
 
 /// The tool of the same server that a deprecated tool's note names, if any.
@@ -995,16 +1234,61 @@ fn replacement_in(
 
 /// One word of a query: the stems it matches, with weights (its own at 1, near-words lower).
 struct QueryWord {
+    /// The word as written, lower case.
+    text: String,
     alternatives: Vec<(Term, f64)>,
     weight: f64,
 }
 
-/// A parsed query: its words, the stems written (no near-words), and the actions its verb
-/// names.
+/// A parsed query: its words, the stems written (no near-words), the actions its verb names,
+/// and whether it asks a question ("did the build pass?"), which a tool that reads answers.
 struct Query {
     words: Vec<QueryWord>,
     written: Vec<Term>,
     verb: u32,
+    question: bool,
+}
+
+/// Words that open a question: the task wants to know something, not to change it.
+const QUESTION_WORDS: &[&str] = &[
+    "did", "is", "are", "was", "were", "what", "which", "who", "whose", "where", "when", "why",
+    "how", "does", "do", "has", "have", "can", "any", "show", "whats",
+];
+
+/// The bits of [`ACTIONS`] named.
+fn action_bits(names: &[&str]) -> u32 {
+    ACTIONS
+        .iter()
+        .enumerate()
+        .filter(|(_, (name, _))| names.contains(name))
+        .fold(0, |bits, (bit, _)| bits | 1 << bit)
+}
+
+/// The spellings one edit away from `word` (a letter deleted, swapped with the next, replaced
+/// or inserted): a typo is most often one of those.
+fn one_edit(word: &str) -> Vec<String> {
+    let chars: Vec<char> = word.chars().collect();
+    let mut out = Vec::new();
+    let with = |prefix: &[char], middle: &str, suffix: &[char]| -> String {
+        prefix.iter().collect::<String>() + middle + &suffix.iter().collect::<String>()
+    };
+    for i in 0..=chars.len() {
+        if i < chars.len() {
+            out.push(with(&chars[..i], "", &chars[i + 1..]));
+            if i + 1 < chars.len() {
+                let swapped: String = [chars[i + 1], chars[i]].iter().collect();
+                out.push(with(&chars[..i], &swapped, &chars[i + 2..]));
+            }
+        }
+        for letter in 'a'..='z' {
+            let l = letter.to_string();
+            if i < chars.len() && chars[i] != letter {
+                out.push(with(&chars[..i], &l, &chars[i + 1..]));
+            }
+            out.push(with(&chars[..i], &l, &chars[i..]));
+        }
+    }
+    out
 }
 
 impl Query {
@@ -1014,6 +1298,10 @@ impl Query {
         let text: String = text.chars().take(2000).collect::<String>().to_lowercase();
         let text = text.replace(['\u{2019}', '`'], "'");
         let padded = read_idioms(&collapse(&text));
+        let question = padded
+            .split(' ')
+            .next()
+            .is_some_and(|w| QUESTION_WORDS.contains(&w.trim_matches('\'')));
         let mut seen = FxHashSet::default();
         let mut words = Vec::new();
         let mut verb = 0;
@@ -1039,6 +1327,7 @@ impl Query {
                 }
             }
             words.push(QueryWord {
+                text: w.to_string(),
                 alternatives,
                 weight,
             });
@@ -1048,6 +1337,7 @@ impl Query {
             words,
             written,
             verb,
+            question,
         }
     }
 }
@@ -1174,5 +1464,77 @@ mod tests {
         let query = Query::parse("get rid of a mongo collection");
         assert_eq!(query.words[0].alternatives[0].0, term_of("delete"));
         assert_ne!(query.verb, 0);
+    }
+
+    fn docs(tools: &[(&str, &str, &str)]) -> Vec<Document<String>> {
+        tools
+            .iter()
+            .map(|(s, n, d)| Document::from_parts(s, n, d, std::iter::empty(), n.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn cjk_text_splits_into_characters_and_their_pairs() {
+        let words = terms("网页截图 screenshot");
+        for w in ["网", "页", "截", "图", "网页", "页截", "截图", "screenshot"] {
+            assert!(words.contains(&w.to_string()), "{w} in {words:?}");
+        }
+        let docs = docs(&[
+            ("web", "take_screenshot", "网页截图工具"),
+            ("web", "delete_file", "删除文件"),
+        ]);
+        let ranked = rank("截图", &docs);
+        assert_eq!(ranked[0].0.tool, "take_screenshot");
+    }
+
+    #[test]
+    fn a_word_one_edit_from_a_catalog_word_matches_it() {
+        let docs = docs(&[
+            ("web", "take_screenshot", "Take a screenshot of the page."),
+            ("fs", "delete_file", "Delete a file."),
+        ]);
+        for typo in ["screnshot", "screenshto", "delet a file"] {
+            let ranked = rank(typo, &docs);
+            assert!(!ranked.is_empty(), "{typo}");
+        }
+        assert_eq!(rank("screnshot", &docs)[0].0.tool, "take_screenshot");
+        assert_eq!(rank("delet the file", &docs)[0].0.tool, "delete_file");
+        // A word that is right is not corrected into another.
+        assert_eq!(rank("page", &docs).len(), 1);
+    }
+
+    #[test]
+    fn a_question_prefers_a_tool_that_reads() {
+        let docs = docs(&[
+            ("git", "create_branch", "Create a branch."),
+            ("git", "list_branches", "List the branches."),
+        ]);
+        let score = |query: &str| {
+            rank(query, &docs)
+                .iter()
+                .find(|(d, _)| d.tool == "create_branch")
+                .map(|(_, s)| *s)
+                .unwrap()
+        };
+        assert!(score("did I create the branch") < score("create the branch"));
+        assert_eq!(rank("is there a branch", &docs)[0].0.tool, "list_branches");
+    }
+
+    #[test]
+    fn close_hits_show_more_and_name_the_servers_that_fit() {
+        let docs = docs(&[
+            ("slack", "send_message", "Send a message to a channel."),
+            ("teams", "send_message", "Send a message to a channel."),
+            ("teams", "list_channels", "List the channels."),
+        ]);
+        let ranked = rank("message to a channel", &docs);
+        assert!(uncertain(&ranked));
+        assert!(shown(&ranked, 5).len() >= 2);
+        let servers = fitting_servers(&ranked);
+        assert_eq!(servers.len(), 2);
+        // One clear winner: no hint.
+        let ranked = rank("list channels", &docs);
+        assert!(!uncertain(&ranked));
+        assert!(fitting_servers(&ranked).is_empty());
     }
 }

@@ -1,0 +1,268 @@
+//! The dense side of `find`: a static embedding model (as model2vec makes them) that places a
+//! text by the average of its pieces' vectors, so "wipe the key" meets "Delete a key" and
+//! "网页截图" meets "Take a screenshot of the page" without a shared word.
+//!
+//! The model (`assets/find/static.bin`, made by `scripts/make_static_model.py` from
+//! multilingual-e5-small) is compiled in but only read here: its pages are mapped from the
+//! binary and touched when `find` first embeds a text, never by `ferry --version` or a call.
+//! Its vocabulary is a SentencePiece unigram one; a text is split into pieces by the same
+//! Viterbi search SentencePiece uses, over the pieces kept.
+
+use rustc_hash::FxHashMap;
+use std::sync::OnceLock;
+
+static MODEL_BYTES: &[u8] = include_bytes!("../../../assets/find/static.bin");
+
+/// The most bytes of a text embedded: what a tool is for is said early.
+const TEXT_BYTES: usize = 600;
+/// SentencePiece's mark of a word's start.
+const WORD_START: &str = "\u{2581}";
+
+/// The parsed model: pieces, their scores and their 4-bit rows.
+struct Model {
+    pieces: FxHashMap<&'static [u8], u32>,
+    /// The most bytes of a piece.
+    longest: usize,
+    /// Each piece's unigram log probability, in tenths.
+    scores: &'static [u8],
+    scales: &'static [u8],
+    rows: &'static [u8],
+    dims: usize,
+}
+
+fn model() -> Option<&'static Model> {
+    static MODEL: OnceLock<Option<Model>> = OnceLock::new();
+    MODEL.get_or_init(|| parse(MODEL_BYTES)).as_ref()
+}
+
+/// The model in `bytes` (layout in scripts/make_static_model.py), `None` if it is not one.
+fn parse(bytes: &'static [u8]) -> Option<Model> {
+    let rest = bytes.strip_prefix(b"FSM1")?;
+    let count = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+    let dims = u32::from_le_bytes(rest.get(4..8)?.try_into().ok()?) as usize;
+    if dims == 0 || dims % 2 != 0 {
+        return None;
+    }
+    let mut at = 8;
+    let mut pieces = FxHashMap::with_capacity_and_hasher(count, Default::default());
+    let mut longest = 0;
+    for id in 0..count {
+        let len = *rest.get(at)? as usize;
+        let piece = rest.get(at + 1..at + 1 + len)?;
+        pieces.insert(piece, id as u32);
+        longest = longest.max(len);
+        at += 1 + len;
+    }
+    let scores = rest.get(at..at + count)?;
+    at += count;
+    let scales = rest.get(at..at + 4 * count)?;
+    at += 4 * count;
+    let rows = rest.get(at..at + count * dims / 2)?;
+    (at + count * dims / 2 == rest.len()).then_some(Model {
+        pieces,
+        longest,
+        scores,
+        scales,
+        rows,
+        dims,
+    })
+}
+
+impl Model {
+    fn score(&self, id: u32) -> f32 {
+        self.scores[id as usize] as i8 as f32 / 10.0
+    }
+
+    /// Adds piece `id`'s vector to `sum`.
+    fn add_row(&self, id: u32, sum: &mut [f32]) {
+        let at = id as usize * 4;
+        let scale = f32::from_le_bytes(self.scales[at..at + 4].try_into().unwrap_or_default());
+        let half = self.dims / 2;
+        let row = &self.rows[id as usize * half..(id as usize + 1) * half];
+        for (pair, byte) in sum.chunks_exact_mut(2).zip(row) {
+            pair[0] += ((byte & 0x0f) as f32 - 8.0) * scale;
+            pair[1] += ((byte >> 4) as f32 - 8.0) * scale;
+        }
+    }
+
+    /// The pieces of one word (without spaces), by the most probable split; a character no
+    /// piece holds is passed over.
+    fn word_pieces(&self, word: &str, out: &mut Vec<u32>) {
+        let text = format!("{WORD_START}{word}");
+        let bytes = text.as_bytes();
+        // Character starts: a piece begins and ends on them.
+        let starts: Vec<usize> = text
+            .char_indices()
+            .map(|(i, _)| i)
+            .chain([bytes.len()])
+            .collect();
+        let n = starts.len() - 1;
+        // best[i]: the best score of a split of the first i characters, from[i] its last piece.
+        let mut best = vec![f32::NEG_INFINITY; n + 1];
+        let mut from: Vec<(usize, Option<u32>)> = vec![(0, None); n + 1];
+        best[0] = 0.0;
+        for i in 0..n {
+            if best[i] == f32::NEG_INFINITY {
+                continue;
+            }
+            for e in i + 1..=n {
+                let len = starts[e] - starts[i];
+                if len > self.longest {
+                    break;
+                }
+                if let Some(id) = self.pieces.get(&bytes[starts[i]..starts[e]]) {
+                    let score = best[i] + self.score(*id);
+                    if score > best[e] {
+                        best[e] = score;
+                        from[e] = (i, Some(*id));
+                    }
+                }
+            }
+            // An unknown character: far less likely than any piece.
+            let unknown = best[i] - 30.0;
+            if unknown > best[i + 1] {
+                best[i + 1] = unknown;
+                from[i + 1] = (i, None);
+            }
+        }
+        let start = out.len();
+        let mut i = n;
+        while i > 0 {
+            let (previous, id) = from[i];
+            if let Some(id) = id {
+                // The bare word-start mark says nothing.
+                if &bytes[starts[previous]..starts[i]] != WORD_START.as_bytes() {
+                    out.push(id);
+                }
+            }
+            i = previous;
+        }
+        out[start..].reverse();
+    }
+}
+
+/// The pieces `text` is split into, by id (for tests and the bench).
+pub fn pieces(text: &str) -> Vec<String> {
+    let Some(model) = model() else {
+        return Vec::new();
+    };
+    let mut ids = Vec::new();
+    for word in normalized(text).split_whitespace() {
+        model.word_pieces(word, &mut ids);
+    }
+    let names: FxHashMap<u32, &[u8]> = model.pieces.iter().map(|(p, i)| (*i, *p)).collect();
+    ids.iter()
+        .map(|i| String::from_utf8_lossy(names[i]).into_owned())
+        .collect()
+}
+
+/// The text as the model's vocabulary writes it: full-width letters and digits as ASCII,
+/// identifiers split into words (`createMergeRequest`, `create_merge_request`), cut to its
+/// first [`TEXT_BYTES`].
+fn normalized(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(TEXT_BYTES) + 8);
+    let mut previous_lower = false;
+    for c in text.chars() {
+        if out.len() >= TEXT_BYTES {
+            break;
+        }
+        let c = match c as u32 {
+            0xFF01..=0xFF5E => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+            0x3000 => ' ',
+            _ => c,
+        };
+        if c == '_' || c == '-' && previous_lower {
+            out.push(' ');
+            previous_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && previous_lower {
+            out.push(' ');
+        }
+        previous_lower = c.is_lowercase();
+        out.push(c);
+    }
+    out
+}
+
+/// A text's place in the model's space, at unit length; `None` when no piece of it is known
+/// (or the model is missing).
+pub fn embed(text: &str) -> Option<Vec<f32>> {
+    let model = model()?;
+    let mut ids = Vec::new();
+    for word in normalized(text).split_whitespace() {
+        model.word_pieces(word, &mut ids);
+    }
+    let mut sum = vec![0f32; model.dims];
+    for id in &ids {
+        model.add_row(*id, &mut sum);
+    }
+    let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
+    (norm > 1e-6).then(|| sum.iter().map(|x| x / norm).collect())
+}
+
+/// A unit vector in a byte per value, as documents keep it.
+pub fn quantized(vector: &[f32]) -> Box<[i8]> {
+    vector
+        .iter()
+        .map(|x| (x * 127.0).round().clamp(-127.0, 127.0) as i8)
+        .collect()
+}
+
+/// The cosine of a query's vector and a document's quantised one.
+pub fn similarity(query: &[f32], document: &[i8]) -> f32 {
+    if query.len() != document.len() {
+        return 0.0;
+    }
+    query
+        .iter()
+        .zip(document)
+        .map(|(q, d)| q * *d as f32)
+        .sum::<f32>()
+        / 127.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cos(a: &str, b: &str) -> f32 {
+        similarity(&embed(a).unwrap(), &quantized(&embed(b).unwrap()))
+    }
+
+    #[test]
+    fn the_model_is_shipped_and_parses() {
+        let model = model().expect("assets/find/static.bin parses");
+        assert!(model.pieces.len() > 10_000);
+        assert!(model.dims >= 64);
+    }
+
+    #[test]
+    fn words_split_into_the_most_probable_pieces() {
+        // Common words are one piece; a rare one splits; CJK text splits into known pieces.
+        assert_eq!(pieces("the file"), ["\u{2581}the", "\u{2581}file"]);
+        let rare = pieces("screnshot");
+        assert!(rare.len() >= 2, "{rare:?}");
+        assert_eq!(rare.concat(), "\u{2581}screnshot");
+        assert!(!pieces("网页截图").is_empty());
+        // Identifiers split into words first; nothing known gives no vector.
+        let words = pieces("create_mergeRequest");
+        assert_eq!(
+            words.iter().filter(|p| p.starts_with('\u{2581}')).count(),
+            3
+        );
+        assert_eq!(words.concat(), "\u{2581}create\u{2581}merge\u{2581}Request");
+        assert!(embed("").is_none());
+        assert!(embed("\u{10FFFF}").is_none());
+    }
+
+    #[test]
+    fn meaning_outweighs_spelling() {
+        // No word in common, yet the directory is nearer than the screenshot.
+        let directory = "Create a new directory";
+        assert!(
+            cos("make a new folder", directory) > cos("take a screenshot of the page", directory)
+        );
+        assert!(cos("make a new folder", directory) > 0.3);
+    }
+}
