@@ -105,7 +105,9 @@ fn main() {
         for (name, _) in &snapshots {
             servers.insert(
                 format!("{name}_{copy}"),
-                json!({"command": "true", "args": [format!("{copy}")]}),
+                // Each server its own identity, as real servers have: pins are kept per
+                // command and arguments, and one identity listing another's tools is a change.
+                json!({"command": "true", "args": [name, format!("{copy}")]}),
             );
         }
     }

@@ -204,23 +204,26 @@ impl CacheEntry {
     }
 }
 
-/// Whether any cached view of the server (a listing made for any set of declared
-/// capabilities) lists a tool of this name: a tool missing from one caller's view may still be
-/// listed to a caller that declares more, and is not "removed" then.
-pub fn any_view_lists(spec: &ServerSpec, tool: &str) -> bool {
-    CacheEntry::load_stable(spec).is_some_and(|e| e.lists(tool))
-        || view_files(spec)
+/// The names of the tools any cached view of the server lists (a listing made for any set of
+/// declared capabilities): a tool missing from one caller's view may still be listed to a
+/// caller that declares more, and is not "removed" then.
+pub fn names_in_any_view(spec: &ServerSpec) -> std::collections::HashSet<String> {
+    let mut names = std::collections::HashSet::new();
+    let entries = CacheEntry::load_stable(spec).into_iter().chain(
+        view_files(spec)
             .into_iter()
-            .filter_map(|(path, _)| CacheEntry::read(&path))
-            .any(|e| e.lists(tool))
-}
-
-impl CacheEntry {
-    fn lists(&self, tool: &str) -> bool {
-        self.tools
-            .iter()
-            .any(|t| t.get("name").and_then(Value::as_str) == Some(tool))
+            .filter_map(|(path, _)| CacheEntry::read(&path)),
+    );
+    for entry in entries {
+        names.extend(
+            entry
+                .tools
+                .iter()
+                .filter_map(|t| t.get("name").and_then(Value::as_str))
+                .map(str::to_string),
+        );
     }
+    names
 }
 
 /// Every view's cache file of a server, read.

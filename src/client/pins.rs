@@ -454,13 +454,20 @@ pub fn observe(spec: &ServerSpec, tools: &[&Tool], var: &dyn Fn(&str) -> Option<
         }
     }
     let listed: HashSet<&str> = seen.iter().map(|t| t.name).collect();
-    report.removed = pins
+    let missing: Vec<&String> = pins
         .tools
         .keys()
         .filter(|name| !listed.contains(name.as_str()) && spec.allows_tool(name))
-        .filter(|name| !crate::client::cache::any_view_lists(spec, name))
-        .cloned()
         .collect();
+    // The other views' caches are read only when something seems to be missing, and once.
+    if !missing.is_empty() {
+        let elsewhere = crate::client::cache::names_in_any_view(spec);
+        report.removed = missing
+            .into_iter()
+            .filter(|name| !elsewhere.contains(name.as_str()))
+            .cloned()
+            .collect();
+    }
     if !unpinned.is_empty() || (pins.server != spec.name && !first) {
         let added: Vec<(String, Pin)> = unpinned
             .iter()
