@@ -208,22 +208,13 @@ impl CacheEntry {
 /// declared capabilities): a tool missing from one caller's view may still be listed to a
 /// caller that declares more, and is not "removed" then.
 pub fn names_in_any_view(spec: &ServerSpec) -> std::collections::HashSet<String> {
-    let mut names = std::collections::HashSet::new();
-    let entries = CacheEntry::load_stable(spec).into_iter().chain(
-        view_files(spec)
-            .into_iter()
-            .filter_map(|(path, _)| CacheEntry::read(&path)),
-    );
-    for entry in entries {
-        names.extend(
-            entry
-                .tools
-                .iter()
-                .filter_map(|t| t.get("name").and_then(Value::as_str))
-                .map(str::to_string),
-        );
-    }
-    names
+    // view_files already holds every view's file (the plain one among them), read once.
+    view_files(spec)
+        .iter()
+        .flat_map(|(_, file)| file.tools.iter())
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect()
 }
 
 /// Every view's cache file of a server, read.
