@@ -376,7 +376,7 @@ fn a_json_http_error_that_is_not_json_rpc_is_a_server_failure() {
 
 #[test]
 fn out_of_range_options_are_usage_errors() {
-    let env = Env::new();
+    let mut env = Env::new();
     let cases: [(&[&str], &str); 4] = [
         (&["--timeout", "1e300", "demo", "pixel"], "error: --timeout must be a number of seconds above 0 and at most 604800, not \"1e300\"\nhint: for example: --timeout 120\n"),
         (&["--max-tokens", "5", "demo", "pixel"], "error: --max-tokens must be at least 64: the line that reports a cut takes about 40\nhint: give --max-tokens 64 or more\n"),
@@ -384,8 +384,7 @@ fn out_of_range_options_are_usage_errors() {
         (&["demo", "word_count", "x", "--timeout", "0"], "error: --timeout must be a number of seconds above 0 and at most 604800, not \"0\"\nhint: for example: --timeout 120\n"),
     ];
     for (args, expected) in cases {
-        let run = env.run(args);
-        assert_eq!((run.code, run.stderr.as_str()), (2, expected), "{args:?}");
+        env = Test::with(env).args(args).status(2).stderr(expected).run();
     }
 }
 
