@@ -756,7 +756,7 @@ fn stdin_arguments_are_limited_too() {
 fn a_session_the_server_forgot_is_started_again_once() {
     let env = Env::new();
     let http = HostileHttp::start(&env, "expire-session");
-    let env = Test::with(env)
+    let _env = Test::with(env)
         .args(&[&http.url(), "echo", "--text", "again"])
         .stdout("again\n")
         .run();
