@@ -36,6 +36,7 @@ fn a_server_that_never_answers_times_out_with_exit_4_and_is_killed() {
         .status(4)
         .stderr(
             "error: fault_server did not answer tools/call within 1s\n\
+             server stderr (last lines):\n  hanging on tools/call\n\
              hint: raise the limit with --timeout SECONDS or \"timeout\" in the server's config\n",
         )
         .run();
@@ -194,13 +195,13 @@ fn ctrl_c_during_a_call_stops_the_server_too() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the server is up and the call is in flight.
-    let started = std::time::Instant::now();
-    while processes_matching(&marker).is_empty() {
-        assert!(started.elapsed().as_secs() < 20, "the server never started");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Wait until the call is in flight: the server says in its log that it has the call.
+    let log = env.path("cache/logs/fault_server.log");
+    assert!(
+        wait_until(20, || std::fs::read_to_string(&log)
+            .is_ok_and(|text| text.contains("hanging on tools/call\n"))),
+        "the call never reached the server"
+    );
     // SAFETY: signalling the ferry process this test started.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
@@ -406,6 +407,7 @@ fn a_timeout_after_the_tool_name_holds_on_a_cold_cache_too() {
         .status(4)
         .stderr(
             "error: fault_server did not answer tools/call within 1s\n\
+             server stderr (last lines):\n  hanging on tools/call\n\
              hint: raise the limit with --timeout SECONDS or \"timeout\" in the server's config\n",
         )
         .run();
