@@ -48,7 +48,9 @@ fn every_command_refuses_an_unknown_option_with_a_hint() {
     Test::with(env)
         .args(&["find", "issue", "--limt", "3"])
         .status(2)
-        .stderr("error: unknown option --limt\nhint: did you mean --limit? see: ferry find --help\n")
+        .stderr(
+            "error: unknown option --limt\nhint: did you mean --limit? see: ferry find --help\n",
+        )
         .run();
 }
 

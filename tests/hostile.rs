@@ -541,7 +541,9 @@ fn a_tool_nested_past_the_recursion_limit_costs_only_itself() {
     let server = hostile("deep-schema");
     let env = Test::new()
         .args(&["--cmd", &server])
-        .stdout("echo([text]) - Echo text back\nfail([text]) - Always fails\ndeep([x]) - Too deep\n")
+        .stdout(
+            "echo([text]) - Echo text back\nfail([text]) - Always fails\ndeep([x]) - Too deep\n",
+        )
         .run();
     Test::with(env)
         .args(&["--cmd", &server, "echo", "--text", "still here"])

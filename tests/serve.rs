@@ -946,10 +946,17 @@ fn ctrl_c_on_a_cold_task_cancels_it_on_the_server() {
     assert!(wait_until(10, || processes_matching("sleep 37.25").len() == 1));
     // Past half a second the call is a task: wait until the server counts it as one.
     assert!(
-        wait_until(10, || http_exchange(served.port, "GET", "/metrics", &[], "", "")
-            .2
-            .lines()
-            .any(|line| line == "ferry_tasks 1")),
+        wait_until(10, || http_exchange(
+            served.port,
+            "GET",
+            "/metrics",
+            &[],
+            "",
+            ""
+        )
+        .2
+        .lines()
+        .any(|line| line == "ferry_tasks 1")),
         "the call never became a task"
     );
     // SAFETY (test): the ferry this test started.

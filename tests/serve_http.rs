@@ -434,6 +434,18 @@ fn a_stateless_client_that_leaves_stops_its_command_and_duplicate_ids_are_refuse
 
     // A session request whose client leaves at once runs on (2025-11-25), and once it has
     // finished its id may be used again.
+    // How many calls of `slow` have ended, as the server's metrics count them.
+    let slow_ended = || -> u64 {
+        let auth = server.token.as_ref().map(|t| format!("Bearer {t}"));
+        let headers: Vec<(&str, &str)> =
+            auth.iter().map(|a| ("Authorization", a.as_str())).collect();
+        http_exchange(server.port, "GET", "/metrics", &headers, "", "")
+            .2
+            .lines()
+            .find_map(|l| l.strip_prefix("ferry_tool_call_duration_seconds_count{tool=\"slow\"} "))
+            .map_or(0, |n| n.parse().unwrap())
+    };
+    let ended_before = slow_ended();
     let leaving = json!({"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {"name": "slow", "arguments": {"seconds": 0.4375}}}).to_string();
     let stream = post_and_keep_open(&server.endpoint, &with, &leaving);
     let started = std::time::Instant::now();
@@ -444,7 +456,10 @@ fn a_stateless_client_that_leaves_stops_its_command_and_duplicate_ids_are_refuse
     while !processes_matching("sleep 0.4375").is_empty() && started.elapsed().as_secs() < 10 {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert!(
+        wait_until(10, || slow_ended() == ended_before + 1),
+        "the call whose client left never ended"
+    );
     let again = json!({"jsonrpc": "2.0", "id": 12, "method": "tools/list"}).to_string();
     let (status, _, body) = exchange(&server.endpoint, "POST", &with, &again);
     assert_eq!(status, 200, "{body}");
