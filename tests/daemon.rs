@@ -39,6 +39,22 @@ fn warm_pids(env: &Env) -> Vec<u32> {
         .collect()
 }
 
+/// How many requests the daemon has begun with the warm server `name`, as `ferry daemon
+/// status` counts them (a request counts when the daemon takes it on, before the server
+/// answers): a test waits on it to know a call is under way.
+fn begun(env: &Env, name: &str) -> u64 {
+    let status = env.run(&["daemon", "status"]);
+    status
+        .stdout
+        .lines()
+        .skip(2)
+        .find_map(|line| {
+            let columns: Vec<&str> = line.split_whitespace().collect();
+            (columns.first() == Some(&name)).then(|| columns.get(4)?.parse().ok())?
+        })
+        .unwrap_or(0)
+}
+
 /// The daemon's pid, if one runs.
 fn daemon_pid(env: &Env) -> Option<u32> {
     let status = env.run(&["daemon", "status"]);
@@ -380,6 +396,7 @@ fn interrupting_a_warm_call_keeps_the_server_and_a_crash_mid_call_is_exit_3() {
     add(&env, "ev", &everything(), "");
     assert_eq!(env.run(&["ev", "echo", "--message", "a"]).code, 0);
     let before = warm_pids(&env);
+    let calls = begun(&env, "ev");
     let child = env
         .command(&[
             "ev",
@@ -394,7 +411,10 @@ fn interrupting_a_warm_call_keeps_the_server_and_a_crash_mid_call_is_exit_3() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(800));
+    assert!(
+        wait_until(Duration::from_secs(20), || begun(&env, "ev") == calls + 1),
+        "the call never reached the daemon"
+    );
     // SAFETY (test): the ferry this test started.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
@@ -430,6 +450,7 @@ fn a_server_whose_caller_hung_up_still_stops_when_idle() {
     add(&env, "ev", &everything(), r#", "idleTimeout": 2"#);
     assert_eq!(env.run(&["ev", "echo", "--message", "a"]).code, 0);
     let pids = warm_pids(&env);
+    let calls = begun(&env, "ev");
     let child = env
         .command(&[
             "ev",
@@ -444,7 +465,10 @@ fn a_server_whose_caller_hung_up_still_stops_when_idle() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(800));
+    assert!(
+        wait_until(Duration::from_secs(20), || begun(&env, "ev") == calls + 1),
+        "the call never reached the daemon"
+    );
     // SAFETY (test): the ferry this test started.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
