@@ -601,8 +601,11 @@ fn a_servers_question_is_answered_for_its_own_caller_only() {
         &format!(r#", "cwd": {:?}"#, env.path("work").display().to_string()),
     );
     // Roots are a handshake-era question (2026-07-28 servers cannot ask it).
-    let call = |dir: &str, delay: &str| {
-        env.command(&["roots", "where", "--delay", delay])
+    // A call makes NAME.started when it reaches the server and asks once NAME.go is made.
+    let call = |dir: &str, name: &str| {
+        let started = env.path(&format!("{name}.started")).display().to_string();
+        let go = env.path(&format!("{name}.go")).display().to_string();
+        env.command(&["roots", "where", "--started", &started, "--until", &go])
             .current_dir(env.path(dir))
             .env("FERRY_PROTOCOL_VERSION", "2025-11-25")
             .stdin(std::process::Stdio::null())
@@ -611,6 +614,8 @@ fn a_servers_question_is_answered_for_its_own_caller_only() {
             .spawn()
             .unwrap()
     };
+    let started = |name: &str| env.path(&format!("{name}.started")).exists();
+    let go = |name: &str| env.write(&format!("{name}.go"), "");
     let uri = |dir: &str| format!("file://{}", env.path(dir).display());
     let listed = env
         .command(&["roots"])
@@ -623,28 +628,37 @@ fn a_servers_question_is_answered_for_its_own_caller_only() {
         String::from_utf8_lossy(&listed.stderr)
     );
     // A asks while B waits too.
-    let a = call("work/a", "1.5");
-    std::thread::sleep(Duration::from_millis(500));
-    let b = call("work/b", "3");
-    let (a, b): (Run, Run) = (
-        a.wait_with_output().unwrap().into(),
-        b.wait_with_output().unwrap().into(),
+    let a = call("work/a", "a");
+    let b = call("work/b", "b");
+    assert!(
+        wait_until(Duration::from_secs(20), || started("a") && started("b")),
+        "the two calls never were in flight together"
     );
+    go("a");
+    let a: Run = a.wait_with_output().unwrap().into();
+    go("b");
+    let b: Run = b.wait_with_output().unwrap().into();
     assert!(
         !a.stdout.contains(&uri("work/b")),
         "A was answered with B's directory"
     );
-    assert!(
-        a.stdout == format!("{}\n", uri("work/a"))
-            || a.stderr
-                .contains("ferry cannot tell which of its calls in flight this roots/list is for"),
-        "{a:?}"
+    // Two callers in flight when it asked: the question is refused, and the call fails.
+    assert_eq!(
+        (a.code, a.stdout.as_str(), a.stderr.as_str()),
+        (
+            3,
+            "",
+            "error: roots answered tools/call with an error: ferry cannot tell which of its \
+             calls in flight this roots/list is for, so it answers for none (code -32603)\n"
+        )
     );
     assert_eq!(b.stdout, format!("{}\n", uri("work/b")), "{}", b.stderr);
     // The server has asked: calls now take turns, and each is answered for itself.
-    let c = call("work/a", "1");
-    std::thread::sleep(Duration::from_millis(300));
-    let d = call("work/b", "0.1");
+    let c = call("work/a", "c");
+    assert!(wait_until(Duration::from_secs(20), || started("c")));
+    let d = call("work/b", "d");
+    go("c");
+    go("d");
     let (c, d): (Run, Run) = (
         c.wait_with_output().unwrap().into(),
         d.wait_with_output().unwrap().into(),
