@@ -1034,7 +1034,23 @@ fn a_detached_task_keeps_its_server_past_the_idle_time() {
     assert_eq!(detached.code, 0, "{}", detached.stderr);
     let id = detached.stdout.trim_end().to_string();
     let holder = warm_pids(&env);
-    std::thread::sleep(Duration::from_millis(2500));
+    // Wait until the daemon counts the server idle for 2 s, past its idle time of 1 s.
+    let idle_seconds = || -> u64 {
+        let status = env.run(&["daemon", "status"]).stdout;
+        status
+            .lines()
+            .skip(2)
+            .find_map(|line| {
+                let columns: Vec<&str> = line.split_whitespace().collect();
+                (columns.first() == Some(&"jobs"))
+                    .then(|| columns.get(2)?.strip_suffix('s')?.parse().ok())?
+            })
+            .unwrap_or(0)
+    };
+    assert!(
+        wait_until(Duration::from_secs(20), || idle_seconds() >= 2),
+        "the server was stopped as idle"
+    );
     assert_eq!(warm_pids(&env), holder, "the server was stopped as idle");
     let mut done = None;
     assert!(wait_until(Duration::from_secs(20), || {
