@@ -182,7 +182,6 @@ fn an_expiring_token_is_refreshed_once_however_many_processes_need_it() {
     assert_eq!(server.control(None)["refreshes"], 1);
     assert_ne!(stored(&env)["accessToken"].as_str().unwrap(), first);
     // A token the server refuses (it forgot it) is refreshed, and the call goes through.
-    std::thread::sleep(std::time::Duration::from_millis(100));
     let mut doc = stored(&env);
     doc["accessToken"] = Value::String("tok-unknown".into());
     std::fs::write(token_file(&env), doc.to_string()).unwrap();
