@@ -337,7 +337,11 @@ fn handshake_sessions_over_http() {
     let (status, headers, body) = exchange(&server.endpoint, "POST", &base, &init);
     assert_eq!(status, 200, "{body}");
     let session = header(&headers, "mcp-session-id").unwrap().to_string();
-    assert!(session.len() >= 32 && session.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+    // 16 random bytes in hex: visible ASCII, as the transport asks.
+    assert!(
+        session.len() == 32 && session.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{session}"
+    );
     assert_eq!(json_of(&body)["result"]["protocolVersion"], "2025-11-25");
     let mut with = base.to_vec();
     with.push(("Mcp-Session-Id", &session));

@@ -271,25 +271,23 @@ fn content_kinds_images_links_embedded_resources_and_structured_content() {
 
 #[test]
 fn resources_and_prompts() {
-    let env = Env::new();
     let server = everything();
-    let resources = env.run(&["--cmd", &server, "--resources"]);
-    assert_eq!(resources.code, 0, "{}", resources.stderr);
-    assert!(
-        resources.stdout.lines().count() >= 2,
-        "{}",
-        resources.stdout
-    );
-    let uri = resources
-        .stdout
-        .lines()
-        .next()
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap()
-        .to_string();
-    let read = env.run(&["--cmd", &server, "--read", &uri]);
+    let env = Test::new()
+        .args(&["--cmd", &server, "--resources"])
+        .stdout(
+            "demo://resource/static/document/architecture.md architecture.md (text/markdown) - Static document file exposed from /docs: architecture.md\n\
+             demo://resource/static/document/extension.md extension.md (text/markdown) - Static document file exposed from /docs: extension.md\n\
+             demo://resource/static/document/features.md features.md (text/markdown) - Static document file exposed from /docs: features.md\n\
+             demo://resource/static/document/how-it-works.md how-it-works.md (text/markdown) - Static document file exposed from /docs: how-it-works.md\n\
+             demo://resource/static/document/instructions.md instructions.md (text/markdown) - Static document file exposed from /docs: instructions.md\n\
+             demo://resource/static/document/startup.md startup.md (text/markdown) - Static document file exposed from /docs: startup.md\n\
+             demo://resource/static/document/structure.md structure.md (text/markdown) - Static document file exposed from /docs: structure.md\n\
+             demo://resource/dynamic/text/{resourceId} Dynamic Text Resource (template)\n\
+             demo://resource/dynamic/blob/{resourceId} Dynamic Blob Resource (template)\n",
+        )
+        .run();
+    let uri = "demo://resource/static/document/architecture.md";
+    let read = env.run(&["--cmd", &server, "--read", uri]);
     assert_eq!(read.code, 0, "{}", read.stderr);
     assert!(!read.stdout.is_empty());
 
