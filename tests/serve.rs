@@ -151,12 +151,12 @@ fn quick_mode_refuses_options_that_run_code_or_write_files() {
     assert!(Served::is_error(&broken), "{broken}");
 
     // Shells and command runners are never served in quick mode.
-    let run = env.run(&["serve", "--cli", "sh"]);
-    assert_eq!(run.code, 2);
-    assert_eq!(
-        run.stderr,
-        "error: sh cannot be served in quick mode: a shell runs its arguments as code\nhint: write a manifest whose commands fix what may vary (ferry serve init)\n"
-    );
+    drop(rg);
+    Test::with(env)
+        .args(&["serve", "--cli", "sh"])
+        .status(2)
+        .stderr("error: sh cannot be served in quick mode: a shell runs its arguments as code\nhint: write a manifest whose commands fix what may vary (ferry serve init)\n")
+        .run();
 }
 
 /// A manifest in a temporary directory: a root, a sibling sharing its prefix, a symlink out.
@@ -646,31 +646,31 @@ fn a_bad_manifest_or_a_missing_command_is_refused_at_start() {
         "work/bad.toml",
         "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"no-such-command-anywhere\"]\n",
     );
-    let run = env.run(&["serve", "--manifest", "bad.toml"]);
-    assert_eq!(
-        (run.code, run.stderr.as_str()),
-        (2, "error: tool \"x\": command \"no-such-command-anywhere\" not found\nhint: install it, or give its full path in the manifest\n")
-    );
+    let env = Test::with(env)
+        .args(&["serve", "--manifest", "bad.toml"])
+        .status(2)
+        .stderr("error: tool \"x\": command \"no-such-command-anywhere\" not found\nhint: install it, or give its full path in the manifest\n")
+        .run();
     env.write(
         "work/broken.toml",
         "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\", \"{y}\"]\n",
     );
-    let run = env.run(&["serve", "--manifest", "broken.toml"]);
-    assert_eq!(
-        (run.code, run.stderr.as_str()),
-        (2, "error: broken.toml:4: tool \"x\": the command names {y}, which is not one of its params\nhint: fix line 4 of broken.toml and start again\n")
-    );
+    let env = Test::with(env)
+        .args(&["serve", "--manifest", "broken.toml"])
+        .status(2)
+        .stderr("error: broken.toml:4: tool \"x\": the command names {y}, which is not one of its params\nhint: fix line 4 of broken.toml and start again\n")
+        .run();
     // A model's value inside the script a shell runs would be code: refused at load, with
     // the form that passes it as data.
     env.write(
         "work/script.toml",
         "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"sh\", \"-c\", \"echo {x}\"]\n[tools.params.x]\ntype = \"string\"\n",
     );
-    let run = env.run(&["serve", "--manifest", "script.toml"]);
-    assert_eq!(
-        (run.code, run.stderr.as_str()),
-        (2, "error: script.toml:4: tool \"x\": {x} is in or before the script sh runs, so a model's value could become code; pass values after the script, as data: [\"sh\", \"-c\", \"echo \\\"$1\\\"\", \"sh\", \"{x}\"]\nhint: fix line 4 of script.toml and start again\n")
-    );
+    let env = Test::with(env)
+        .args(&["serve", "--manifest", "script.toml"])
+        .status(2)
+        .stderr("error: script.toml:4: tool \"x\": {x} is in or before the script sh runs, so a model's value could become code; pass values after the script, as data: [\"sh\", \"-c\", \"echo \\\"$1\\\"\", \"sh\", \"{x}\"]\nhint: fix line 4 of script.toml and start again\n")
+        .run();
     let run = env.run(&[
         "serve",
         "--http",
