@@ -728,19 +728,18 @@ required = false
         "work/twice.toml",
         "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\", \"{a}\", \"{b}\"]\n[tools.params.a]\ntype = \"string\"\nheader = \"Zone\"\n[tools.params.b]\ntype = \"string\"\nheader = \"zone\"\n",
     );
-    let run = env.run(&["serve", "--manifest", "twice.toml"]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("declared twice"), "{}", run.stderr);
+    let env = Test::with(env)
+        .args(&["serve", "--manifest", "twice.toml"])
+        .status(2)
+        .stderr_has("declared twice")
+        .run();
     env.write(
         "work/arrayed.toml",
         "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\", \"{a}\"]\n[tools.params.a]\ntype = \"array\"\nitems = \"string\"\nheader = \"Zone\"\n",
     );
-    let run = env.run(&["serve", "--manifest", "arrayed.toml"]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("header applies to strings, paths, integers and booleans only"),
-        "{}",
-        run.stderr
-    );
+    Test::with(env)
+        .args(&["serve", "--manifest", "arrayed.toml"])
+        .status(2)
+        .stderr_has("header applies to strings, paths, integers and booleans only")
+        .run();
 }
