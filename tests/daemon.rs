@@ -982,7 +982,16 @@ fn a_detached_task_is_fetched_warm_by_its_id() {
 #[test]
 fn served_tasks_are_the_same_warm_and_cold_and_ctrl_c_cancels_them() {
     let env = Env::warm();
-    add(&env, "jobs", &served_tasks(), "");
+    // What the server is sent is kept, so the test can see a task being polled.
+    let sent = env.path("jobs.log");
+    let logged = format!("sh -c 'tee -a {} | {}'", sent.display(), served_tasks());
+    add(&env, "jobs", &logged, "");
+    let polls = || {
+        std::fs::read_to_string(&sent)
+            .unwrap_or_default()
+            .matches("\"tasks/get\"")
+            .count()
+    };
     for call in [
         &["jobs", "broken"][..],
         &["jobs", "crashed"],
@@ -994,6 +1003,7 @@ fn served_tasks_are_the_same_warm_and_cold_and_ctrl_c_cancels_them() {
         assert_same_warm_and_cold(&env, call, "");
     }
     let before = warm_pids(&env);
+    let polled = polls();
     let child = env
         .command(&["jobs", "soak", "--seconds", "41.5"])
         .stdin(std::process::Stdio::null())
@@ -1004,8 +1014,11 @@ fn served_tasks_are_the_same_warm_and_cold_and_ctrl_c_cancels_them() {
     assert!(wait_until(Duration::from_secs(10), || {
         processes_matching("sleep 41.5").len() == 1
     }));
-    // Past half a second the call is a task.
-    std::thread::sleep(Duration::from_millis(800));
+    // Past half a second the call is a task: wait until it is polled as one.
+    assert!(
+        wait_until(Duration::from_secs(20), || polls() > polled),
+        "the call never became a task"
+    );
     // SAFETY (test): the ferry this test started.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
