@@ -154,6 +154,17 @@ impl Test {
         };
         let (out_seen, out_stated) = compared(&run.stdout, &self.stdout, &self.stdout_has);
         let (err_seen, err_stated) = compared(&run.stderr, &self.stderr, &self.stderr_has);
+        // Each mismatch on its own first, then all three side by side.
+        let status = (run.status().to_string(), self.status.to_string());
+        for (stream, (seen, stated)) in [
+            ("status", status),
+            ("stdout", (out_seen.clone(), out_stated.clone())),
+            ("stderr", (err_seen.clone(), err_stated.clone())),
+        ] {
+            if seen != stated {
+                eprintln!("{stream} is not as stated:\n  seen:   {seen:?}\n  stated: {stated:?}");
+            }
+        }
         assert_eq!(
             (run.status(), out_seen.as_str(), err_seen.as_str()),
             (self.status, out_stated.as_str(), err_stated.as_str()),
