@@ -61,14 +61,13 @@ fn a_global_option_a_command_would_ignore_is_refused() {
         .status(2)
         .stderr("error: --refresh does not apply to `ferry find`\nhint: find searches the cache; refresh a server's with `ferry --refresh NAME`\n")
         .run();
-    let run = env.run(&["--max-tokens", "100", "skill", "--check"]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .starts_with("error: --max-tokens does not apply to `ferry skill`\n"),
-        "{}",
-        run.stderr
-    );
+    let env = Test::with(env)
+        .args(&["--max-tokens", "100", "skill", "--check"])
+        .status(2)
+        .stderr(
+            "error: --max-tokens does not apply to `ferry skill`\nhint: see: ferry skill --help\n",
+        )
+        .run();
     Test::with(env)
         .args(&["--json", "tokens"])
         .status(2)

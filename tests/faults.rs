@@ -261,11 +261,12 @@ fn an_http_server_that_wants_credentials_is_exit_5() {
 
 #[test]
 fn an_error_with_a_null_id_answers_the_pending_request() {
-    let env = Env::new();
     let started = std::time::Instant::now();
-    let run = env.run(&["--timeout", "30", "--cmd", &fault("null-id-error")]);
-    assert_eq!(run.code, 3, "{}", run.stderr);
-    assert!(run.stderr.starts_with("error: fault_server answered initialize with an error: Invalid request: bad clientInfo (code -32600)\n"), "{}", run.stderr);
+    Test::new()
+        .args(&["--timeout", "30", "--cmd", &fault("null-id-error")])
+        .status(3)
+        .stderr("error: fault_server answered initialize with an error: Invalid request: bad clientInfo (code -32600)\n")
+        .run();
     // Answered, not waited out: far below the 30 s limit (a generous bound, not a benchmark).
     assert!(started.elapsed().as_secs() < 20);
 }

@@ -492,20 +492,18 @@ fn sigterm_is_heard_while_opening_a_fifo_and_during_an_endless_read() {
 #[test]
 fn a_crash_is_noticed_when_a_grandchild_holds_the_pipe() {
     let env = Env::new();
+    let log = env.path("cache/logs/hostile_server.log");
     let started = Instant::now();
-    let run = env.run(&["--cmd", &hostile("fork-exit"), "echo", "--text", "x"]);
-    assert_eq!(run.code, 3, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .starts_with("error: hostile_server stopped: the server exited (exit status 9)\n"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("  hostile: exiting during the call\n"),
-        "{}",
-        run.stderr
-    );
+    Test::with(env)
+        .args(&["--cmd", &hostile("fork-exit"), "echo", "--text", "x"])
+        .status(3)
+        .stderr(&format!(
+            "error: hostile_server stopped: the server exited (exit status 9)\n\
+             server stderr (last lines):\n  hostile: exiting during the call\n\
+             hint: its stderr is in {}\n",
+            log.display()
+        ))
+        .run();
     assert!(
         started.elapsed() < Duration::from_secs(20),
         "not the 60 s timeout"
