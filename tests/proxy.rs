@@ -211,13 +211,11 @@ fn expose_all_lists_every_tool_and_bad_names_are_refused_at_start() {
     );
     assert_eq!(Served::text(&echo), "Echo: all");
     drop(served);
-    let unknown = env.run(&["serve", "--servers", "nope"]);
-    assert_eq!(unknown.code, 2);
-    assert!(
-        unknown.stderr.starts_with("error: unknown server \"nope\""),
-        "{}",
-        unknown.stderr
-    );
+    Test::with(env)
+        .args(&["serve", "--servers", "nope"])
+        .status(2)
+        .stderr("error: unknown server \"nope\"\nhint: `ferry` lists the configured servers\n")
+        .run();
 }
 
 #[test]

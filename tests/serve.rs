@@ -918,16 +918,16 @@ fn a_task_of_a_server_reached_by_url_is_fetched_cold() {
     );
 
     // An unknown task ID is the caller's mistake (issue 27, item 5): exit 2, with a hint.
-    let unknown = env.run(&[&served.url, "--task", "nope"]);
-    assert_eq!(unknown.code, 2, "{}", unknown.stderr);
-    assert!(
-        unknown
-            .stderr
-            .starts_with("error: mcp refused tasks/get: no task \"nope\" here"),
-        "{}",
-        unknown.stderr
-    );
-    assert!(unknown.stderr.contains("\nhint: "), "{}", unknown.stderr);
+    let url = served.url.clone();
+    Test::with(env)
+        .args(&[&url, "--task", "nope"])
+        .status(2)
+        .stderr(
+            "error: mcp refused tasks/get: no task \"nope\" here (it may have expired, or be \
+             another server's) (code -32602)\nhint: the server may have dropped the task (its \
+             ttl), or the id is another server's\n",
+        )
+        .run();
 }
 
 /// Ctrl-C on a cold call that became a task of a server reached by URL cancels the task before
