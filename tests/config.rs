@@ -644,7 +644,11 @@ fn import_translates_host_variables_and_says_what_to_set() {
             "error: environment variable API_TOKEN is not set (server \"ev\" uses it)\nhint: export API_TOKEN=... before running ferry\n"
         )
     );
-    let set = call(&[("EV_LEVEL", "3"), ("CLOUD_REGION", "eu"), ("API_TOKEN", "tok-1")]);
+    let set = call(&[
+        ("EV_LEVEL", "3"),
+        ("CLOUD_REGION", "eu"),
+        ("API_TOKEN", "tok-1"),
+    ]);
     assert_eq!(set.code, 0, "{}", set.stderr);
     let home = env.path("home").display().to_string();
     for pair in [
@@ -672,7 +676,8 @@ fn import_translates_host_variables_and_says_what_to_set() {
         .into();
     assert_eq!(old.code, 2, "{}", old.stderr);
     assert!(
-        old.stderr.ends_with("hint: export API_TOKEN=... before running ferry\n"),
+        old.stderr
+            .ends_with("hint: export API_TOKEN=... before running ferry\n"),
         "{}",
         old.stderr
     );

@@ -1121,9 +1121,20 @@ fn a_per_call_variable_reuses_the_warm_server_and_a_setting_does_not() {
         let (line, _) = env.counted(&everything());
         // A second counter file for the server whose config names SHARD_ID.
         let other = env.path("spawns-named");
-        (line.replace(&env.path("spawns").display().to_string(), &other.display().to_string()), other)
+        (
+            line.replace(
+                &env.path("spawns").display().to_string(),
+                &other.display().to_string(),
+            ),
+            other,
+        )
     };
-    add(&env, "named", &named, r#", "env": {"SHARD": "${SHARD_ID}"}"#);
+    add(
+        &env,
+        "named",
+        &named,
+        r#", "env": {"SHARD": "${SHARD_ID}"}"#,
+    );
     let call = |server: &str, vars: &[(&str, &str)], message: &str| -> Run {
         env.command(&[server, "echo", "--message", message])
             .envs(vars.iter().copied())
@@ -1136,7 +1147,11 @@ fn a_per_call_variable_reuses_the_warm_server_and_a_setting_does_not() {
         vec![("REQ_ID", "1")],
         vec![("REQ_ID", "2"), ("SHLVL", "4")],
         vec![("REQ_ID", "3"), ("TMUX_PANE", "%9"), ("OLDPWD", "/tmp")],
-        vec![("WINDOWID", "7"), ("TERM_SESSION_ID", "w0t3"), ("_", "/bin/ferry")],
+        vec![
+            ("WINDOWID", "7"),
+            ("TERM_SESSION_ID", "w0t3"),
+            ("_", "/bin/ferry"),
+        ],
     ]
     .iter()
     .enumerate()
@@ -1144,12 +1159,20 @@ fn a_per_call_variable_reuses_the_warm_server_and_a_setting_does_not() {
         let run = call("ev", vars, &format!("m{i}"));
         assert_eq!(run.stdout, format!("Echo: m{i}\n"), "{}", run.stderr);
     }
-    assert_eq!(spawns(&counter), 1, "a per-call variable started a new server");
+    assert_eq!(
+        spawns(&counter),
+        1,
+        "a per-call variable started a new server"
+    );
 
     // A setting is another server, as a cold call would start it.
     let set = call("ev", &[("GITHUB_TOKEN", "t2")], "s");
     assert_eq!(set.stdout, "Echo: s\n", "{}", set.stderr);
-    assert_eq!(spawns(&counter), 2, "a setting must not reuse the warm server");
+    assert_eq!(
+        spawns(&counter),
+        2,
+        "a setting must not reuse the warm server"
+    );
     let again = call("ev", &[("GITHUB_TOKEN", "t2"), ("REQ_ID", "9")], "s2");
     assert_eq!(again.stdout, "Echo: s2\n", "{}", again.stderr);
     assert_eq!(spawns(&counter), 2);
@@ -1165,7 +1188,8 @@ fn a_per_call_variable_reuses_the_warm_server_and_a_setting_does_not() {
     let ev: Vec<&str> = status.lines().filter(|l| l.starts_with("ev ")).collect();
     assert_eq!(ev.len(), 2, "{status}");
     assert!(
-        ev.iter().all(|row| row.ends_with("(apart by $GITHUB_TOKEN)")),
+        ev.iter()
+            .all(|row| row.ends_with("(apart by $GITHUB_TOKEN)")),
         "{status}"
     );
     assert!(!status.contains("REQ_ID"), "{status}");

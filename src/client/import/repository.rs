@@ -78,7 +78,10 @@ mod tests {
             let found = repository_file(&repo.join(relative), home).unwrap();
             assert_eq!(found.project, repo);
             assert!(found.hint().contains("ferry trust /nonexistent-src/repo/"));
-            assert!(repository_file(&home.join(relative), home).is_none(), "{relative}");
+            assert!(
+                repository_file(&home.join(relative), home).is_none(),
+                "{relative}"
+            );
         }
         assert!(repository_file(&repo.join("mcp.json"), home).is_none());
         assert!(repository_file(&repo.join("servers/claude.json"), home).is_none());

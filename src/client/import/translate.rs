@@ -92,7 +92,9 @@ pub fn meaning(inner: &str) -> Meaning {
         if let Some(rest) = inner.strip_prefix(prefix) {
             let rest = if prefix == "file:" {
                 // Name it after the file, not its directories: `~/.keys/github` is GITHUB.
-                rest.rsplit(['/', '\\']).find(|s| !s.is_empty()).unwrap_or(rest)
+                rest.rsplit(['/', '\\'])
+                    .find(|s| !s.is_empty())
+                    .unwrap_or(rest)
             } else {
                 rest
             };
@@ -195,8 +197,16 @@ mod tests {
         let found = translate_entry(entry.as_object_mut().unwrap());
         assert_eq!(
             entry["args"],
-            json!(["${PWD}/server.js", "--root", "${PWD}", "${PWD}", "--home", "${HOME}/x",
-                   "${LOG_DIR}", "${KEEP:-1}"])
+            json!([
+                "${PWD}/server.js",
+                "--root",
+                "${PWD}",
+                "${PWD}",
+                "--home",
+                "${HOME}/x",
+                "${LOG_DIR}",
+                "${KEEP:-1}"
+            ])
         );
         assert_eq!(
             entry["env"],
