@@ -843,4 +843,13 @@ fn import_force_resyncs_a_changed_host_config() {
              kept (imported before, no longer in the host's config; `ferry remove NAME` removes it):\n  gamma  from ~/.cursor/mcp.json\n"
         )
     );
+    // Once removed, a server the host dropped is no longer reported.
+    assert_eq!(env.run(&["remove", "gamma"]).code, 0);
+    let removed = env.run(&["import", "cursor", "--force"]);
+    assert_eq!(
+        removed.stdout,
+        format!(
+            "imported 0 server(s) into {servers_json}\nunchanged:\n  alpha  from ~/.cursor/mcp.json\n  beta   from ~/.cursor/mcp.json\n  delta  from ~/.cursor/mcp.json\n"
+        )
+    );
 }

@@ -368,7 +368,14 @@ pub fn import(matches: &ArgMatches) -> Result<Outcome> {
 
     let mut log = ImportRecord::load();
     let names: Vec<&str> = accepted.iter().map(|(n, _)| n.as_str()).collect();
-    let gone = log.gone_from(&source_key, &names);
+    // A server removed since (`ferry remove`) is neither kept nor remembered.
+    let (gone, removed): (Vec<_>, Vec<_>) = log
+        .gone_from(&source_key, &names)
+        .into_iter()
+        .partition(|(name, _)| configured.is_some_and(|c| c.contains_key(name)));
+    for (name, _) in &removed {
+        log.servers.remove(name);
+    }
     for (((name, entry), file), change) in accepted.iter().zip(&origins).zip(&changes) {
         if *change != Change::Kept {
             log.servers.insert(
