@@ -1174,3 +1174,92 @@ fn sub_directories_and_panes_share_a_warm_server_keyed_by_project_root() {
     let status = env.run(&["daemon", "status"]).stdout;
     assert_eq!(rows(&status, "files").len(), 1, "{status}");
 }
+
+/// Issue 27, item 3: a variable set per call (`REQ_ID=$RANDOM`) or by the shell and terminal
+/// reuses the warm server; a setting (`NODE_OPTIONS`, a token) gets a server of its own, as a
+/// cold call would; and a variable the server's config names keys it, whatever its name.
+/// `ferry daemon status` says which variable set the rows apart.
+#[test]
+fn a_per_call_variable_reuses_the_warm_server_and_a_setting_does_not() {
+    let env = Env::warm();
+    let (command, counter) = env.counted(&everything());
+    add(&env, "ev", &command, "");
+    let (named, named_counter) = {
+        let (line, _) = env.counted(&everything());
+        // A second counter file for the server whose config names SHARD_ID.
+        let other = env.path("spawns-named");
+        (
+            line.replace(
+                &env.path("spawns").display().to_string(),
+                &other.display().to_string(),
+            ),
+            other,
+        )
+    };
+    add(
+        &env,
+        "named",
+        &named,
+        r#", "env": {"SHARD": "${SHARD_ID}"}"#,
+    );
+    let call = |server: &str, vars: &[(&str, &str)], message: &str| -> Run {
+        env.command(&[server, "echo", "--message", message])
+            .envs(vars.iter().copied())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+            .into()
+    };
+    for (i, vars) in [
+        vec![("REQ_ID", "1")],
+        vec![("REQ_ID", "2"), ("SHLVL", "4")],
+        vec![("REQ_ID", "3"), ("TMUX_PANE", "%9"), ("OLDPWD", "/tmp")],
+        vec![
+            ("WINDOWID", "7"),
+            ("TERM_SESSION_ID", "w0t3"),
+            ("_", "/bin/ferry"),
+        ],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let run = call("ev", vars, &format!("m{i}"));
+        assert_eq!(run.stdout, format!("Echo: m{i}\n"), "{}", run.stderr);
+    }
+    assert_eq!(
+        spawns(&counter),
+        1,
+        "a per-call variable started a new server"
+    );
+
+    // A setting is another server, as a cold call would start it.
+    let set = call("ev", &[("GITHUB_TOKEN", "t2")], "s");
+    assert_eq!(set.stdout, "Echo: s\n", "{}", set.stderr);
+    assert_eq!(
+        spawns(&counter),
+        2,
+        "a setting must not reuse the warm server"
+    );
+    let again = call("ev", &[("GITHUB_TOKEN", "t2"), ("REQ_ID", "9")], "s2");
+    assert_eq!(again.stdout, "Echo: s2\n", "{}", again.stderr);
+    assert_eq!(spawns(&counter), 2);
+
+    // A variable the config names keys its server, though its name reads as nothing.
+    for (shard, message) in [("a", "n1"), ("a", "n2"), ("b", "n3")] {
+        let run = call("named", &[("SHARD_ID", shard)], message);
+        assert_eq!(run.stdout, format!("Echo: {message}\n"), "{}", run.stderr);
+    }
+    assert_eq!(spawns(&named_counter), 2);
+
+    let status = env.run(&["daemon", "status"]).stdout;
+    let ev: Vec<&str> = status.lines().filter(|l| l.starts_with("ev ")).collect();
+    assert_eq!(ev.len(), 2, "{status}");
+    assert!(
+        ev.iter()
+            .all(|row| row.ends_with("(apart by $GITHUB_TOKEN)")),
+        "{status}"
+    );
+    assert!(!status.contains("REQ_ID"), "{status}");
+    let named: Vec<&str> = status.lines().filter(|l| l.starts_with("named ")).collect();
+    assert_eq!(named.len(), 2, "{status}");
+}

@@ -211,6 +211,12 @@ pub fn command() -> Command {
                             "{}, or a file",
                             crate::client::import::host_words()
                         )),
+                )
+                .arg(
+                    Arg::new("force")
+                        .long("force")
+                        .action(ArgAction::SetTrue)
+                        .help("Re-sync: replace servers whose entry the host changed (none is removed)"),
                 ),
         )
         .subcommand(

@@ -10,6 +10,7 @@
 
 pub mod client;
 pub mod guard;
+pub mod keyed;
 pub mod pool;
 pub mod server;
 pub mod wire;

@@ -5,6 +5,7 @@
 
 use super::MAX_NAME_LEN;
 use crate::client::import::normalize_entry;
+use crate::client::import::translate::Meaning;
 use crate::client::trust::TrustState;
 use crate::transport::framing::DEFAULT_MAX_MESSAGE;
 use crate::transport::http::HttpConnection;
@@ -601,8 +602,8 @@ pub(super) fn ad_hoc_name(word: &str) -> String {
     }
 }
 
-/// Expands `${VAR}`, `${VAR:-default}` and `${env:VAR}` from this process's environment; an
-/// unset variable is an error.
+/// Expands `${VAR}`, `${VAR:-default}` and `${env:VAR}` from this process's environment (and
+/// a host's own forms as `ferry import` translates them); an unset variable is an error.
 pub fn expand_vars(text: &str, server: &str) -> Result<String> {
     expand_with(text, server, |name| std::env::var(name).ok())
 }
@@ -621,8 +622,19 @@ fn expand_with(
             out.push_str(&rest[start..]);
             return Ok(out);
         };
-        let inner = &after[..end];
-        let inner = inner.strip_prefix("env:").unwrap_or(inner);
+        // A host's form reads the variable `ferry import` would have made of it:
+        // `${input:tok}` is `${TOK}`, `${workspaceFolder}` is `${PWD}`.
+        let inner = match crate::client::import::translate::meaning(&after[..end]) {
+            Meaning::Variable(name) => name,
+            Meaning::Shell(name) => name.to_string(),
+            Meaning::HostOnly(name, _) => name,
+            Meaning::Literal(text) => {
+                out.push_str(text);
+                rest = &after[end + 1..];
+                continue;
+            }
+        };
+        let inner = inner.as_str();
         let (name, default) = match inner.split_once(":-") {
             Some((name, default)) => (name, Some(default)),
             None => (inner, None),

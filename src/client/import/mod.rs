@@ -16,10 +16,17 @@
 //!   servers the host declared as SSE, so the caller can warn)
 //!
 //! Any other key of an entry (`disabled`, `envFile`, `startup_timeout_sec`, ...)
-//! is kept unchanged after the canonical keys. Strings are never rewritten, so
-//! `${VAR}`, `${input:...}` and `${workspaceFolder}` reach the caller untouched.
+//! is kept unchanged after the canonical keys. Normalising never rewrites strings;
+//! [`translate`] then turns the hosts' variables (`${env:X}`, `${workspaceFolder}`,
+//! `${input:...}`) into what ferry expands, and names what only a host could supply.
+//! A repository's file named by path is refused ([`repository`]); [`record`] keeps what
+//! was imported, so `ferry import --force` can re-sync a changed host config.
 //!
 //! JSON files may be JSONC (comments and trailing commas, as VS Code writes them).
+
+pub mod record;
+pub mod repository;
+pub mod translate;
 
 use serde_json::{Map, Value};
 use std::path::{Component, Path, PathBuf};
