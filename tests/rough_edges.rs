@@ -514,3 +514,239 @@ fn the_meter_says_what_its_figures_mean() {
         served.stdout
     );
 }
+
+// 15. `ferry serve` alone names every mode it has, and `--demo` is in its help.
+#[test]
+fn serve_alone_names_its_modes() {
+    let env = Test::new()
+        .args(&["serve"])
+        .status(2)
+        .stderr(
+            "error: ferry serve needs what to serve: --manifest FILE, --cli NAME, --servers or --demo\n\
+             hint: ferry serve --manifest tools.toml  or  ferry serve --cli git  or  ferry serve --servers  or  ferry serve --demo; draft a manifest with ferry serve init git\n",
+        )
+        .run();
+    let help = env.run(&["serve", "--help"]);
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    assert!(
+        help.stdout
+            .contains("\n      --demo\n          Serve the demo tools"),
+        "{}",
+        help.stdout
+    );
+}
+
+/// The Arguments section of a `--help`: each argument's line, by its name.
+fn arguments_of(help: &str) -> Vec<String> {
+    help.split("\nArguments:\n")
+        .nth(1)
+        .map(|rest| {
+            rest.split("\n\n").next().unwrap_or("").lines().fold(
+                Vec::<String>::new(),
+                |mut args, line| {
+                    // A long help puts the description on the lines below the name.
+                    match args.last_mut() {
+                        Some(last) if !line.trim_start().starts_with(['<', '[']) => {
+                            last.push(' ');
+                            last.push_str(line.trim());
+                        }
+                        _ => args.push(line.to_string()),
+                    }
+                    args
+                },
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// The commands a `--help` lists (not `help` itself).
+fn commands_of(help: &str) -> Vec<String> {
+    help.split("\nCommands:\n")
+        .nth(1)
+        .map(|rest| {
+            rest.split("\n\n")
+                .next()
+                .unwrap_or("")
+                .lines()
+                .filter_map(|l| l.split_whitespace().next())
+                .filter(|c| *c != "help")
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+// 15. Every command's --help says what each of its arguments is.
+#[test]
+fn every_commands_help_describes_its_arguments() {
+    let env = Env::new();
+    let mut undescribed = Vec::new();
+    let mut queue: Vec<Vec<String>> = vec![Vec::new()];
+    let mut seen = 0;
+    while let Some(path) = queue.pop() {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let help = env.run(&args);
+        assert_eq!(help.code, 0, "ferry {}: {}", args.join(" "), help.stderr);
+        seen += 1;
+        for line in arguments_of(&help.stdout) {
+            // `  <NAME>  what it is`: a name alone is a word the reader must guess at.
+            let described = line
+                .trim_start()
+                .split_once(|c: char| c == '>' || c == ']')
+                .is_some_and(|(_, rest)| {
+                    !rest.trim_start_matches(['.', ']', '>']).trim().is_empty()
+                });
+            if !described {
+                undescribed.push(format!("ferry {}: {}", path.join(" "), line.trim()));
+            }
+        }
+        for command in commands_of(&help.stdout) {
+            let mut deeper = path.clone();
+            deeper.push(command);
+            queue.push(deeper);
+        }
+    }
+    assert!(seen > 15, "only {seen} commands were looked at");
+    assert!(undescribed.is_empty(), "{}", undescribed.join("\n"));
+}
+
+// 15. Bash completion offers the commands a person types (never `__complete`) and a tool's
+// flags after its name.
+#[test]
+fn bash_completes_a_tools_flags_and_no_hidden_command() {
+    let env = Test::with(Env::warm())
+        .server("mem", entry(&support::memory()))
+        .scene();
+    let script = env.run(&["completions", "bash"]);
+    assert_eq!(script.code, 0, "{}", script.stderr);
+    let offered: Vec<&str> = script
+        .stdout
+        .lines()
+        .filter(|l| l.contains("opts=") && l.contains("__complete"))
+        .collect();
+    assert!(offered.is_empty(), "{}", offered.join("\n"));
+    assert!(!script.stdout.contains("subcmd____complete"));
+    env.write("work/ferry.bash", &script.stdout);
+    // The listing fills the cache completion reads.
+    let listed = env.run(&["mem"]);
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    let complete = |words: &str, current: usize| {
+        let bin = std::path::Path::new(support::FERRY).parent().unwrap();
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let output = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "source ./ferry.bash; COMP_WORDS=({words}); COMP_CWORD={current}; _ferry_dynamic; printf '%s\\n' \"${{COMPREPLY[@]}}\""
+            ))
+            .current_dir(env.path("work"))
+            .env("PATH", path)
+            .env("HOME", env.path("home"))
+            .env("FERRY_CONFIG_DIR", env.path("config"))
+            .env("FERRY_CACHE_DIR", env.path("cache"))
+            .env_remove("FERRY_NO_DAEMON")
+            .output()
+            .unwrap();
+        let mut words: Vec<String> = String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect();
+        words.sort();
+        words
+    };
+    assert_eq!(
+        complete("ferry mem create_entities --", 3),
+        ["--entities", "--help"]
+    );
+    assert_eq!(complete("ferry mem search_nodes --q", 3), ["--query"]);
+    let first = complete("ferry __", 1);
+    assert!(first.is_empty(), "{first:?}");
+}
+
+// 15. `ferry daemon status` tells a server reached by URL (its URL) and a `--cmd` server
+// from the config's.
+#[test]
+fn daemon_status_says_how_each_server_is_reached() {
+    let env = Env::warm();
+    let served = support::HttpServed::start(&env, &["--demo"]);
+    let token = served.token.clone().unwrap();
+    let env = Test::with(env)
+        .server(
+            "web",
+            json!({"url": served.url, "headers": {"Authorization": format!("Bearer {token}")}}),
+        )
+        .server("mem", entry(&support::memory()))
+        .scene();
+    for args in [
+        vec!["web", "date"],
+        vec!["mem", "read_graph"],
+        vec![
+            "--cmd",
+            &support::time_server(),
+            "get_current_time",
+            "--timezone",
+            "UTC",
+        ],
+    ] {
+        let run = env.run(&args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+    }
+    let status = env.run(&["daemon", "status"]);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    let row = |name: &str| {
+        status
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with(&format!("{name} ")))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        status
+            .stdout
+            .lines()
+            .nth(1)
+            .unwrap()
+            .ends_with("  directory or URL"),
+        "{}",
+        status.stdout
+    );
+    let web = row("web");
+    assert!(
+        web.len() == 1 && web[0].ends_with(&format!("  {}", served.url)),
+        "{}",
+        status.stdout
+    );
+    let work = env.path("work").display().to_string();
+    let config = row("mem");
+    let cmd = status
+        .stdout
+        .lines()
+        .filter(|l| l.ends_with(&format!("  {work}  (--cmd)")))
+        .count();
+    assert!(
+        config.len() == 1 && config[0].ends_with(&format!("  {work}")),
+        "{}",
+        status.stdout
+    );
+    assert_eq!(cmd, 1, "{}", status.stdout);
+}
+
+// 15. A server given its credentials as a configured header needs no sign-in, and says so.
+#[test]
+fn auth_status_names_a_configured_header() {
+    Test::new()
+        .server(
+            "web",
+            json!({"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer abc"}}),
+        )
+        .server("open", json!({"url": "http://127.0.0.1:9/open"}))
+        .args(&["auth", "--status"])
+        .stdout("web  no sign-in; sends the configured header Authorization\nopen  not signed in\n")
+        .run();
+}

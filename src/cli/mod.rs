@@ -137,7 +137,12 @@ pub fn command() -> Command {
         .subcommand(
             Command::new("add")
                 .about("Add a server: NAME -- COMMAND [ARGS...] (stdio) or NAME URL (Streamable HTTP)")
-                .arg(Arg::new("name").required(true).value_name("NAME"))
+                .arg(
+                    Arg::new("name")
+                        .required(true)
+                        .value_name("NAME")
+                        .help("The server's name, as you will type it: ferry NAME"),
+                )
                 .arg(Arg::new("url").value_name("URL").help("The server's Streamable HTTP endpoint"))
                 .arg(
                     Arg::new("command")
@@ -455,7 +460,8 @@ pub fn command() -> Command {
             Command::new("__complete")
                 .hide(true)
                 .arg(Arg::new("what").required(true))
-                .arg(Arg::new("server")),
+                .arg(Arg::new("server"))
+                .arg(Arg::new("tool")),
         )
 }
 
