@@ -750,3 +750,172 @@ fn auth_status_names_a_configured_header() {
         .stdout("web  no sign-in; sends the configured header Authorization\nopen  not signed in\n")
         .run();
 }
+
+/// A ferry run at a terminal (a pseudo-terminal for its stdin, stdout and stderr), as a
+/// person runs it: the bytes it wrote, and answers typed when a prompt shows.
+struct AtTerminal {
+    child: std::process::Child,
+    master: std::fs::File,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl AtTerminal {
+    fn start(env: &Env, args: &[&str]) -> AtTerminal {
+        use std::os::fd::FromRawFd;
+        let (mut master, mut slave) = (0, 0);
+        let mut size = libc::winsize {
+            ws_row: 50,
+            ws_col: 400,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        };
+        let opened = unsafe {
+            libc::openpty(
+                &mut master,
+                &mut slave,
+                std::ptr::null_mut(),
+                std::ptr::null(),
+                &mut size,
+            )
+        };
+        assert_eq!(opened, 0, "openpty: {}", std::io::Error::last_os_error());
+        let slave = unsafe { std::fs::File::from_raw_fd(slave) };
+        let master = unsafe { std::fs::File::from_raw_fd(master) };
+        let child = env
+            .command(args)
+            .stdin(slave.try_clone().unwrap())
+            .stdout(slave.try_clone().unwrap())
+            .stderr(slave)
+            .spawn()
+            .unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut from = master.try_clone().unwrap();
+        let into = seen.clone();
+        // Until every copy of the terminal's other end is closed (EIO).
+        let reader = std::thread::spawn(move || {
+            let mut buffer = [0u8; 4096];
+            while let Ok(n @ 1..) = std::io::Read::read(&mut from, &mut buffer) {
+                into.lock().unwrap().extend_from_slice(&buffer[..n]);
+            }
+        });
+        AtTerminal {
+            child,
+            master,
+            seen,
+            reader: Some(reader),
+        }
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.seen.lock().unwrap()).into_owned()
+    }
+
+    /// Types `answer` (and Enter) once `prompt` shows.
+    fn answer(&mut self, prompt: &str, answer: &str) {
+        assert!(
+            support::wait_until(60, || self.text().contains(prompt)),
+            "no prompt {prompt:?} in {:?}",
+            self.text()
+        );
+        std::io::Write::write_all(&mut self.master, format!("{answer}\n").as_bytes()).unwrap();
+    }
+
+    /// Waits for the end: the exit code and the screen as a terminal shows it.
+    fn finish(mut self) -> (i32, Vec<String>) {
+        let mut code = None;
+        assert!(
+            support::wait_until(120, || {
+                code = self.child.try_wait().unwrap();
+                code.is_some()
+            }),
+            "ferry did not end: {:?}",
+            self.text()
+        );
+        self.reader.take().unwrap().join().unwrap();
+        (code.unwrap().code().unwrap_or(-1), screen(&self.text()))
+    }
+}
+
+/// What a terminal shows of `bytes`: each row after carriage returns, erases to the end of
+/// the line (`ESC [ K`) and new lines are applied.
+fn screen(bytes: &str) -> Vec<String> {
+    let mut rows: Vec<Vec<char>> = vec![Vec::new()];
+    let mut column = 0;
+    let mut chars = bytes.chars().peekable();
+    while let Some(c) = chars.next() {
+        let row = rows.last_mut().unwrap();
+        match c {
+            '\r' => column = 0,
+            '\n' => {
+                rows.push(Vec::new());
+            }
+            '\x1b' => {
+                let mut sequence = String::new();
+                for next in chars.by_ref() {
+                    sequence.push(next);
+                    if next.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+                if sequence == "[K" {
+                    row.truncate(column);
+                }
+            }
+            c => {
+                if column < row.len() {
+                    row[column] = c;
+                } else {
+                    row.push(c);
+                }
+                column += 1;
+            }
+        }
+    }
+    rows.into_iter().map(|r| r.into_iter().collect()).collect()
+}
+
+// 9. A server's question during a task takes the status line away while it is open: the
+// question starts its own line and the person's answer stays beside the prompt.
+#[test]
+fn a_question_during_a_task_stays_on_screen() {
+    let env = Test::with(Env::warm())
+        .server("ev", entry(&support::everything()))
+        .scene();
+    // The daemon runs before the terminal is opened, so that only this ferry holds it.
+    assert_eq!(env.run(&["ev"]).code, 0);
+    let mut run = AtTerminal::start(
+        &env,
+        &[
+            "ev",
+            "simulate-research-query",
+            "--topic",
+            "x",
+            "--ambiguous",
+        ],
+    );
+    let prompt = "interpretation (technical (Technical/scientific perspective)|historical (Historical perspective)|current (Current events/news perspective)): ";
+    run.answer(prompt, "technical");
+    let (code, screen) = run.finish();
+    assert_eq!(code, 0, "{screen:#?}");
+    let question = screen
+        .iter()
+        .position(|row| row.contains("could have multiple interpretations"))
+        .unwrap_or_else(|| panic!("{screen:#?}"));
+    assert_eq!(
+        screen[question],
+        "ferry: The research query \"x\" could have multiple interpretations. Please clarify what you're looking for:",
+        "{screen:#?}"
+    );
+    assert_eq!(
+        screen[question + 1],
+        format!("{prompt}technical"),
+        "{screen:#?}"
+    );
+    assert!(
+        screen
+            .iter()
+            .any(|row| row == "- **Clarification**: technical"),
+        "{screen:#?}"
+    );
+}

@@ -19,6 +19,7 @@ pub mod options;
 mod review;
 mod skill;
 mod sources;
+pub mod status_line;
 pub mod terminal;
 mod tokens;
 mod tokens_served;
@@ -575,9 +576,12 @@ fn fast_path(args: &[OsString], table: &dyn Fn() -> Command) -> Option<Result<Ou
         !crate::daemon::client::disabled_by_env() && !words.iter().any(|w| w == "--no-daemon");
     if maybe_warm {
         if let Some(run) = warm::handover(args, false) {
-            if let Handed::Done(result) =
-                crate::daemon::client::hand_over(run, false, warm::answer_question)
-            {
+            if let Handed::Done(result) = crate::daemon::client::hand_over(
+                run,
+                false,
+                warm::answer_question,
+                status_line::write,
+            ) {
                 return Some(result);
             }
         }

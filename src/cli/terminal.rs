@@ -72,11 +72,11 @@ impl Console for Local {
     }
 
     fn warn(&self, line: &str) {
-        warn(line)
+        super::status_line::write(&format!("{}\n", escape_line(line)));
     }
 
     fn status(&self, text: &str) {
-        let _ = std::io::stderr().write_all(text.as_bytes());
+        super::status_line::write(text);
     }
 
     fn stderr_is_terminal(&self) -> bool {
@@ -121,6 +121,8 @@ pub fn report(error: &Error) {
     if error.kind == ErrorKind::ClosedPipe {
         return;
     }
+    // A status or progress line still drawn would run into the error's first line.
+    super::status_line::clear();
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "error: {}", escape_line(&error.message));
     if let Some(detail) = &error.detail {
@@ -200,7 +202,7 @@ impl TerminalHandler {
     /// Clears a progress line left on the terminal.
     pub fn finish_progress(&self) {
         if self.progress_shown.swap(false, Ordering::SeqCst) {
-            let _ = write!(std::io::stderr(), "\r\x1b[K");
+            super::status_line::clear();
         }
     }
 }
@@ -254,7 +256,7 @@ impl ClientHandler for TerminalHandler {
             return;
         }
         self.progress_shown.store(true, Ordering::SeqCst);
-        let _ = write!(std::io::stderr(), "\r\x1b[K{}", progress_line(params));
+        super::status_line::show(&progress_line(params));
     }
 }
 
@@ -299,6 +301,8 @@ fn elicit(params: &Value) -> Value {
         .get("message")
         .and_then(Value::as_str)
         .unwrap_or("The server asks for input.");
+    // The status line stays away while the person answers, so the prompt stays on screen.
+    let _question = super::status_line::question();
     let mut err = std::io::stderr();
     let _ = writeln!(err, "ferry: {}", escape_text(message));
     if let Some(url) = params.get("url").and_then(Value::as_str) {
