@@ -919,3 +919,79 @@ fn a_question_during_a_task_stays_on_screen() {
         "{screen:#?}"
     );
 }
+
+/// A server (the Python SDK) that lists `tools` as given.
+fn snapshot_of(env: &Env, tools: serde_json::Value) -> serde_json::Value {
+    let file = env.path("work/tools.json");
+    std::fs::write(&file, tools.to_string()).unwrap();
+    entry(&support::snapshot_server(&file))
+}
+
+// 9. A titled enum (oneOf of const and title, or the legacy enumNames) lists its choices,
+// each with its title, in the tool's --help; a value that is not one of them is refused.
+#[test]
+fn titled_choices_are_listed_in_help() {
+    let env = Env::warm();
+    let snap = snapshot_of(
+        &env,
+        json!([{"name": "paint", "description": "Paint the wall.", "inputSchema": {
+            "type": "object",
+            "properties": {
+                "color": {"type": "string", "oneOf": [
+                    {"const": "r", "title": "Red"}, {"const": "g", "title": "Green"}]},
+                "pet": {"type": "string", "enum": ["c", "d"], "enumNames": ["Cats", "Dogs"]}
+            },
+            "required": ["color"]}}]),
+    );
+    let env = Test::with(env)
+        .server("snap", snap)
+        .args(&["snap", "paint", "--help"])
+        .stdout("Paint the wall.\n--color r (Red)|g (Green) required\n--pet c (Cats)|d (Dogs)\n")
+        .run();
+    Test::with(env)
+        .args(&["snap", "paint", "--color", "x"])
+        .status(2)
+        .stderr(
+            "error: --color expects one of r, g, not \"x\"\nhint: see: ferry snap paint --help\n",
+        )
+        .run();
+}
+
+// 9. A form at the terminal: a yes-or-no field takes `yes`, a legacy titled enum lists its
+// choices with their titles and takes a title.
+#[test]
+fn a_form_takes_yes_no_and_titled_choices() {
+    let env = Test::with(Env::warm())
+        .server("ev", entry(&support::everything()))
+        .scene();
+    assert_eq!(env.run(&["ev"]).code, 0);
+    let mut run = AtTerminal::start(&env, &["ev", "trigger-elicitation-request"]);
+    run.answer("name (str): ", "Ann");
+    run.answer("check [optional] (y/n): ", "YES");
+    for field in [
+        "firstLine [optional] (str): ",
+        "email [optional] (str): ",
+        "homepage [optional] (str): ",
+        "birthdate [optional] (str): ",
+        "integer [optional] (int): ",
+        "number [optional] (num): ",
+        "untitledSingleSelectEnum [optional] (Monica|Rachel|Joey|Chandler|Ross|Phoebe): ",
+        "untitledMultipleSelectEnum [optional] (",
+    ] {
+        run.answer(field, "");
+    }
+    run.answer(
+        "titledSingleSelectEnum [optional] (hero-1 (Superman)|hero-2 (Green Lantern)|hero-3 (Wonder Woman)): ",
+        "hero-2",
+    );
+    run.answer("titledMultipleSelectEnum [optional] (", "");
+    run.answer(
+        "legacyTitledEnum [optional] (pet-1 (Cats)|pet-2 (Dogs)|pet-3 (Birds)|pet-4 (Fish)|pet-5 (Reptiles)): ",
+        "Dogs",
+    );
+    let (code, screen) = run.finish();
+    assert_eq!(code, 0, "{screen:#?}");
+    for line in ["- Name: Ann", "- Agreed to terms: true"] {
+        assert!(screen.iter().any(|row| row == line), "{line}: {screen:#?}");
+    }
+}
