@@ -995,3 +995,23 @@ fn a_form_takes_yes_no_and_titled_choices() {
         assert!(screen.iter().any(|row| row == line), "{line}: {screen:#?}");
     }
 }
+
+// 12. The proxy's catalog says why a server's tools could not be listed, instead of "not
+// listed yet" for a listing that will never come.
+#[test]
+fn the_proxy_catalog_says_why_a_listing_failed() {
+    let env = Test::with(Env::warm())
+        .server("broken", json!({"command": "ferry-no-such-command"}))
+        .server("mem", entry(&support::memory()))
+        .scene();
+    let mut served = support::Served::start(&env, &["--servers"]);
+    let found = served.call(1, "server/discover", json!({}), &mut Vec::new());
+    let instructions = found["result"]["instructions"].as_str().unwrap_or_default();
+    assert!(
+        instructions.contains(
+            "\n- broken (tools could not be listed: could not start broken: command \"ferry-no-such-command\" not found)\n"
+        ),
+        "{found}"
+    );
+    assert!(!instructions.contains("not listed yet"), "{found}");
+}
