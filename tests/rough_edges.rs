@@ -1015,3 +1015,31 @@ fn the_proxy_catalog_says_why_a_listing_failed() {
     );
     assert!(!instructions.contains("not listed yet"), "{found}");
 }
+
+// 12. A count of the wrong type or out of range, given to one of ferry's own options, says
+// which option, what it must be, and gives an example.
+#[test]
+fn type_and_range_mistakes_have_hints() {
+    let env = Test::new()
+        .args(&["find", "-n", "abc", "echo"])
+        .status(2)
+        .stderr(
+            "error: --limit must be a whole number, not \"abc\"\nhint: for example: --limit 10\n",
+        )
+        .run();
+    let env = Test::with(env)
+        .args(&["tokens", "--session", "2.5"])
+        .status(2)
+        .stderr(
+            "error: --session must be a whole number, not \"2.5\"\nhint: for example: --session 10\n",
+        )
+        .run();
+    Test::with(env)
+        .args(&["find", "--limit", "-1", "echo"])
+        .status(2)
+        .stderr(
+            "error: -1 is not a value ferry takes: counts and limits are whole numbers, 1 or more\n\
+             hint: see: ferry find --help\n",
+        )
+        .run();
+}
