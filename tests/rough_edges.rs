@@ -821,6 +821,20 @@ impl AtTerminal {
         std::io::Write::write_all(&mut self.master, format!("{answer}\n").as_bytes()).unwrap();
     }
 
+    /// Waits until `text` shows.
+    fn wait_for(&self, text: &str) {
+        assert!(
+            support::wait_until(60, || self.text().contains(text)),
+            "no {text:?} in {:?}",
+            self.text()
+        );
+    }
+
+    /// Ctrl-C, as the terminal sends it to the command.
+    fn interrupt(&self) {
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
+    }
+
     /// Waits for the end: the exit code and the screen as a terminal shows it.
     fn finish(mut self) -> (i32, Vec<String>) {
         let mut code = None;
@@ -1042,4 +1056,39 @@ fn type_and_range_mistakes_have_hints() {
              hint: see: ferry find --help\n",
         )
         .run();
+}
+
+// 9. An error ends the progress line before it is written: it starts a line of its own.
+#[test]
+fn progress_is_cleared_before_an_error() {
+    let env = Test::with(Env::warm())
+        .server("ev", entry(&support::everything()))
+        .scene();
+    assert_eq!(env.run(&["ev"]).code, 0);
+    let run = AtTerminal::start(
+        &env,
+        &[
+            "ev",
+            "trigger-long-running-operation",
+            "--duration",
+            "30",
+            "--steps",
+            "30",
+        ],
+    );
+    run.wait_for("progress 1/30");
+    run.interrupt();
+    let (code, screen) = run.finish();
+    assert_ne!(code, 0, "{screen:#?}");
+    assert!(
+        screen.iter().any(|row| row
+            == "error: interrupted; the request was cancelled and the warm server keeps running"),
+        "{screen:#?}"
+    );
+    assert!(
+        !screen
+            .iter()
+            .any(|row| row.starts_with("progress") && row.contains("error")),
+        "{screen:#?}"
+    );
 }
