@@ -9,7 +9,7 @@
 //! text and goes through [`write`], which knows the daemon's status-line form (`\r\x1b[K`
 //! then the line).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::sync::{Mutex, MutexGuard};
 
 /// What the terminal shows of the status line.
@@ -74,6 +74,11 @@ pub fn clear() {
 /// `\r\x1b[K` alone clears it, text without a final newline is a status too; whole lines
 /// are written on a cleared line, and the status (if any) is drawn again below them.
 pub fn write(text: &str) {
+    // Without a terminal there is no line to keep: the text goes as it came.
+    if !std::io::stderr().is_terminal() {
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        return;
+    }
     if let Some(status) = text.strip_prefix(ERASE) {
         if status.is_empty() {
             clear();
