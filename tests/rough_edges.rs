@@ -1034,7 +1034,7 @@ fn the_proxy_catalog_says_why_a_listing_failed() {
 // which option, what it must be, and gives an example.
 #[test]
 fn type_and_range_mistakes_have_hints() {
-    let env = Test::new()
+    let env = Test::with(Env::warm())
         .args(&["find", "-n", "abc", "echo"])
         .status(2)
         .stderr(
@@ -1048,12 +1048,27 @@ fn type_and_range_mistakes_have_hints() {
             "error: --session must be a whole number, not \"2.5\"\nhint: for example: --session 10\n",
         )
         .run();
-    Test::with(env)
+    let env = Test::with(env)
         .args(&["find", "--limit", "-1", "echo"])
         .status(2)
         .stderr(
             "error: -1 is not a value ferry takes: counts and limits are whole numbers, 1 or more\n\
              hint: see: ferry find --help\n",
+        )
+        .run();
+    // A wrong type inside an item of a tool's argument: the item counted from 1, in words.
+    Test::with(env)
+        .server("mem", entry(&support::memory()))
+        .args(&[
+            "mem",
+            "create_entities",
+            "--entities",
+            "[{\"name\": 1, \"entityType\": \"a\", \"observations\": []}]",
+        ])
+        .status(2)
+        .stderr(
+            "error: --entities item 1: name expects a string, not 1\n\
+             hint: see: ferry mem create_entities --help\n",
         )
         .run();
 }
