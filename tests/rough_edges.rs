@@ -627,6 +627,12 @@ fn bash_completes_a_tools_flags_and_no_hidden_command() {
         .collect();
     assert!(offered.is_empty(), "{}", offered.join("\n"));
     assert!(!script.stdout.contains("subcmd____complete"));
+    // What a person types is all still offered.
+    assert!(
+        script.stdout.contains(" --version add remove "),
+        "{}",
+        script.stdout
+    );
     env.write("work/ferry.bash", &script.stdout);
     // The listing fills the cache completion reads.
     let listed = env.run(&["mem"]);

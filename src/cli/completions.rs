@@ -107,7 +107,7 @@ pub fn completions(matches: &ArgMatches, table: clap::Command) -> Result<Outcome
 /// The table as completion offers it: the same options, the commands a person types (the
 /// hidden ones, which clap_complete would list, left out).
 fn shown(table: clap::Command) -> clap::Command {
-    let mut shown = clap::Command::new("ferry");
+    let mut shown = clap::Command::new("ferry").version(env!("CARGO_PKG_VERSION"));
     for arg in table.get_arguments() {
         shown = shown.arg(arg.clone());
     }
