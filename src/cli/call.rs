@@ -369,7 +369,12 @@ pub fn run_server(
             return answered;
         }
         let handed = match handover() {
-            Some(run) => daemon::client::hand_over(run, true, super::warm::answer_question),
+            Some(run) => daemon::client::hand_over(
+                run,
+                true,
+                super::warm::answer_question,
+                super::status_line::write,
+            ),
             None => Handed::Cold,
         };
         match handed {

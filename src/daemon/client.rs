@@ -43,6 +43,10 @@ pub enum Handed {
 /// Answers the daemon's questions in this process (standard input, files, the terminal).
 pub type Answerer = fn(Question) -> Answer;
 
+/// Writes the daemon's stderr text in this process (where the terminal's status line is
+/// kept: a status update must not draw over a question open at the terminal).
+pub type Stderr = fn(&str);
+
 /// Whether `FERRY_NO_DAEMON` switches the warm path off.
 pub fn disabled_by_env() -> bool {
     std::env::var_os("FERRY_NO_DAEMON").is_some_and(|v| !v.is_empty() && v != "0")
@@ -279,7 +283,7 @@ impl Drop for Interrupts {
 /// Hands `run` to the daemon, starting one if `start` says so and none runs, and relays the
 /// command until its end. Nothing is written to stdout or stderr unless the result is
 /// [`Handed::Done`].
-pub fn hand_over(run: Run, start: bool, answer: Answerer) -> Handed {
+pub fn hand_over(run: Run, start: bool, answer: Answerer, stderr: Stderr) -> Handed {
     let dir = socket::run_dir();
     // A directory that is not private is never used: the socket in it could be anyone's.
     if dir.exists() {
@@ -301,7 +305,7 @@ pub fn hand_over(run: Run, start: bool, answer: Answerer) -> Handed {
             Err(why) => return Handed::Unavailable(why),
         },
     };
-    relay(connection, answer, &interrupts)
+    relay(connection, answer, stderr, &interrupts)
 }
 
 /// Starts the daemon (one starter at a time) and hands it `op`.
@@ -329,7 +333,12 @@ fn connect_or_start(op: &ToDaemon) -> std::result::Result<Connection, String> {
 }
 
 /// Relays a command's messages until its end.
-fn relay(mut connection: Connection, answer: Answerer, interrupts: &Interrupts) -> Handed {
+fn relay(
+    mut connection: Connection,
+    answer: Answerer,
+    stderr: Stderr,
+    interrupts: &Interrupts,
+) -> Handed {
     let answers = match connection.stream.try_clone() {
         Ok(stream) => Arc::new(Mutex::new(stream)),
         Err(e) => return Handed::Unavailable(e.to_string()),
@@ -357,9 +366,7 @@ fn relay(mut connection: Connection, answer: Answerer, interrupts: &Interrupts) 
                     return Handed::Done(Err(crate::console::write_error(e)));
                 }
             }
-            ToCaller::Err(text) => {
-                let _ = std::io::stderr().lock().write_all(text.as_bytes());
-            }
+            ToCaller::Err(text) => stderr(&text),
             // Answered off this thread: a question can wait on a person or a pipe, and
             // Ctrl-C must still be heard.
             ToCaller::Ask { id, question } => {

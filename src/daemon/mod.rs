@@ -99,7 +99,7 @@ pub fn status_text(status: &wire::Status) -> String {
         .unwrap_or(6)
         .max(6);
     out.push_str(&format!(
-        "{:width$}  {:>7}  {:>6}  {:>8}  {:>5}  {:>9}  directory\n",
+        "{:width$}  {:>7}  {:>6}  {:>8}  {:>5}  {:>9}  directory or URL\n",
         "server", "pid", "idle", "stops in", "calls", "memory"
     ));
     for server in &status.servers {
@@ -119,8 +119,9 @@ pub fn status_text(status: &wire::Status) -> String {
                 crate::render::text::escape_line(&server.apart.join(", "))
             )
         };
+        let from = if server.command_line { "  (--cmd)" } else { "" };
         out.push_str(&format!(
-            "{name:width$}  {pid:>7}  {:>6}  {:>8}  {:>5}  {:>9}  {dir}{apart}\n",
+            "{name:width$}  {pid:>7}  {:>6}  {:>8}  {:>5}  {:>9}  {dir}{from}{apart}\n",
             duration_text(server.idle_ms),
             duration_text(left),
             server.calls,

@@ -286,6 +286,9 @@ pub struct ServerStatus {
     /// names of the variables whose values differ (never the values), the capabilities.
     #[serde(default)]
     pub apart: Vec<String>,
+    /// Started from `--cmd` on a command line, not from the config.
+    #[serde(default)]
+    pub command_line: bool,
 }
 
 /// Every warm server, by session key. Opening is serialised per key, so two racing first
@@ -634,9 +637,11 @@ impl Pool {
                 rss_kb: None,
                 dir: match &w.server.resolved {
                     Resolved::Stdio(child) => child.cwd.as_ref().map(|d| d.display().to_string()),
-                    Resolved::Http { .. } => None,
+                    // A server reached by URL is told by its URL (secrets left out).
+                    Resolved::Http { shown_url, .. } => Some(shown_url.clone()),
                 },
                 apart: Vec::new(),
+                command_line: w.server.spec.invocation.starts_with("ferry --cmd "),
             })
             .collect();
         let traits: Vec<(String, BTreeMap<String, String>)> = self

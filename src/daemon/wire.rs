@@ -296,6 +296,7 @@ mod tests {
                 rss_kb: None,
                 dir: Some("/src/repo".into()),
                 apart: vec!["$AWS_PROFILE".into()],
+                command_line: false,
             }],
         }));
         round_trip(ToCaller::Stopped(2));

@@ -173,11 +173,21 @@ pub fn command() -> Command {
                 .requires("server-json")
                 .help("With --server-json: the server's Registry name (io.github.OWNER/NAME; default: local.ferry/<the manifest's server name>)"),
         )
-        .arg(Arg::new("demo").long("demo").action(ArgAction::SetTrue).hide(true))
+        .arg(
+            Arg::new("demo")
+                .long("demo")
+                .action(ArgAction::SetTrue)
+                .help("Serve the demo tools `ferry demo` runs (a first try, nothing to write)"),
+        )
         .subcommand(
             Command::new("init")
                 .about("Draft a manifest from a CLI's --help, for a person to review")
-                .arg(Arg::new("cli").required(true).value_name("CLI")),
+                .arg(
+                    Arg::new("cli")
+                        .required(true)
+                        .value_name("CLI")
+                        .help("The command-line tool to draft a manifest for (its --help is read)"),
+                ),
         )
 }
 
@@ -588,8 +598,10 @@ fn provider(matches: &ArgMatches) -> Result<ManifestProvider> {
     };
     let clis = strings("cli");
     if clis.is_empty() {
-        return Err(Error::usage("ferry serve needs --manifest FILE or --cli NAME")
-            .with_hint("ferry serve --manifest tools.toml  or  ferry serve --cli git; draft a manifest with ferry serve init git"));
+        return Err(Error::usage(
+            "ferry serve needs what to serve: --manifest FILE, --cli NAME, --servers or --demo",
+        )
+        .with_hint("ferry serve --manifest tools.toml  or  ferry serve --cli git  or  ferry serve --servers  or  ferry serve --demo; draft a manifest with ferry serve init git"));
     }
     let allows = strings("allow");
     // Quick mode lets the model pick the options: without a kernel that confines files, only

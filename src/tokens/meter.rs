@@ -310,7 +310,7 @@ impl Meter {
         tools
             + self
                 .tokenizer
-                .count(&crate::render::proxy::instructions_text(servers))
+                .count(&crate::render::proxy::instructions_text(servers, &[]))
     }
 
     /// ferry's up-front cost: its skill header, paid once whatever is configured.

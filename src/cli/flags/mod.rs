@@ -569,8 +569,23 @@ fn parse_value(
                 let within = within.replace('[', " item ").replace(']', "");
                 Error::usage(format!("--{within}: missing required {field} ({kind})"))
             }
+            // In an item, the same words: "--entities item 1: name expects a string, not 1".
             Problem::Wrong { .. } | Problem::Unknown => {
-                Error::usage(format!("--{}", violation.message()))
+                let message = violation.message();
+                match (
+                    message.strip_prefix(violation.at.as_str()),
+                    violation.at.contains('['),
+                ) {
+                    (Some(rest), true) => {
+                        let at = violation.at.replace('[', " item ").replace(']', "");
+                        let at = match at.rsplit_once('.') {
+                            Some((within, field)) => format!("{within}: {field}"),
+                            None => at,
+                        };
+                        Error::usage(format!("--{at}{rest}"))
+                    }
+                    _ => Error::usage(format!("--{message}")),
+                }
             }
         }
     })?;

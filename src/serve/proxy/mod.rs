@@ -530,10 +530,20 @@ impl ProxyProvider {
     /// serverInfo, capabilities and the catalog in the instructions, as the catalog stands.
     fn describe_now(&self) -> ServerDescription {
         let entries = self.catalog_entries();
+        let failed: Vec<(String, String)> = {
+            let inner = self.catalog.read();
+            self.servers
+                .iter()
+                .filter_map(|spec| match inner.listings.get(&spec.name) {
+                    Some(Listing::Failed(why)) => Some((spec.name.clone(), why.clone())),
+                    _ => None,
+                })
+                .collect()
+        };
         let instructions = if self.expose_all {
-            proxy::exposed_instructions_text(&entries)
+            proxy::exposed_instructions_text(&entries, &failed)
         } else {
-            proxy::instructions_text(&entries)
+            proxy::instructions_text(&entries, &failed)
         };
         // Logging is declared so clients may set a level; the proxy logs nothing itself.
         let mut capabilities = json!({"tools": {}, "logging": {},
