@@ -83,6 +83,17 @@ const DENSE_WEIGHT: f64 = 0.0;
 /// The cosine at which the dense model alone puts a tool in the ranking, with no query word in
 /// it: below, "zebra" would find a tool.
 const DENSE_ALONE: f64 = 0.5;
+/// When no tool shares a word with the query, the cosine a tool needs to be offered as a weak
+/// match, nearest by meaning (a task in another language over an English catalog). Over the
+/// 39 snapshot servers, tasks in Chinese, Japanese and Russian found their tool at 0.76 to
+/// 0.89; English nonsense ("blorp snazzle", "asdf qwer zxcv") came nearest at 0.57 and 0.60.
+const NEAREST_FLOOR: f64 = 0.65;
+/// ... and how far above the catalog's mean cosine (0.28 to 0.34 for those tasks, 0.19 and
+/// 0.22 for the nonsense): a query of words the model barely knows lies near everything a
+/// little.
+const NEAREST_MARGIN: f64 = 0.25;
+/// What `find` writes after a weak match ([`Index::nearest`]).
+pub const WEAK_MARK: &str = "(weak: nearest by meaning)";
 /// The most documents a ranking returns.
 pub const RANKED_MAX: usize = 200;
 /// The most distinct words of a query that are ranked.
@@ -462,9 +473,9 @@ impl<T> Document<T> {
                 .unwrap_or(0),
         };
         let deprecated = says_deprecated(description);
-        let vector = (DENSE_WEIGHT > 0.0)
-            .then(|| dense::embed(&format!("{name}. {start}")))
-            .flatten()
+        // Made once, when a listing is read (and kept in the search file beside the cache):
+        // a query is embedded only when no tool shares a word with it.
+        let vector = dense::embed(&format!("{name}. {start}"))
             .map(|v| dense::quantized(&v))
             .unwrap_or_default();
         Document {
@@ -526,7 +537,7 @@ impl<T> Document<T> {
 }
 
 /// What a saved search file starts with; its key follows on the same line.
-const SAVED_MAGIC: &[u8] = b"ferry-find 2 ";
+const SAVED_MAGIC: &[u8] = b"ferry-find 3 ";
 
 /// A server's documents as bytes, to keep beside its cached tools: a later search reads them
 /// instead of parsing and analysing the tools again. `key` says what they were made from
@@ -1104,6 +1115,42 @@ impl<T> Index<T> {
         }
     }
 
+    /// When no tool shares a word with `query` ([`Index::rank`] finds nothing): the tools
+    /// nearest to it by meaning, best first with their cosines, those close enough to be worth
+    /// a look (above [`NEAREST_FLOOR`] and [`NEAREST_MARGIN`] above the catalog's mean). Weak matches, to be
+    /// shown as such: a task in another language over an English catalog finds its tools here,
+    /// English nonsense finds nothing. Only this reads the model at query time.
+    pub fn nearest(&self, query: &str) -> Vec<(&Document<T>, f64)> {
+        let Some(vector) = dense::embed(query) else {
+            return Vec::new();
+        };
+        let similar: Vec<f64> = self
+            .documents
+            .iter()
+            .map(|d| dense::similarity(&vector, &d.vector) as f64)
+            .collect();
+        let known = self
+            .documents
+            .iter()
+            .filter(|d| !d.vector.is_empty())
+            .count();
+        if known == 0 {
+            return Vec::new();
+        }
+        let mean = similar.iter().sum::<f64>() / known as f64;
+        let floor = NEAREST_FLOOR.max(mean + NEAREST_MARGIN);
+        let mut near: Vec<(usize, f64)> = similar
+            .into_iter()
+            .enumerate()
+            .filter(|(_, s)| *s >= floor)
+            .collect();
+        near.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        near.truncate(RANKED_MAX);
+        near.into_iter()
+            .map(|(i, s)| (&self.documents[i], s))
+            .collect()
+    }
+
     /// The lexical scores fused with the dense model's: each side scaled so that its best
     /// document scores 1 (the dense side from the catalog's mean similarity up), then weighed.
     /// A document no query word reaches joins only when the model places it close enough to
@@ -1206,6 +1253,12 @@ pub fn fitting_servers<'a, T>(ranked: &[(&'a Document<T>, f64)]) -> Vec<&'a str>
     if !uncertain(ranked) {
         return Vec::new();
     }
+    servers_by_fit(ranked)
+}
+
+/// The servers whose tools fit best (by their hits' scores among the first ten), at most three,
+/// when the hits come from more than one server; empty otherwise.
+pub fn servers_by_fit<'a, T>(ranked: &[(&'a Document<T>, f64)]) -> Vec<&'a str> {
     let mut fit: Vec<(&str, f64)> = Vec::new();
     for (doc, score) in ranked.iter().take(10) {
         match fit.iter_mut().find(|(s, _)| *s == doc.server) {
