@@ -173,13 +173,9 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
         }
     }
     let index = Index::new(documents);
-    let mut ranked = index.rank(&query.join(" "));
     // No tool shares a word with the task (one in another language, say): the nearest by
     // meaning, if any is near enough, shown as weak matches.
-    let weak = ranked.is_empty();
-    if weak {
-        ranked = index.nearest(&query.join(" "));
-    }
+    let (mut ranked, weak) = index.search(&query.join(" "));
     // A hit whose full definition is unusable (the full parse refuses it) is passed over.
     let mut usable: Vec<(usize, String)> = Vec::new();
     let mut kept = Vec::new();

@@ -139,12 +139,8 @@ impl ProxyProvider {
         let coming = self.catalog.settled(None, FIND_WAIT).await;
         let still = still_listing(&coming);
         let inner = self.catalog.read();
-        let mut ranked = inner.documents.rank(query);
         // No tool shares a word with the task: the nearest by meaning, as weak matches.
-        let weak = ranked.is_empty();
-        if weak {
-            ranked = inner.documents.nearest(query);
-        }
+        let (ranked, weak) = inner.documents.search(query);
         if ranked.is_empty() {
             // The query is echoed back, but never at length.
             let shown: String = query.chars().take(200).collect();

@@ -78,7 +78,10 @@ const QUESTION_WRITES: f64 = 0.75;
 /// The dense model's share of a fused score (the lexical ranking has the rest). Measured on
 /// the tune parts of benches/retrieval/ and the issue 19 sets (0.02 to 0.5 tried): the model
 /// derived so far moves as many tasks down as up (issue 19's held-out set: one task more in the
-/// top three, one fewer first), so it is off until a better one pays; at 0 no query is embedded.
+/// top three, one fewer first), so it is off until a better one pays; at 0 no query is embedded
+/// unless no tool shares a word with it ([`Index::nearest`]). The model aligned across
+/// languages (scripts/align_static_model.py) did not pay either on the tune parts: own @1/@3
+/// 14/19 at 0, 14/18 at 0.1, 13/18 at 0.2; public 18/22 at 0, 16/23 at 0.1 and 0.2.
 const DENSE_WEIGHT: f64 = 0.0;
 /// The cosine at which the dense model alone puts a tool in the ranking, with no query word in
 /// it: below, "zebra" would find a tool.
@@ -1112,6 +1115,18 @@ impl<T> Index<T> {
             if let Some((term, _)) = best {
                 word.alternatives.push((term, TYPO_WEIGHT));
             }
+        }
+    }
+
+    /// What `find` shows for `query`, best first: the ranking ([`Index::rank`]), or when no
+    /// tool shares a word with the query, the tools nearest to it by meaning
+    /// ([`Index::nearest`]), with `true` for such weak matches.
+    pub fn search(&self, query: &str) -> (Vec<(&Document<T>, f64)>, bool) {
+        let ranked = self.rank(query);
+        if ranked.is_empty() {
+            (self.nearest(query), true)
+        } else {
+            (ranked, false)
         }
     }
 
