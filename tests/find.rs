@@ -963,6 +963,20 @@ fn a_task_in_another_language_finds_its_nearest_tools_by_meaning() {
             found.stdout
         );
     }
+    // "Create a new directory"; the deprecated read_file steps below read_text_file.
+    let made = env.run(&["find", "创建新目录"]);
+    assert!(
+        made.stdout
+            .starts_with("fs create_directory(path) (weak: nearest by meaning)\n"),
+        "{}",
+        made.stdout
+    );
+    let read = env.run(&["find", "读取文件内容", "--no-help"]);
+    assert!(
+        read.stdout.starts_with("fs read_text_file(path) - "),
+        "{}",
+        read.stdout
+    );
     for nonsense in ["zebra", "blorp snazzle", "purple elephant dancing"] {
         let nothing = env.run(&["find", nonsense]);
         assert_eq!(

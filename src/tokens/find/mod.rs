@@ -95,6 +95,9 @@ const NEAREST_FLOOR: f64 = 0.65;
 /// 0.22 for the nonsense): a query of words the model barely knows lies near everything a
 /// little.
 const NEAREST_MARGIN: f64 = 0.25;
+/// A cosine close enough whatever the catalog's mean: in a catalog of one kind of tool (a
+/// file server's) every tool is near a task of that kind.
+const NEAREST_CLOSE: f64 = 0.75;
 /// What `find` writes after a weak match ([`Index::nearest`]).
 pub const WEAK_MARK: &str = "(weak: nearest by meaning)";
 /// The most documents a ranking returns.
@@ -1132,7 +1135,8 @@ impl<T> Index<T> {
 
     /// When no tool shares a word with `query` ([`Index::rank`] finds nothing): the tools
     /// nearest to it by meaning, best first with their cosines, those close enough to be worth
-    /// a look (above [`NEAREST_FLOOR`] and [`NEAREST_MARGIN`] above the catalog's mean). Weak matches, to be
+    /// a look (above [`NEAREST_FLOOR`], and [`NEAREST_MARGIN`] above the catalog's mean or
+    /// above [`NEAREST_CLOSE`]). Weak matches, to be
     /// shown as such: a task in another language over an English catalog finds its tools here,
     /// English nonsense finds nothing. Only this reads the model at query time.
     pub fn nearest(&self, query: &str) -> Vec<(&Document<T>, f64)> {
@@ -1153,11 +1157,16 @@ impl<T> Index<T> {
             return Vec::new();
         }
         let mean = similar.iter().sum::<f64>() / known as f64;
-        let floor = NEAREST_FLOOR.max(mean + NEAREST_MARGIN);
+        let floor = NEAREST_FLOOR.max((mean + NEAREST_MARGIN).min(NEAREST_CLOSE));
         let mut near: Vec<(usize, f64)> = similar
             .into_iter()
             .enumerate()
             .filter(|(_, s)| *s >= floor)
+            // A deprecated tool steps down, as in the ranking.
+            .map(|(i, s)| {
+                let deprecated = self.documents[i].deprecated;
+                (i, if deprecated { s * DEPRECATED } else { s })
+            })
             .collect();
         near.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         near.truncate(RANKED_MAX);
