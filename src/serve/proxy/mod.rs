@@ -41,7 +41,7 @@ use crate::render::proxy::{self, three_tools, FIND_DEFAULT, FIND_MAX};
 use crate::render::text::escape_line;
 use crate::render::tool::proxy_find_answer;
 use crate::schema::{validate, ToolSchema};
-use crate::tokens::find::{fitting_servers, shown_tools};
+use crate::tokens::find::{fitting_servers, servers_by_fit, shown_tools, WEAK_MARK};
 use crate::words::closest;
 use catalog::{Catalog, Inner, Listing};
 use forward::{within_budget, Forwarder, DEFAULT_MAX_TOKENS};
@@ -139,7 +139,8 @@ impl ProxyProvider {
         let coming = self.catalog.settled(None, FIND_WAIT).await;
         let still = still_listing(&coming);
         let inner = self.catalog.read();
-        let ranked = inner.documents.rank(query);
+        // No tool shares a word with the task: the nearest by meaning, as weak matches.
+        let (ranked, weak) = inner.documents.search(query);
         if ranked.is_empty() {
             // The query is echoed back, but never at length.
             let shown: String = query.chars().take(200).collect();
@@ -160,10 +161,30 @@ impl ProxyProvider {
             if !reports.contains_key(hit.server) {
                 reports.insert(hit.server.to_string(), self.pins_of(hit.server));
             }
-            hit.mark = reports[hit.server].label(&hit.tool.name);
+            hit.mark = reports[hit.server]
+                .label(&hit.tool.name)
+                .or_else(|| weak.then(|| WEAK_MARK.to_string()));
         }
         let mut answer = proxy_find_answer(&hits);
-        let servers = fitting_servers(&ranked);
+        if weak {
+            let mut servers = servers_by_fit(&ranked);
+            if servers.is_empty() {
+                servers.push(&ranked[0].0.server);
+            }
+            let names: Vec<String> = servers
+                .iter()
+                .map(|s| escape_line(s).into_owned())
+                .collect();
+            answer.push_str(&format!(
+                "weak matches: no tool shares a word with the task, these are the nearest by meaning; the servers that fit best: {} (find again with words of their tools)\n",
+                names.join(", ")
+            ));
+        }
+        let servers = if weak {
+            Vec::new()
+        } else {
+            fitting_servers(&ranked)
+        };
         if !servers.is_empty() {
             let names: Vec<String> = servers
                 .iter()
