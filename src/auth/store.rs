@@ -240,7 +240,9 @@ mod tests {
         let refresh = TokenLock::take_at(file.clone()).unwrap();
         refresh.save(&old).unwrap();
         let written = std::fs::read(&file).unwrap();
-        let inode = std::fs::metadata(file.with_extension("lock")).unwrap().ino();
+        let inode = std::fs::metadata(file.with_extension("lock"))
+            .unwrap()
+            .ino();
         // Meanwhile a request with the old token is refused.
         let noting = {
             let file = file.clone();
