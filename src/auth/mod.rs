@@ -22,7 +22,7 @@ mod store;
 mod token;
 
 pub use browser::Browser;
-pub use config::{AuthMethod, Challenge, Grant, OAuthConfig};
+pub use config::{AuthMethod, Challenge, Grant, OAuthConfig, OAuthConfigError};
 pub use sign_in::{bearer, refresh, sign_in};
 pub use store::{
     auth_dir, forget, load, note_refusal, remember, remembered, save, token_file, Credential,
@@ -96,6 +96,7 @@ mod tests {
         );
         assert!(OAuthConfig::from_value(&json!({"grant": "implicit"}))
             .unwrap_err()
+            .to_string()
             .contains("implicit"));
     }
 

@@ -33,7 +33,7 @@ pub fn main(matches: &ArgMatches) -> crate::Result<crate::Outcome> {
                     .with_hint("give an object schema: '{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}'")
             })?;
         check_form_schema(&schema).map_err(|why| {
-            crate::Error::usage(why)
+            crate::Error::usage(why.to_string())
                 .with_hint("a form is an object of strings, numbers, booleans and choices")
         })?;
         Question::Elicit { message, schema }
