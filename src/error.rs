@@ -182,3 +182,44 @@ impl std::error::Error for Error {
             .map(|e| e as &(dyn std::error::Error + 'static))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    enum Layer {
+        #[error("cannot read {0}: {1}")]
+        Read(String, #[source] std::io::Error),
+    }
+
+    impl Failure for Layer {
+        fn kind(&self) -> ErrorKind {
+            ErrorKind::Usage
+        }
+        fn hint(&self) -> Option<String> {
+            Some("fix the file".into())
+        }
+    }
+
+    fn read() -> Result<()> {
+        Err(Layer::Read("a.json".into(), std::io::Error::other("gone")))?
+    }
+
+    #[test]
+    fn a_failure_becomes_an_error_with_its_message_hint_exit_code_and_causes() {
+        let error = read().unwrap_err();
+        assert_eq!(error.to_string(), "cannot read a.json: gone");
+        assert_eq!(error.hint.as_deref(), Some("fix the file"));
+        assert_eq!(exit_code(&Err(error.clone())), 2);
+        // The chain: the error, the layer's failure, the I/O error under it.
+        let layer = std::error::Error::source(&error).unwrap();
+        assert_eq!(layer.to_string(), "cannot read a.json: gone");
+        assert!(matches!(error.cause::<Layer>(), Some(Layer::Read(..))));
+        assert_eq!(layer.source().unwrap().to_string(), "gone");
+        // Over the daemon's wire the cause stays behind; what the person reads does not.
+        let wire: Error = serde_json::from_str(&serde_json::to_string(&error).unwrap()).unwrap();
+        assert_eq!(wire, error);
+        assert!(std::error::Error::source(&wire).is_none());
+    }
+}
