@@ -360,11 +360,6 @@ impl ServerSpec {
         }
     }
 
-    /// The stdio command with `${VAR}` expanded from this process's environment.
-    pub fn child_spec(&self) -> Result<ChildSpec> {
-        self.child_spec_in(&Environment::current())
-    }
-
     /// Where a stdio server without a `cwd` starts: where a host would start it, the
     /// directory of the project file it comes from, else the project root of the caller's
     /// directory ([`super::project_root`]), so that every sub-directory of a project starts
