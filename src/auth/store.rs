@@ -112,8 +112,13 @@ pub struct TokenLock {
 }
 
 impl TokenLock {
-    /// Waits (blocking) for the lock of the token file at `token_file`.
+    /// Waits (blocking) for the lock of the token file at `token_file` (making its 0700
+    /// directory first, for a first sign-in).
     pub(super) fn take_at(token_file: PathBuf) -> Result<TokenLock> {
+        if let Some(dir) = token_file.parent() {
+            crate::paths::ensure_secret_dir(dir)
+                .map_err(|e| Error::auth(format!("cannot make {}: {e}", dir.display())))?;
+        }
         let file = lock_file(&token_file.with_extension("lock"))?;
         Ok(TokenLock {
             _file: file,
@@ -189,6 +194,9 @@ pub async fn note_refusal(url: &str, challenge: &Challenge) {
 }
 
 fn note_refusal_at(token_file: PathBuf, challenge: &Challenge) {
+    if !token_file.exists() {
+        return;
+    }
     let Ok(lock) = TokenLock::take_at(token_file) else {
         return;
     };
