@@ -143,6 +143,7 @@ impl ManifestProvider {
             .map_err(|why| {
                 Error::usage(format!("{what}: {why}"))
                     .with_hint("install it, or fix exec in the manifest")
+                    .with_source(why)
             })
         };
         let mut tool_sandboxes = Vec::new();

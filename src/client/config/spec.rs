@@ -93,6 +93,7 @@ impl ServerSpec {
         let entry = normalize_entry(entry).map_err(|why| {
             Error::usage(format!("server {name:?} in {origin}: {why}"))
                 .with_hint(format!("fix or remove that entry in {origin}"))
+                .with_source(why)
         })?;
         let strings = |key: &str| -> BTreeMap<String, String> {
             entry
@@ -167,6 +168,7 @@ impl ServerSpec {
             Some(value) => Some(crate::auth::OAuthConfig::from_value(value).map_err(|why| {
                 Error::usage(format!("server {name:?} in {origin}: {why}"))
                     .with_hint(format!("fix \"oauth\" in {origin}"))
+                    .with_source(why)
             })?),
         };
         Ok(ServerSpec {
