@@ -305,7 +305,7 @@ pub fn import(matches: &ArgMatches) -> Result<Outcome> {
         }
     }
     let found = read_servers(&source, &home, &cwd).map_err(|why| {
-        Error::usage(why).with_hint(format!(
+        Error::usage(why.to_string()).with_hint(format!(
             "name a host ({}) or a config file",
             crate::client::import::host_words()
         ))

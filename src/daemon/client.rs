@@ -302,15 +302,33 @@ pub fn hand_over(run: Run, start: bool, answer: Answerer, stderr: Stderr) -> Han
         Err(_) if !start => return Handed::Absent,
         Err(_) => match connect_or_start(&op) {
             Ok(connection) => connection,
-            Err(why) => return Handed::Unavailable(why),
+            Err(why) => return Handed::Unavailable(why.to_string()),
         },
     };
     relay(connection, answer, stderr, &interrupts)
 }
 
+/// Why the daemon could not be started (the call then runs without it).
+#[derive(Debug, thiserror::Error)]
+enum StartError {
+    #[error("{0}")]
+    RunDir(Error),
+    #[error("cannot lock {}: {source}", path.display())]
+    Lock {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot find ferry's program: {0}")]
+    Program(std::io::Error),
+    #[error("cannot start the daemon: {0}")]
+    Spawn(std::io::Error),
+    #[error("the daemon did not start listening")]
+    NotListening,
+}
+
 /// Starts the daemon (one starter at a time) and hands it `op`.
-fn connect_or_start(op: &ToDaemon) -> std::result::Result<Connection, String> {
-    socket::ensure_run_dir().map_err(|e| e.message)?;
+fn connect_or_start(op: &ToDaemon) -> std::result::Result<Connection, StartError> {
+    socket::ensure_run_dir().map_err(StartError::RunDir)?;
     let lock = take_start_lock()?;
     // Someone else may have started it while this caller waited for the lock.
     if let Ok(connection) = Connection::open(op) {
@@ -326,7 +344,7 @@ fn connect_or_start(op: &ToDaemon) -> std::result::Result<Connection, String> {
             return Ok(connection);
         }
         if Instant::now() > deadline {
-            return Err("the daemon did not start listening".into());
+            return Err(StartError::NotListening);
         }
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -407,15 +425,15 @@ fn stop_other() {
 }
 
 /// The exclusive lock one starter holds while it looks for the daemon and starts it.
-fn take_start_lock() -> std::result::Result<std::fs::File, String> {
+fn take_start_lock() -> std::result::Result<std::fs::File, StartError> {
     let path = socket::lock_path();
-    crate::paths::locked_file(&path).map_err(|e| format!("cannot lock {}: {e}", path.display()))
+    crate::paths::locked_file(&path).map_err(|source| StartError::Lock { path, source })
 }
 
 /// Starts `ferry __daemon` in a session of its own, detached from this terminal; its
 /// diagnostics go to the daemon's log.
-fn start_daemon() -> std::result::Result<(), String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find ferry's program: {e}"))?;
+fn start_daemon() -> std::result::Result<(), StartError> {
+    let exe = std::env::current_exe().map_err(StartError::Program)?;
     let log = crate::paths::log_dir();
     let _ = crate::paths::ensure_private_dir(&log);
     let stderr = std::fs::OpenOptions::new()
@@ -438,10 +456,7 @@ fn start_daemon() -> std::result::Result<(), String> {
             Ok(())
         });
     }
-    command
-        .spawn()
-        .map(|_| ())
-        .map_err(|e| format!("cannot start the daemon: {e}"))
+    command.spawn().map(|_| ()).map_err(StartError::Spawn)
 }
 
 /// `ferry daemon status` from a running daemon (another ferry's too), and whether it is this

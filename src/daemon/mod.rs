@@ -2,11 +2,13 @@
 //! calls, so a call costs milliseconds and a stateful server keeps its state.
 //!
 //! `client` is the caller's side (find or start the daemon, hand it a whole `ferry <server>
-//! ...` command, relay what comes back); `server` is the daemon process, which runs handed-over
-//! commands with the CLI's own code (a `server::Runner` the binary supplies); `pool` its warm
-//! sessions; `wire` the typed messages on the socket (`transport::socket`); `guard` the
-//! watchdog each server runs under, so that no server outlives the daemon, even a daemon
-//! killed with SIGKILL.
+//! ...` command, relay what comes back, or say why it could not, and the call runs cold);
+//! `server` is the daemon process, which runs handed-over commands with the CLI's own code (a
+//! `server::Runner` the binary supplies); `pool` its warm sessions, one per server and
+//! project, which `ferry serve --servers` uses too; `wire` the typed messages on the socket
+//! (one JSON message per line; where the socket lives and who may use it is
+//! `transport::socket`'s); `guard` the watchdog each server runs under, so that no server
+//! outlives the daemon, even a daemon killed with SIGKILL.
 
 pub mod client;
 pub mod guard;

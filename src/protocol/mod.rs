@@ -66,14 +66,6 @@ pub fn json_kind(value: &Value) -> &'static str {
     }
 }
 
-/// The protocol version a stateless request declares in its `_meta`, if any.
-pub fn request_version(params: &Value) -> Option<&str> {
-    params
-        .get("_meta")
-        .and_then(|m| m.get(META_PROTOCOL_VERSION))
-        .and_then(Value::as_str)
-}
-
 /// A request object.
 pub fn request(id: i64, method: &str, params: Option<Value>) -> Value {
     let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": method});

@@ -143,6 +143,7 @@ impl ManifestProvider {
             .map_err(|why| {
                 Error::usage(format!("{what}: {why}"))
                     .with_hint("install it, or fix exec in the manifest")
+                    .with_source(why)
             })
         };
         let mut tool_sandboxes = Vec::new();
@@ -314,9 +315,9 @@ impl ManifestProvider {
         params: &[Param],
         schema: &ToolSchema,
         mut arguments: Map<String, Value>,
-    ) -> std::result::Result<Prepared, String> {
+    ) -> std::result::Result<Prepared, Unfit> {
         validate::numbers_from_text(schema, &mut arguments);
-        validate::check_arguments(schema, &arguments).map_err(|v| v.message())?;
+        validate::check_arguments(schema, &arguments).map_err(Unfit::Schema)?;
         let mut values = arguments;
         for param in params {
             if !values.contains_key(&param.name) {
@@ -330,7 +331,7 @@ impl ManifestProvider {
             .find(|(_, v)| contains_nul(v))
             .map(|(k, _)| k.clone())
         {
-            return Err(format!("{name} contains a NUL byte"));
+            return Err(Unfit::Nul(name));
         }
         let roots = &self.manifest.server.roots;
         let mut given = values.clone();
@@ -345,10 +346,14 @@ impl ManifestProvider {
             ) else {
                 continue;
             };
-            let resolve = |text: &str| -> std::result::Result<(Value, Value), String> {
+            let resolve = |text: &str| -> std::result::Result<(Value, Value), Unfit> {
                 let path = roots.working_dir().join(text);
-                let confined = confine(&path, roots.all(), param.exists)
-                    .map_err(|why| format!("{} {text:?}: {why}", param.name))?;
+                let confined =
+                    confine(&path, roots.all(), param.exists).map_err(|why| Unfit::Path {
+                        param: param.name.clone(),
+                        text: text.to_string(),
+                        why,
+                    })?;
                 Ok((
                     Value::String(confined.display().to_string()),
                     Value::String(as_given(&confined, text, roots.working_dir())),
@@ -558,14 +563,17 @@ impl ManifestProvider {
     /// Reads a file the manifest names (a static resource, a prompt's image) as it is now:
     /// where it leads is checked on the opened file, so a file that became a link to
     /// somewhere outside the roots since serving started is refused.
-    async fn read_file(&self, path: &std::path::Path) -> std::result::Result<Vec<u8>, String> {
+    async fn read_file(
+        &self,
+        path: &std::path::Path,
+    ) -> std::result::Result<Vec<u8>, manifest::PathRefusal> {
         let path = path.to_path_buf();
         let roots = self.manifest.server.roots.all().to_vec();
         let hidden = self.hidden.clone();
         let limit = self.manifest.server.max_output;
         tokio::task::spawn_blocking(move || manifest::read_confined(&path, &roots, &hidden, limit))
             .await
-            .map_err(|e| e.to_string())?
+            .map_err(|e| std::io::Error::other(e.to_string()))?
     }
 
     async fn read_uri(&self, uri: &str, ctx: &CallContext) -> std::result::Result<Value, RpcError> {
@@ -685,14 +693,40 @@ fn contents(uri: &str, mime: &str, bytes: Vec<u8>) -> Value {
     json!({"uri": uri, "mimeType": mime, "blob": base64::engine::general_purpose::STANDARD.encode(bytes)})
 }
 
+/// Why a call's arguments do not fit its parameters (told to the model).
+#[derive(Debug, thiserror::Error)]
+enum Unfit {
+    #[error("{}", .0.message())]
+    Schema(validate::Violation),
+    #[error("{0} contains a NUL byte")]
+    Nul(String),
+    #[error("{param} {text:?}: {why}")]
+    Path {
+        param: String,
+        text: String,
+        why: manifest::PathRefusal,
+    },
+}
+
+/// Why content blocks a command printed are not MCP content.
+#[derive(Debug, thiserror::Error)]
+enum BlockError {
+    #[error("block {0} has no \"type\"")]
+    NoType(usize),
+    #[error("block {n} has an unknown type {kind:?}")]
+    UnknownType { n: usize, kind: String },
+    #[error("block {n} ({kind}) is missing a field it needs, or its data is not base64")]
+    Incomplete { n: usize, kind: String },
+}
+
 /// Checks content blocks a command printed (output = "content").
-fn check_blocks(blocks: &[Value]) -> std::result::Result<(), String> {
+fn check_blocks(blocks: &[Value]) -> std::result::Result<(), BlockError> {
     for (i, block) in blocks.iter().enumerate() {
         let n = i + 1;
         let kind = block
             .get("type")
             .and_then(Value::as_str)
-            .ok_or(format!("block {n} has no \"type\""))?;
+            .ok_or(BlockError::NoType(n))?;
         let has = |key: &str| block.get(key).and_then(Value::as_str).is_some();
         let ok = match kind {
             "text" => has("text"),
@@ -702,12 +736,18 @@ fn check_blocks(blocks: &[Value]) -> std::result::Result<(), String> {
                 r.get("uri").and_then(Value::as_str).is_some()
                     && (r.get("text").is_some() || r.get("blob").is_some())
             }),
-            other => return Err(format!("block {n} has an unknown type {other:?}")),
+            other => {
+                return Err(BlockError::UnknownType {
+                    n,
+                    kind: other.to_string(),
+                })
+            }
         };
         if !ok {
-            return Err(format!(
-                "block {n} ({kind}) is missing a field it needs, or its data is not base64"
-            ));
+            return Err(BlockError::Incomplete {
+                n,
+                kind: kind.to_string(),
+            });
         }
     }
     Ok(())

@@ -1,11 +1,16 @@
 //! `ferry serve`: command-line tools as an MCP server (docs/manifest.md), over stdio or
 //! Streamable HTTP, in both protocol eras.
 //!
-//! Providers say what is served (`provider`): a manifest or quick mode
-//! (`manifest_provider`, running commands through `exec`). `server` speaks the protocol
-//! whatever the transport; `stdio` and `http` carry it. `ferry serve init CLI` drafts a
-//! manifest from the CLI's `--help`. This module and the CLI never import each other: the
-//! binary composes them.
+//! Providers say what is served (`provider`): a manifest or quick mode (`manifest_provider`,
+//! running each command through `exec`, inside the kernel `sandbox`, with `reaper` making sure
+//! nothing it starts outlives it), or configured MCP servers behind three lazy tools (`proxy`).
+//! `server` speaks the protocol whatever the transport, both eras; `stdio` and `http` carry it
+//! (`metrics` adds readiness, Prometheus metrics and trace context to HTTP). A call may talk
+//! back to its client (`ask`: `ferry ask` and a tool's `confirm`; `rounds`: the 2026-07-28
+//! era's multi round-trip requests), run long as a task (`tasks`), and waits for a fair share
+//! of the concurrency slots (`slots`). `registry` writes the MCP Registry's `server.json`.
+//! `ferry serve init CLI` drafts a manifest from the CLI's `--help` (`manifest::draft`). The
+//! binary composes this module with the CLI.
 
 pub mod ask;
 pub mod exec;

@@ -122,7 +122,7 @@ impl super::ask::Asker for Yielding {
     fn request(
         &self,
         request: super::ask::ClientRequest,
-    ) -> crate::protocol::BoxFuture<'_, Result<serde_json::Value, String>> {
+    ) -> crate::protocol::BoxFuture<'_, Result<serde_json::Value, super::ask::Unanswered>> {
         Box::pin(async move {
             let given_back = {
                 let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());

@@ -499,7 +499,7 @@ fn takes_bool(shape: &Shape) -> bool {
 
 /// One word as a scalar of `shape` (string, number, boolean, enum).
 fn parse_scalar(prop: &Prop, shape: &Shape, text: &str) -> Result<Value> {
-    parse_word(shape, text).map_err(|expected| invalid(prop, text, &expected))
+    parse_word(shape, text).map_err(|expected| invalid(prop, text, &expected.to_string()))
 }
 
 /// A value of any shape: scalars as words, everything else as JSON (or `@file`, or `-`).

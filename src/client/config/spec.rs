@@ -94,6 +94,7 @@ impl ServerSpec {
         let entry = normalize_entry(entry).map_err(|why| {
             Error::usage(format!("server {name:?} in {origin}: {why}"))
                 .with_hint(format!("fix or remove that entry in {origin}"))
+                .with_source(why)
         })?;
         let strings = |key: &str| -> BTreeMap<String, String> {
             entry
@@ -168,6 +169,7 @@ impl ServerSpec {
             Some(value) => Some(crate::auth::OAuthConfig::from_value(value).map_err(|why| {
                 Error::usage(format!("server {name:?} in {origin}: {why}"))
                     .with_hint(format!("fix \"oauth\" in {origin}"))
+                    .with_source(why)
             })?),
         };
         Ok(ServerSpec {
@@ -359,11 +361,6 @@ impl ServerSpec {
             Target::Http { url, .. } => crate::transport::http::redacted_url(url),
             Target::Stdio { .. } => String::new(),
         }
-    }
-
-    /// The stdio command with `${VAR}` expanded from this process's environment.
-    pub fn child_spec(&self) -> Result<ChildSpec> {
-        self.child_spec_in(&Environment::current())
     }
 
     /// Where a stdio server without a `cwd` starts: where a host would start it, the

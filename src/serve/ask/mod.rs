@@ -99,9 +99,27 @@ pub enum Asking {
     Group(i32),
 }
 
+/// Why a call's client gives no answer to a request.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Unanswered {
+    #[error("the client did not declare the {0} capability, so it cannot answer")]
+    Undeclared(&'static str),
+    #[error("{0} is not a request a server may send its client")]
+    NotAClientRequest(String),
+    /// The client's JSON-RPC error message.
+    #[error("the client answered with an error: {0}")]
+    ClientError(String),
+    #[error("there is no client to ask")]
+    Nobody,
+    #[error("the call is over")]
+    CallOver,
+    #[error("the call ended before the client answered")]
+    CallEnded,
+}
+
 /// Puts a call's requests to its client; `Err` says why the client cannot answer.
 pub trait Asker: Send + Sync {
-    fn request(&self, request: ClientRequest) -> BoxFuture<'_, Result<Value, String>>;
+    fn request(&self, request: ClientRequest) -> BoxFuture<'_, Result<Value, Unanswered>>;
 
     /// Says who may ask next, so an asker that gathers questions knows when no more can
     /// come at once.
@@ -119,15 +137,11 @@ pub fn capability_of(method: &str) -> Option<&'static str> {
 }
 
 /// Why a client that declared `capabilities` cannot take `method`, if it cannot.
-pub fn refusal(capabilities: &Value, method: &str) -> Option<String> {
+pub fn refusal(capabilities: &Value, method: &str) -> Option<Unanswered> {
     match capability_of(method) {
         Some(capability) if client_can(capabilities, capability) => None,
-        Some(capability) => Some(format!(
-            "the client did not declare the {capability} capability, so it cannot answer"
-        )),
-        None => Some(format!(
-            "{method} is not a request a server may send its client"
-        )),
+        Some(capability) => Some(Unanswered::Undeclared(capability)),
+        None => Some(Unanswered::NotAClientRequest(method.to_string())),
     }
 }
 
@@ -145,7 +159,7 @@ pub async fn ask(asker: &dyn Asker, ask: Ask) -> Answer {
     };
     match asker.request(request).await {
         Ok(result) => ask.question.answer(&result),
-        Err(why) => Answer::cannot(why),
+        Err(why) => Answer::cannot(why.to_string()),
     }
 }
 
@@ -153,8 +167,8 @@ pub async fn ask(asker: &dyn Asker, ask: Ask) -> Answer {
 pub struct Nobody;
 
 impl Asker for Nobody {
-    fn request(&self, _request: ClientRequest) -> BoxFuture<'_, Result<Value, String>> {
-        Box::pin(async { Err("there is no client to ask".to_string()) })
+    fn request(&self, _request: ClientRequest) -> BoxFuture<'_, Result<Value, Unanswered>> {
+        Box::pin(async { Err(Unanswered::Nobody) })
     }
 }
 
@@ -380,7 +394,7 @@ pub struct SessionAsker {
 }
 
 impl Asker for SessionAsker {
-    fn request(&self, request: ClientRequest) -> BoxFuture<'_, Result<Value, String>> {
+    fn request(&self, request: ClientRequest) -> BoxFuture<'_, Result<Value, Unanswered>> {
         Box::pin(async move {
             if let Some(why) = refusal(&self.capabilities, &request.method) {
                 return Err(why);
@@ -388,7 +402,7 @@ impl Asker for SessionAsker {
             self.outgoing
                 .request(&self.send, &request.method, request.params)
                 .await
-                .map_err(|e| format!("the client answered with an error: {}", e.message))
+                .map_err(|e| Unanswered::ClientError(e.message))
         })
     }
 }

@@ -218,13 +218,13 @@ impl ProxyProvider {
                     json_help(&tool)
                 ))
             }
-            Err(why) => tool_error(why),
+            Err(why) => tool_error(why.to_string()),
         }
     }
 
     /// The tool a name means (`server/tool`, or a bare name only one server has), waiting
     /// for a server whose tools are still coming (bounded by its call timeout).
-    async fn resolved(&self, name: &str) -> Result<(String, Tool), String> {
+    async fn resolved(&self, name: &str) -> Result<(String, Tool), Unresolved> {
         if let Ok(found) = resolve(&self.catalog.read(), name) {
             return Ok(found);
         }
@@ -240,9 +240,15 @@ impl ProxyProvider {
             .map_or(FIND_WAIT, |spec| timeout_for(spec, None));
         let coming = self.catalog.settled(among, within).await;
         match resolve(&self.catalog.read(), name) {
-            Err(why) if !coming.is_empty() => Err(format!("{why}{}", still_listing(&coming))),
+            Err(why) if !coming.is_empty() => Err(Unresolved::StillListing {
+                why: Box::new(why),
+                coming,
+            }),
             Err(why) => match among.and_then(|s| self.failed(s)) {
-                Some(failure) => Err(format!("{why} {failure}")),
+                Some(failure) => Err(Unresolved::ListingFailed {
+                    why: Box::new(why),
+                    failure,
+                }),
                 None => Err(why),
             },
             found => found,
@@ -263,10 +269,11 @@ impl ProxyProvider {
 
     /// The tool and arguments a `call` names, accepting the shapes models get wrong in known
     /// ways when they are unambiguous: arguments as JSON text, arguments beside `arguments`.
-    fn call_target(arguments: &Map<String, Value>) -> Result<(String, Map<String, Value>), String> {
-        let shape = "call takes {\"tool\": \"server/tool\", \"arguments\": {...}}";
+    fn call_target(
+        arguments: &Map<String, Value>,
+    ) -> Result<(String, Map<String, Value>), BadCall> {
         let Some(tool) = arguments.get("tool").and_then(Value::as_str) else {
-            return Err(format!("{shape}: the tool is missing."));
+            return Err(BadCall::NoTool);
         };
         let beside: Map<String, Value> = arguments
             .iter()
@@ -278,28 +285,21 @@ impl ProxyProvider {
             Some(Value::Object(map)) => Some(map.clone()),
             Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
                 Ok(Value::Object(map)) => Some(map),
-                _ => {
-                    return Err(format!(
-                        "{shape}: \"arguments\" is text that is not a JSON object."
-                    ))
-                }
+                _ => return Err(BadCall::ArgumentsText),
             },
-            Some(_) => return Err(format!("{shape}: \"arguments\" must be an object.")),
+            Some(_) => return Err(BadCall::ArgumentsNotObject),
         };
         match (given, beside.is_empty()) {
             (Some(map), true) => Ok((tool.to_string(), map)),
             (None, _) => Ok((tool.to_string(), beside)),
-            (Some(_), false) => Err(format!(
-                "{shape}: put every argument inside \"arguments\" (found {} beside it).",
-                beside.keys().cloned().collect::<Vec<_>>().join(", ")
-            )),
+            (Some(_), false) => Err(BadCall::Beside(beside.keys().cloned().collect())),
         }
     }
 
     async fn call_tool(&self, arguments: Map<String, Value>, ctx: ServeContext) -> Value {
         let (name, tool_arguments) = match Self::call_target(&arguments) {
             Ok(target) => target,
-            Err(why) => return tool_error(why),
+            Err(why) => return tool_error(why.to_string()),
         };
         match self.resolved(&name).await {
             Ok((server, tool)) => {
@@ -307,7 +307,7 @@ impl ProxyProvider {
                 self.forward(&server, &tool, &shown, tool_arguments, ctx)
                     .await
             }
-            Err(why) => tool_error(why),
+            Err(why) => tool_error(why.to_string()),
         }
     }
 
@@ -622,8 +622,43 @@ impl ProxyProvider {
     }
 }
 
+/// How a proxy `call` must be shaped, as its refusals say.
+const CALL_SHAPE: &str = "call takes {\"tool\": \"server/tool\", \"arguments\": {...}}";
+
+/// Why a proxy `call`'s arguments name no call (told to the model).
+#[derive(Debug, thiserror::Error)]
+enum BadCall {
+    #[error("{CALL_SHAPE}: the tool is missing.")]
+    NoTool,
+    #[error("{CALL_SHAPE}: \"arguments\" is text that is not a JSON object.")]
+    ArgumentsText,
+    #[error("{CALL_SHAPE}: \"arguments\" must be an object.")]
+    ArgumentsNotObject,
+    #[error("{CALL_SHAPE}: put every argument inside \"arguments\" (found {} beside it).", .0.join(", "))]
+    Beside(Vec<String>),
+}
+
+/// Why a name leads to no one tool in the catalog (told to the model); names come escaped.
+#[derive(Debug, thiserror::Error)]
+enum Unresolved {
+    #[error("No tool {shown:?} on the connected servers.{near} Use find to search for one.")]
+    NoTool { shown: String, near: String },
+    #[error("{name:?} is a tool of several servers; say which: {}.", servers.join(", "))]
+    Ambiguous { name: String, servers: Vec<String> },
+    #[error("{why}{}", still_listing(coming))]
+    StillListing {
+        why: Box<Unresolved>,
+        coming: Vec<String>,
+    },
+    #[error("{why} {failure}")]
+    ListingFailed {
+        why: Box<Unresolved>,
+        failure: String,
+    },
+}
+
 /// What a tool name means in the catalog.
-fn resolve(inner: &Inner, name: &str) -> Result<(String, Tool), String> {
+fn resolve(inner: &Inner, name: &str) -> Result<(String, Tool), Unresolved> {
     let documents = inner.documents.documents();
     let (server, tool) = match name.split_once('/') {
         Some((server, tool)) => (Some(server), tool),
@@ -650,19 +685,18 @@ fn resolve(inner: &Inner, name: &str) -> Result<(String, Tool), String> {
                 .unwrap_or_default();
             // The name is echoed back, but never at length.
             let shown: String = name.chars().take(200).collect();
-            Err(format!(
-                "No tool {:?} on the connected servers.{near} Use find to search for one.",
-                escape_line(&shown)
-            ))
+            Err(Unresolved::NoTool {
+                shown: escape_line(&shown).into_owned(),
+                near,
+            })
         }
-        many => Err(format!(
-            "{:?} is a tool of several servers; say which: {}.",
-            escape_line(name),
-            many.iter()
+        many => Err(Unresolved::Ambiguous {
+            name: escape_line(name).into_owned(),
+            servers: many
+                .iter()
                 .map(|d| escape_line(&format!("{}/{}", d.server, d.tool.name)).into_owned())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
+                .collect(),
+        }),
     }
 }
 
