@@ -6,8 +6,13 @@
 //! types, `_meta`) passes through untouched; the typed views (`tools`, `describe`) read only
 //! what ferry uses. Nothing here depends on the rest of ferry.
 
+pub mod content;
 pub mod describe;
 pub mod era;
+pub mod json_schema;
+pub mod lenient;
+pub mod messages;
+pub mod params;
 pub mod task_status;
 pub mod tool_text;
 pub mod tools;

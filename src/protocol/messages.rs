@@ -1,0 +1,315 @@
+//! Results and notifications as serde types: `tools/call`, `prompts/get`, `resources/read`,
+//! list pages, tasks, progress, elicitation and sampling.
+//!
+//! Each type reads leniently ([`super::lenient`]): a field of the wrong JSON type reads as
+//! absent, as ferry's hand-written readers always did, and what ferry does not know stays in
+//! `extra`. Types ferry also builds serialise their fields in the order ferry always wrote them.
+
+use super::content::{Content, ResourceContents};
+use super::lenient;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A `tools/call` result.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CallToolResult {
+    #[serde(default, deserialize_with = "lenient::or_default")]
+    pub content: Vec<Content>,
+    #[serde(
+        rename = "structuredContent",
+        default,
+        deserialize_with = "lenient::present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub structured_content: Option<Value>,
+    #[serde(
+        rename = "isError",
+        default,
+        deserialize_with = "lenient::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub is_error: Option<bool>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl CallToolResult {
+    /// Reads a result; whatever is not an object reads as an empty result.
+    pub fn read(value: &Value) -> CallToolResult {
+        lenient::view(value)
+    }
+
+    /// A result of these blocks.
+    pub fn of(content: Vec<Content>) -> CallToolResult {
+        CallToolResult {
+            content,
+            ..CallToolResult::default()
+        }
+    }
+
+    /// A tool error: one text block and `isError`.
+    pub fn error(text: impl Into<String>) -> CallToolResult {
+        CallToolResult {
+            content: vec![Content::text(text)],
+            is_error: Some(true),
+            ..CallToolResult::default()
+        }
+    }
+
+    /// Whether the tool said it failed.
+    pub fn failed(&self) -> bool {
+        self.is_error == Some(true)
+    }
+
+    /// As JSON, exactly as it is sent.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// A `prompts/get` result's message: a role and one content block (or, from some servers,
+/// a list of them).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct PromptMessage {
+    #[serde(default, deserialize_with = "lenient::opt")]
+    pub role: Option<String>,
+    #[serde(default, deserialize_with = "lenient::present")]
+    pub content: Option<Value>,
+}
+
+impl PromptMessage {
+    /// The message's blocks, one or several.
+    pub fn blocks(&self) -> Vec<Content> {
+        match &self.content {
+            Some(Value::Array(blocks)) => blocks.iter().map(Content::read).collect(),
+            Some(block) => vec![Content::read(block)],
+            None => Vec::new(),
+        }
+    }
+}
+
+/// The parts of a `prompts/get` or `resources/read` result ferry renders.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct ReadResult {
+    #[serde(default, deserialize_with = "lenient::opt")]
+    pub messages: Option<Vec<Value>>,
+    #[serde(default, deserialize_with = "lenient::opt")]
+    pub contents: Option<Vec<Value>>,
+}
+
+impl ReadResult {
+    pub fn read(value: &Value) -> ReadResult {
+        lenient::view(value)
+    }
+
+    /// `prompts/get`'s messages.
+    pub fn messages(&self) -> Vec<PromptMessage> {
+        self.messages
+            .iter()
+            .flatten()
+            .map(|m| lenient::view(m))
+            .collect()
+    }
+
+    /// `resources/read`'s contents.
+    pub fn contents(&self) -> Vec<ResourceContents> {
+        self.contents
+            .iter()
+            .flatten()
+            .map(ResourceContents::read)
+            .collect()
+    }
+}
+
+/// `notifications/progress` params.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    #[serde(
+        rename = "progressToken",
+        default,
+        deserialize_with = "lenient::present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub token: Option<Value>,
+    #[serde(default, deserialize_with = "lenient::present")]
+    pub progress: Option<Value>,
+    #[serde(
+        default,
+        deserialize_with = "lenient::present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub total: Option<Value>,
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub message: Option<String>,
+}
+
+impl Progress {
+    pub fn read(params: &Value) -> Progress {
+        lenient::view(params)
+    }
+}
+
+/// A task description (`Task`, either era), with what a stateless `tasks/get` carries beside
+/// the status.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct TaskView {
+    #[serde(rename = "taskId", default, deserialize_with = "lenient::opt")]
+    pub task_id: Option<String>,
+    #[serde(default, deserialize_with = "lenient::opt")]
+    pub status: Option<String>,
+    #[serde(rename = "statusMessage", default, deserialize_with = "lenient::opt")]
+    pub status_message: Option<String>,
+    #[serde(rename = "pollIntervalMs", default, deserialize_with = "lenient::present")]
+    pub poll_interval_ms: Option<Value>,
+    /// 2025-11-25's name for `pollIntervalMs`.
+    #[serde(rename = "pollInterval", default, deserialize_with = "lenient::present")]
+    pub poll_interval: Option<Value>,
+    #[serde(rename = "ttlMs", default, deserialize_with = "lenient::present")]
+    pub ttl_ms: Option<Value>,
+    /// 2025-11-25's name for `ttlMs`.
+    #[serde(default, deserialize_with = "lenient::present")]
+    pub ttl: Option<Value>,
+    #[serde(default, deserialize_with = "lenient::present")]
+    pub result: Option<Value>,
+    #[serde(default, deserialize_with = "lenient::present")]
+    pub error: Option<Value>,
+    #[serde(rename = "inputRequests", default, deserialize_with = "lenient::opt")]
+    pub input_requests: Option<Map<String, Value>>,
+}
+
+impl TaskView {
+    pub fn read(body: &Value) -> TaskView {
+        lenient::view(body)
+    }
+}
+
+/// What a `tools/call` answer says about tasks: `resultType` (2026-07-28), the task of a
+/// 2025-11-25 `CreateTaskResult`, and whether it carries `content`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct ResultKind {
+    #[serde(rename = "resultType", default, deserialize_with = "lenient::opt")]
+    pub result_type: Option<String>,
+    #[serde(default, deserialize_with = "lenient::present")]
+    pub task: Option<Value>,
+    #[serde(default, deserialize_with = "lenient::present")]
+    pub content: Option<Value>,
+    #[serde(rename = "inputRequests", default, deserialize_with = "lenient::opt")]
+    pub input_requests: Option<Map<String, Value>>,
+    #[serde(rename = "requestState", default)]
+    pub request_state: Option<Value>,
+}
+
+impl ResultKind {
+    pub fn read(result: &Value) -> ResultKind {
+        lenient::view(result)
+    }
+}
+
+/// One page of a list result.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct ListPage {
+    #[serde(rename = "nextCursor", default)]
+    pub next_cursor: Option<Value>,
+    #[serde(rename = "ttlMs", default, deserialize_with = "lenient::opt")]
+    pub ttl_ms: Option<u64>,
+}
+
+impl ListPage {
+    pub fn read(page: &Value) -> ListPage {
+        lenient::view(page)
+    }
+}
+
+/// `elicitation/create` params: a form (`requestedSchema`) or a URL to open.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct Elicitation {
+    #[serde(default, deserialize_with = "lenient::opt")]
+    pub message: Option<String>,
+    #[serde(rename = "requestedSchema", default)]
+    pub requested_schema: Option<Value>,
+    #[serde(default)]
+    pub url: Option<Value>,
+}
+
+impl Elicitation {
+    pub fn read(params: &Value) -> Elicitation {
+        lenient::view(params)
+    }
+
+    /// The URL of a URL-mode request.
+    pub fn url(&self) -> Option<&str> {
+        self.url.as_ref().and_then(Value::as_str)
+    }
+}
+
+/// `sampling/createMessage` params, the parts ferry reads.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct Sampling {
+    #[serde(default, deserialize_with = "lenient::opt")]
+    pub messages: Option<Vec<Value>>,
+    #[serde(rename = "systemPrompt", default, deserialize_with = "lenient::opt")]
+    pub system_prompt: Option<String>,
+    #[serde(rename = "maxTokens", default, deserialize_with = "lenient::opt")]
+    pub max_tokens: Option<u64>,
+}
+
+impl Sampling {
+    pub fn read(params: &Value) -> Sampling {
+        lenient::view(params)
+    }
+}
+
+/// A JSON-RPC error object as it is read: every field lenient.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct ErrorObject {
+    #[serde(default, deserialize_with = "lenient::opt")]
+    pub code: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::opt")]
+    pub message: Option<String>,
+    #[serde(default)]
+    pub data: Option<Value>,
+}
+
+impl ErrorObject {
+    pub fn read(error: &Value) -> ErrorObject {
+        lenient::view(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn results_write_the_bytes_ferry_always_sent() {
+        let mut result = CallToolResult::of(vec![Content::text("x")]);
+        result.structured_content = Some(json!({"a": 1}));
+        assert_eq!(
+            result.to_value().to_string(),
+            json!({"content": [{"type": "text", "text": "x"}], "structuredContent": {"a": 1}})
+                .to_string()
+        );
+        assert_eq!(
+            CallToolResult::error("no").to_value().to_string(),
+            json!({"content": [{"type": "text", "text": "no"}], "isError": true}).to_string()
+        );
+    }
+
+    #[test]
+    fn odd_results_read_leniently() {
+        let odd = CallToolResult::read(&json!({"content": "x", "isError": "yes", "structuredContent": null, "n": 1}));
+        assert!(odd.content.is_empty());
+        assert!(!odd.failed());
+        assert_eq!(odd.structured_content, None);
+        assert_eq!(odd.extra.get("n"), Some(&json!(1)));
+        assert_eq!(CallToolResult::read(&json!([1])), CallToolResult::default());
+        let task = TaskView::read(&json!({"taskId": 5, "status": "working"}));
+        assert_eq!(task.task_id, None);
+        assert_eq!(task.status.as_deref(), Some("working"));
+    }
+}
