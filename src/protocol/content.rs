@@ -44,6 +44,7 @@ pub struct MediaContent {
     #[serde(
         rename = "mimeType",
         default,
+        deserialize_with = "super::lenient::opt",
         skip_serializing_if = "Option::is_none"
     )]
     pub mime_type: Option<String>,
@@ -62,17 +63,22 @@ pub struct EmbeddedResource {
 /// `{"type": "resource_link", "uri": ..., "name": ...}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResourceLink {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::or_default")]
     pub uri: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::lenient::or_default")]
     pub name: String,
     #[serde(
         rename = "mimeType",
         default,
+        deserialize_with = "super::lenient::opt",
         skip_serializing_if = "Option::is_none"
     )]
     pub mime_type: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "super::lenient::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub description: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,

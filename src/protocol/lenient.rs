@@ -33,6 +33,14 @@ where
     Ok((!value.is_null()).then_some(value))
 }
 
+/// A field kept as JSON whenever it is there, `null` too (`None` only when missing).
+pub fn any<'de, D>(deserializer: D) -> Result<Option<Value>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    Value::deserialize(deserializer).map(Some)
+}
+
 /// Reads a typed view of `value` leniently: `T`'s fields are all lenient, so only a value that
 /// is not an object fails, and then the view is `T::default()`.
 pub fn view<T>(value: &Value) -> T

@@ -73,7 +73,7 @@ impl CallToolResult {
 pub struct PromptMessage {
     #[serde(default, deserialize_with = "lenient::opt")]
     pub role: Option<String>,
-    #[serde(default, deserialize_with = "lenient::present")]
+    #[serde(default, deserialize_with = "lenient::any")]
     pub content: Option<Value>,
 }
 
