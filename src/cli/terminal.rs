@@ -3,6 +3,8 @@
 //! directory, and the [`Console`] a server command writes to: this process's ([`Local`]), or
 //! in the daemon the caller's (`warm`). Plain output goes through `crate::console`.
 
+use crate::protocol::json_schema::SchemaView;
+use crate::protocol::messages::{Elicitation, Progress};
 use crate::client::config::Environment;
 use crate::client::handler::{
     not_supported, roots_of, sampling_refused, ClientHandler, ClientRequestError,
@@ -145,23 +147,20 @@ pub fn answers_with_defaults() -> bool {
 
 /// Accepts a form with its defaults, when every field it requires has one; else declines.
 fn defaults_answer(params: &Value) -> Value {
-    let schema = params
-        .get("requestedSchema")
-        .cloned()
-        .unwrap_or(Value::Null);
-    let properties = schema.get("properties").and_then(Value::as_object);
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let elicitation = Elicitation::read(params);
+    let schema = elicitation
+        .requested_schema
+        .as_ref()
+        .and_then(SchemaView::new);
+    let properties = schema.and_then(|s| s.properties());
+    let required: Vec<&str> = schema.map(|s| s.required()).unwrap_or_default();
     let mut content = Map::new();
     for (name, prop) in properties.into_iter().flatten() {
-        if let Some(default) = prop.get("default") {
+        if let Some(default) = SchemaView::new(prop).and_then(|p| p.default()) {
             content.insert(name.clone(), default.clone());
         }
     }
-    if params.get("url").is_some() || required.iter().any(|r| !content.contains_key(*r)) {
+    if elicitation.url.is_some() || required.iter().any(|r| !content.contains_key(*r)) {
         return json!({"action": "decline"});
     }
     json!({"action": "accept", "content": content})
@@ -260,14 +259,16 @@ impl ClientHandler for TerminalHandler {
 
 /// A progress notification as the one line shown on a terminal (it replaces the last).
 pub fn progress_line(params: &Value) -> String {
-    let done = params
-        .get("progress")
+    let progress = Progress::read(params);
+    let done = progress
+        .progress
+        .as_ref()
         .and_then(Value::as_f64)
         .unwrap_or(0.0);
-    let total = params.get("total").and_then(Value::as_f64);
-    let message = params
-        .get("message")
-        .and_then(Value::as_str)
+    let total = progress.total.as_ref().and_then(Value::as_f64);
+    let message = progress
+        .message
+        .as_deref()
         .map(|m| format!(" {}", escape_line(m)))
         .unwrap_or_default();
     let figure = match total {
@@ -295,13 +296,14 @@ pub fn answer_elicitation(params: &Value) -> Value {
 
 /// Asks the person at the terminal for the fields a server requests.
 fn elicit(params: &Value) -> Value {
-    let message = params
-        .get("message")
-        .and_then(Value::as_str)
+    let elicitation = Elicitation::read(params);
+    let message = elicitation
+        .message
+        .as_deref()
         .unwrap_or("The server asks for input.");
     let mut err = std::io::stderr();
     let _ = writeln!(err, "ferry: {}", escape_text(message));
-    if let Some(url) = params.get("url").and_then(Value::as_str) {
+    if let Some(url) = elicitation.url() {
         let _ = writeln!(err, "open: {}", escape_line(url));
         let _ = write!(err, "press Enter when done, or type 'no' to decline: ");
         let _ = err.flush();
@@ -313,7 +315,7 @@ fn elicit(params: &Value) -> Value {
         };
     }
     let schema = crate::schema::ToolSchema::from_input_schema(
-        params.get("requestedSchema").unwrap_or(&Value::Null),
+        elicitation.requested_schema.as_ref().unwrap_or(&Value::Null),
     );
     let mut content = Map::new();
     for prop in &schema.props {
@@ -352,14 +354,15 @@ fn answer_kind(shape: &crate::schema::Shape, raw: Option<&Value>) -> String {
     use crate::schema::Kind;
     // A titled enum (`oneOf` of `const` and `title`): its values, each with its title.
     let titled: Vec<String> = raw
-        .and_then(|r| r.get("oneOf").or_else(|| r.get("anyOf")))
-        .and_then(Value::as_array)
+        .and_then(SchemaView::new)
+        .and_then(|r| r.one_of())
         .map(|options| {
             options
                 .iter()
                 .filter_map(|o| {
-                    let value = crate::schema::render_value(o.get("const")?);
-                    Some(match o.get("title").and_then(Value::as_str) {
+                    let o = SchemaView::new(o)?;
+                    let value = crate::schema::render_value(o.constant()?);
+                    Some(match o.title() {
                         Some(title) if title != value => format!("{value} ({title})"),
                         _ => value,
                     })

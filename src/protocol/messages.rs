@@ -231,7 +231,7 @@ pub struct Elicitation {
     pub message: Option<String>,
     #[serde(rename = "requestedSchema", default)]
     pub requested_schema: Option<Value>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any")]
     pub url: Option<Value>,
 }
 
@@ -280,6 +280,60 @@ impl ErrorObject {
     }
 }
 
+/// An entry of `resources/list`, `resources/templates/list` or `prompts/list`: the fields ferry
+/// shows.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct ListEntry {
+    #[serde(default, deserialize_with = "lenient::opt")]
+    pub name: Option<String>,
+    #[serde(default, deserialize_with = "lenient::opt")]
+    pub uri: Option<String>,
+    #[serde(rename = "uriTemplate", default, deserialize_with = "lenient::opt")]
+    pub uri_template: Option<String>,
+    #[serde(rename = "mimeType", default, deserialize_with = "lenient::opt")]
+    pub mime_type: Option<String>,
+    #[serde(default, deserialize_with = "lenient::opt")]
+    pub description: Option<String>,
+    /// A prompt's arguments (each read with [`PromptArgument::read`]).
+    #[serde(default, deserialize_with = "lenient::opt")]
+    pub arguments: Option<Vec<Value>>,
+}
+
+impl ListEntry {
+    pub fn read(entry: &Value) -> ListEntry {
+        lenient::view(entry)
+    }
+
+    /// A prompt's arguments.
+    pub fn arguments(&self) -> Option<Vec<PromptArgument>> {
+        self.arguments
+            .as_ref()
+            .map(|args| args.iter().map(PromptArgument::read).collect())
+    }
+}
+
+/// One argument of a prompt.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct PromptArgument {
+    #[serde(default, deserialize_with = "lenient::opt")]
+    pub name: Option<String>,
+    /// As sent (whatever its type), to pass on.
+    #[serde(default, deserialize_with = "lenient::any")]
+    pub description: Option<Value>,
+    #[serde(default, deserialize_with = "lenient::opt")]
+    pub required: Option<bool>,
+}
+
+impl PromptArgument {
+    pub fn read(arg: &Value) -> PromptArgument {
+        lenient::view(arg)
+    }
+
+    pub fn is_required(&self) -> bool {
+        self.required == Some(true)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,7 +360,7 @@ mod tests {
         assert!(odd.content.is_empty());
         assert!(!odd.failed());
         assert_eq!(odd.structured_content, None);
-        assert_eq!(odd.extra.get("n"), Some(&json!(1)));
+        assert_eq!(odd.extra["n"], json!(1));
         assert_eq!(CallToolResult::read(&json!([1])), CallToolResult::default());
         let task = TaskView::read(&json!({"taskId": 5, "status": "working"}));
         assert_eq!(task.task_id, None);

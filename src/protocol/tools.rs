@@ -52,6 +52,11 @@ impl Tool {
     }
 }
 
+/// A tool definition's `annotations` (hints: read-only, destructive...), whatever their type.
+pub fn annotations(raw: &Value) -> Option<&Value> {
+    raw.as_object().and_then(|tool| tool.get("annotations"))
+}
+
 /// Keys whose values are data, not subschemas: never searched for declarations.
 const DATA_KEYS: [&str; 4] = ["enum", "const", "default", "examples"];
 
