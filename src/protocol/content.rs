@@ -63,9 +63,7 @@ pub struct EmbeddedResource {
 /// `{"type": "resource_link", "uri": ..., "name": ...}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResourceLink {
-    #[serde(default, deserialize_with = "super::lenient::or_default")]
     pub uri: String,
-    #[serde(default, deserialize_with = "super::lenient::or_default")]
     pub name: String,
     #[serde(
         rename = "mimeType",
@@ -96,8 +94,12 @@ pub enum ResourceContents {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TextResource {
-    #[serde(default, deserialize_with = "super::lenient::or_default")]
-    pub uri: String,
+    #[serde(
+        default,
+        deserialize_with = "super::lenient::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub uri: Option<String>,
     #[serde(
         rename = "mimeType",
         default,
@@ -112,8 +114,12 @@ pub struct TextResource {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BlobResource {
-    #[serde(default, deserialize_with = "super::lenient::or_default")]
-    pub uri: String,
+    #[serde(
+        default,
+        deserialize_with = "super::lenient::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub uri: Option<String>,
     #[serde(
         rename = "mimeType",
         default,
@@ -193,7 +199,7 @@ impl ResourceContents {
     /// Text contents.
     pub fn text(uri: impl Into<String>, mime: impl Into<String>, text: impl Into<String>) -> Self {
         ResourceContents::Text(TextResource {
-            uri: uri.into(),
+            uri: Some(uri.into()),
             mime_type: Some(mime.into()),
             text: text.into(),
             extra: Map::new(),
@@ -203,16 +209,47 @@ impl ResourceContents {
     /// Binary contents, `blob` in base64.
     pub fn blob(uri: impl Into<String>, mime: impl Into<String>, blob: impl Into<String>) -> Self {
         ResourceContents::Blob(BlobResource {
-            uri: uri.into(),
+            uri: Some(uri.into()),
             mime_type: Some(mime.into()),
             blob: blob.into(),
             extra: Map::new(),
         })
     }
 
+    /// Whether the contents say their URI and carry text or a blob.
+    pub fn is_complete(&self) -> bool {
+        match self {
+            ResourceContents::Text(r) => r.uri.is_some(),
+            ResourceContents::Blob(r) => r.uri.is_some(),
+            ResourceContents::Other(_) => false,
+        }
+    }
+
+    /// The URI, `""` when there is none.
+    pub fn uri(&self) -> &str {
+        match self {
+            ResourceContents::Text(r) => r.uri.as_deref().unwrap_or(""),
+            ResourceContents::Blob(r) => r.uri.as_deref().unwrap_or(""),
+            ResourceContents::Other(_) => "",
+        }
+    }
+
     /// As JSON, exactly as it would be sent.
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// Only a block's `type`, for checking a block before reading it whole.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct BlockKind {
+    #[serde(rename = "type", default, deserialize_with = "super::lenient::opt")]
+    pub kind: Option<String>,
+}
+
+impl BlockKind {
+    pub fn read(block: &Value) -> BlockKind {
+        super::lenient::view(block)
     }
 }
 

@@ -61,6 +61,16 @@ impl CallToolResult {
         self.is_error == Some(true)
     }
 
+    /// Whether a result says the tool failed, read without copying the result.
+    pub fn says_failed(result: &Value) -> bool {
+        #[derive(Default, Deserialize)]
+        struct Flag {
+            #[serde(rename = "isError", default, deserialize_with = "lenient::opt")]
+            is_error: Option<bool>,
+        }
+        lenient::view::<Flag>(result).is_error == Some(true)
+    }
+
     /// As JSON, exactly as it is sent.
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)

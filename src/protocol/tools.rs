@@ -12,6 +12,13 @@ pub struct Tool {
 }
 
 impl Tool {
+    /// The `name` of a tool definition, when it is a string.
+    pub fn name_of(raw: &Value) -> Option<&str> {
+        raw.as_object()
+            .and_then(|tool| tool.get("name"))
+            .and_then(Value::as_str)
+    }
+
     /// Reads one entry of `tools`; `Err` says why the entry is unusable.
     pub fn from_value(raw: &Value) -> Result<Tool, String> {
         Tool::from_owned(raw.clone())

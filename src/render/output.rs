@@ -342,7 +342,7 @@ fn render_resource(resource: &ResourceContents, ctx: &OutputContext, out: &mut S
                 let _ = writeln!(
                     out,
                     "[resource {}{}]",
-                    resource.uri,
+                    resource.uri.as_deref().unwrap_or(""),
                     resource
                         .mime_type
                         .as_deref()
@@ -363,7 +363,7 @@ fn render_resource(resource: &ResourceContents, ctx: &OutputContext, out: &mut S
                 "resource",
                 ctx,
             );
-            let _ = writeln!(out, "{line} {}", resource.uri);
+            let _ = writeln!(out, "{line} {}", resource.uri.as_deref().unwrap_or(""));
         }
         ResourceContents::Other(other) => {
             out.push_str(&compact_json(other));

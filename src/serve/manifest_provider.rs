@@ -2,6 +2,8 @@
 //! checked by the schema model, paths confined to the roots, values rendered into argv by the
 //! template (never a shell, never an option), and the command run confined (`exec`).
 
+use crate::protocol::content::{BlockKind, Content, ContentBlock, ResourceContents};
+use crate::protocol::messages::{CallToolResult, ErrorObject};
 use super::exec::{self, Ending, Finished, Job};
 use super::provider::{invalid, not_found, tool_error, CallContext, Provider};
 use super::sandbox::{self, Policy};
@@ -679,30 +681,28 @@ fn is_text_mime(mime: &str) -> bool {
 fn contents(uri: &str, mime: &str, bytes: Vec<u8>) -> Value {
     if is_text_mime(mime) {
         if let Ok(text) = String::from_utf8(bytes.clone()) {
-            return json!({"uri": uri, "mimeType": mime, "text": text});
+            return ResourceContents::text(uri, mime, text).to_value();
         }
     }
-    json!({"uri": uri, "mimeType": mime, "blob": base64::engine::general_purpose::STANDARD.encode(bytes)})
+    ResourceContents::blob(uri, mime, base64::engine::general_purpose::STANDARD.encode(bytes)).to_value()
 }
 
 /// Checks content blocks a command printed (output = "content").
 fn check_blocks(blocks: &[Value]) -> std::result::Result<(), String> {
     for (i, block) in blocks.iter().enumerate() {
         let n = i + 1;
-        let kind = block
-            .get("type")
-            .and_then(Value::as_str)
+        let kind = BlockKind::read(block)
+            .kind
             .ok_or(format!("block {n} has no \"type\""))?;
-        let has = |key: &str| block.get(key).and_then(Value::as_str).is_some();
-        let ok = match kind {
-            "text" => has("text"),
-            "image" | "audio" => has("data") && has("mimeType") && base64_ok(block.get("data")),
-            "resource_link" => has("uri") && has("name"),
-            "resource" => block.get("resource").is_some_and(|r| {
-                r.get("uri").and_then(Value::as_str).is_some()
-                    && (r.get("text").is_some() || r.get("blob").is_some())
-            }),
-            other => return Err(format!("block {n} has an unknown type {other:?}")),
+        let ok = match (kind.as_str(), Content::read(block)) {
+            ("text", Content::Block(ContentBlock::Text(_))) => true,
+            ("image" | "audio", Content::Block(ContentBlock::Image(m) | ContentBlock::Audio(m))) => {
+                m.mime_type.is_some() && base64_ok(&m.data)
+            }
+            ("resource_link", Content::Block(ContentBlock::ResourceLink(_))) => true,
+            ("resource", Content::Block(ContentBlock::Resource(r))) => r.resource.is_complete(),
+            ("text" | "image" | "audio" | "resource_link" | "resource", _) => false,
+            (other, _) => return Err(format!("block {n} has an unknown type {other:?}")),
         };
         if !ok {
             return Err(format!(
@@ -713,10 +713,8 @@ fn check_blocks(blocks: &[Value]) -> std::result::Result<(), String> {
     Ok(())
 }
 
-fn base64_ok(value: Option<&Value>) -> bool {
-    value
-        .and_then(Value::as_str)
-        .is_some_and(|s| base64::engine::general_purpose::STANDARD.decode(s).is_ok())
+fn base64_ok(data: &str) -> bool {
+    base64::engine::general_purpose::STANDARD.decode(data).is_ok()
 }
 
 /// A finished command as a `CallToolResult`.
@@ -736,15 +734,14 @@ fn call_result(
             .and_then(|bytes| serde_json::from_slice::<Map<String, Value>>(&bytes).ok());
         if let Some(error) = printed
             .filter(|o| !o.contains_key("content"))
-            .and_then(|o| o.get("error").cloned())
+            .and_then(|mut o| o.remove("error"))
         {
-            let code = error.get("code").and_then(Value::as_i64);
-            let message = error.get("message").and_then(Value::as_str);
-            if let (Some(code), Some(message)) = (code, message) {
+            let error = ErrorObject::read(&error);
+            if let (Some(code), Some(message)) = (error.code, error.message) {
                 return Err(RpcError {
                     code,
-                    message: message.to_string(),
-                    data: error.get("data").cloned(),
+                    message,
+                    data: error.data,
                 });
             }
         }
@@ -811,13 +808,13 @@ fn tool_result(tool: &ToolDef, finished: Finished, timeout: Duration, modern: bo
         let tail = finished.stderr.last_lines(STDERR_TAIL_LINES);
         let tail: String = tail.chars().take(STDERR_TAIL_CHARS).collect();
         (!tail.trim().is_empty())
-            .then(|| json!({"type": "text", "text": format!("stderr (last lines):\n{}", tail.trim_end())}))
+            .then(|| Content::text(format!("stderr (last lines):\n{}", tail.trim_end())))
     };
     match &tool.output {
         OutputKind::Text => {
-            let mut content = vec![json!({"type": "text", "text": finished.stdout.text()})];
+            let mut content = vec![Content::text(finished.stdout.text())];
             content.extend(stderr_block());
-            json!({ "content": content })
+            CallToolResult::of(content).to_value()
         }
         OutputKind::Json => {
             let bytes = match whole() {
@@ -827,16 +824,16 @@ fn tool_result(tool: &ToolDef, finished: Finished, timeout: Duration, modern: bo
             let text = String::from_utf8_lossy(&bytes).into_owned();
             // Nothing printed is no rows (a query that matched nothing), not broken JSON.
             if text.trim().is_empty() {
-                return json!({"content": []});
+                return CallToolResult::default().to_value();
             }
             match serde_json::from_str::<Value>(&text) {
                 Ok(value) => {
-                    let mut result = json!({"content": [{"type": "text", "text": text}]});
+                    let mut result = CallToolResult::of(vec![Content::text(text)]);
                     // Clients of the handshake era accept only an object here.
                     if modern || value.is_object() {
-                        result["structuredContent"] = value;
+                        result.structured_content = Some(value);
                     }
-                    result
+                    result.to_value()
                 }
                 Err(e) => tool_error(format!(
                     "{} printed output that is not JSON ({e}):\n{text}",
@@ -875,13 +872,13 @@ fn tool_result(tool: &ToolDef, finished: Finished, timeout: Duration, modern: bo
             };
             let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
             let block = if mime.starts_with("image/") {
-                json!({"type": "image", "data": data, "mimeType": mime})
+                Content::image(data, mime)
             } else if mime.starts_with("audio/") {
-                json!({"type": "audio", "data": data, "mimeType": mime})
+                Content::audio(data, mime)
             } else {
-                json!({"type": "resource", "resource": {"uri": format!("ferry://{}/output", tool.name), "mimeType": mime, "blob": data}})
+                Content::resource(ResourceContents::blob(format!("ferry://{}/output", tool.name), mime, data))
             };
-            json!({"content": [block]})
+            CallToolResult::of(vec![block]).to_value()
         }
     }
 }
