@@ -141,11 +141,11 @@ pub struct Progress {
         skip_serializing_if = "Option::is_none"
     )]
     pub token: Option<Value>,
-    #[serde(default, deserialize_with = "lenient::present")]
+    #[serde(default, deserialize_with = "lenient::any")]
     pub progress: Option<Value>,
     #[serde(
         default,
-        deserialize_with = "lenient::present",
+        deserialize_with = "lenient::any",
         skip_serializing_if = "Option::is_none"
     )]
     pub total: Option<Value>,
@@ -173,15 +173,15 @@ pub struct TaskView {
     pub status: Option<String>,
     #[serde(rename = "statusMessage", default, deserialize_with = "lenient::opt")]
     pub status_message: Option<String>,
-    #[serde(rename = "pollIntervalMs", default, deserialize_with = "lenient::present")]
+    #[serde(rename = "pollIntervalMs", default, deserialize_with = "lenient::any")]
     pub poll_interval_ms: Option<Value>,
     /// 2025-11-25's name for `pollIntervalMs`.
-    #[serde(rename = "pollInterval", default, deserialize_with = "lenient::present")]
+    #[serde(rename = "pollInterval", default, deserialize_with = "lenient::any")]
     pub poll_interval: Option<Value>,
-    #[serde(rename = "ttlMs", default, deserialize_with = "lenient::present")]
+    #[serde(rename = "ttlMs", default, deserialize_with = "lenient::any")]
     pub ttl_ms: Option<Value>,
     /// 2025-11-25's name for `ttlMs`.
-    #[serde(default, deserialize_with = "lenient::present")]
+    #[serde(default, deserialize_with = "lenient::any")]
     pub ttl: Option<Value>,
     #[serde(default, deserialize_with = "lenient::present")]
     pub result: Option<Value>,
@@ -195,6 +195,19 @@ impl TaskView {
     pub fn read(body: &Value) -> TaskView {
         lenient::view(body)
     }
+
+    /// The poll interval the server suggests, in ms, under either era's name.
+    pub fn poll_ms(&self) -> Option<u64> {
+        self.poll_interval_ms
+            .as_ref()
+            .or(self.poll_interval.as_ref())
+            .and_then(Value::as_u64)
+    }
+
+    /// How long the server keeps the task, in ms, under either era's name.
+    pub fn ttl_ms(&self) -> Option<u64> {
+        self.ttl_ms.as_ref().or(self.ttl.as_ref()).and_then(Value::as_u64)
+    }
 }
 
 /// What a `tools/call` answer says about tasks: `resultType` (2026-07-28), the task of a
@@ -203,13 +216,13 @@ impl TaskView {
 pub struct ResultKind {
     #[serde(rename = "resultType", default, deserialize_with = "lenient::opt")]
     pub result_type: Option<String>,
-    #[serde(default, deserialize_with = "lenient::present")]
+    #[serde(default, deserialize_with = "lenient::any")]
     pub task: Option<Value>,
-    #[serde(default, deserialize_with = "lenient::present")]
+    #[serde(default, deserialize_with = "lenient::any")]
     pub content: Option<Value>,
     #[serde(rename = "inputRequests", default, deserialize_with = "lenient::opt")]
     pub input_requests: Option<Map<String, Value>>,
-    #[serde(rename = "requestState", default)]
+    #[serde(rename = "requestState", default, deserialize_with = "lenient::any")]
     pub request_state: Option<Value>,
 }
 
@@ -280,7 +293,7 @@ pub struct ErrorObject {
     pub code: Option<i64>,
     #[serde(default, deserialize_with = "lenient::opt")]
     pub message: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::any")]
     pub data: Option<Value>,
 }
 
@@ -341,6 +354,44 @@ impl PromptArgument {
 
     pub fn is_required(&self) -> bool {
         self.required == Some(true)
+    }
+}
+
+/// The versions a server names: an `initialize` result's `protocolVersion`, a
+/// `server/discover` result's `supportedVersions`, or the `supported` list in the `data` of a
+/// refusal for an unsupported version.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct Versions {
+    #[serde(rename = "protocolVersion", default, deserialize_with = "lenient::opt")]
+    pub protocol_version: Option<String>,
+    #[serde(rename = "supportedVersions", default, deserialize_with = "lenient::opt")]
+    pub supported_versions: Option<Vec<Value>>,
+    #[serde(default, deserialize_with = "lenient::opt")]
+    pub supported: Option<Vec<Value>>,
+}
+
+impl Versions {
+    pub fn read(value: &Value) -> Versions {
+        lenient::view(value)
+    }
+
+    /// A refusal's `data`, when it has one.
+    pub fn of_refusal(data: Option<&Value>) -> Versions {
+        data.map(Versions::read).unwrap_or_default()
+    }
+
+    /// The versions a refusal lists as supported, those that are strings.
+    pub fn supported(&self) -> Option<Vec<&str>> {
+        self.supported
+            .as_ref()
+            .map(|v| v.iter().filter_map(Value::as_str).collect())
+    }
+
+    /// Whether a discover result offers `version`.
+    pub fn offers(&self, version: &str) -> bool {
+        self.supported_versions
+            .as_ref()
+            .is_some_and(|v| v.iter().any(|v| v.as_str() == Some(version)))
     }
 }
 
