@@ -253,6 +253,49 @@ impl BlockKind {
     }
 }
 
+/// The text of a text block, read in place (for code that passes blocks on as they came).
+pub fn text_of(block: &Value) -> Option<&str> {
+    #[derive(Deserialize)]
+    struct Text<'a> {
+        #[serde(rename = "type")]
+        kind: &'a str,
+        text: &'a str,
+    }
+    Text::deserialize(block)
+        .ok()
+        .filter(|t| t.kind == "text")
+        .map(|t| t.text)
+}
+
+/// Whether a block is a text block (`"type": "text"`), whatever else it holds.
+pub fn is_text(block: &Value) -> bool {
+    BlockKind::read(block).kind.as_deref() == Some("text")
+}
+
+/// The URI a resource link or an embedded resource names, read in place.
+pub fn uri_of(block: &Value) -> Option<&str> {
+    #[derive(Deserialize)]
+    struct Uri<'a> {
+        #[serde(default, borrow)]
+        uri: Option<&'a str>,
+    }
+    #[derive(Deserialize)]
+    struct Block<'a> {
+        #[serde(rename = "type")]
+        kind: &'a str,
+        #[serde(default, borrow)]
+        uri: Option<&'a str>,
+        #[serde(default, borrow)]
+        resource: Option<Uri<'a>>,
+    }
+    let block = Block::deserialize(block).ok()?;
+    match block.kind {
+        "resource_link" => block.uri,
+        "resource" => block.resource.and_then(|r| r.uri),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

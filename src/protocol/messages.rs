@@ -63,17 +63,113 @@ impl CallToolResult {
 
     /// Whether a result says the tool failed, read without copying the result.
     pub fn says_failed(result: &Value) -> bool {
-        #[derive(Default, Deserialize)]
-        struct Flag {
-            #[serde(rename = "isError", default, deserialize_with = "lenient::opt")]
-            is_error: Option<bool>,
-        }
-        lenient::view::<Flag>(result).is_error == Some(true)
+        ResultView::new(result).is_error()
     }
 
     /// As JSON, exactly as it is sent.
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// A borrowed view of a `tools/call` result, for code that passes the result on as it came
+/// (the proxy) and must not rewrite it: its parts by name, `None` when absent or of another
+/// type.
+#[derive(Debug, Clone, Copy)]
+pub struct ResultView<'a> {
+    obj: Option<&'a Map<String, Value>>,
+}
+
+impl<'a> ResultView<'a> {
+    pub fn new(result: &'a Value) -> ResultView<'a> {
+        ResultView {
+            obj: result.as_object(),
+        }
+    }
+
+    fn field(&self, name: &str) -> Option<&'a Value> {
+        self.obj.and_then(|o| o.get(name))
+    }
+
+    /// `content`, when a list.
+    pub fn content(&self) -> Option<&'a [Value]> {
+        self.field("content")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+    }
+
+    /// `content`, whatever its type.
+    pub fn content_field(&self) -> Option<&'a Value> {
+        self.field("content")
+    }
+
+    /// `structuredContent`, whatever its type (`null` too).
+    pub fn structured_content(&self) -> Option<&'a Value> {
+        self.field("structuredContent")
+    }
+
+    /// Whether `isError` is `true`.
+    pub fn is_error(&self) -> bool {
+        self.field("isError").and_then(Value::as_bool) == Some(true)
+    }
+}
+
+/// A borrowed view of a list result (`tools/list`, `resources/list`...) or of one of its
+/// entries: the list under a key, `nextCursor`, and an entry's `name`, `uri`, `uriTemplate`,
+/// `description` and `instructions`, each `None` when absent or not of its type.
+#[derive(Debug, Clone, Copy)]
+pub struct ListView<'a> {
+    obj: Option<&'a Map<String, Value>>,
+}
+
+impl<'a> ListView<'a> {
+    pub fn new(value: &'a Value) -> ListView<'a> {
+        ListView {
+            obj: value.as_object(),
+        }
+    }
+
+    fn field(&self, name: &str) -> Option<&'a Value> {
+        self.obj.and_then(|o| o.get(name))
+    }
+
+    fn str(&self, name: &str) -> Option<&'a str> {
+        self.field(name).and_then(Value::as_str)
+    }
+
+    /// The items under `key` (`tools`, `resources`...), when a list.
+    pub fn items(&self, key: &str) -> Option<&'a Vec<Value>> {
+        self.field(key).and_then(Value::as_array)
+    }
+
+    /// `nextCursor`, whatever its type (`null` too).
+    pub fn next_cursor(&self) -> Option<&'a Value> {
+        self.field("nextCursor")
+    }
+
+    /// A JSON-RPC envelope's `result`, whatever its type.
+    pub fn result(&self) -> Option<&'a Value> {
+        self.field("result")
+    }
+
+    pub fn name(&self) -> Option<&'a str> {
+        self.str("name")
+    }
+
+    pub fn uri(&self) -> Option<&'a str> {
+        self.str("uri")
+    }
+
+    pub fn uri_template(&self) -> Option<&'a str> {
+        self.str("uriTemplate")
+    }
+
+    pub fn description(&self) -> Option<&'a str> {
+        self.str("description")
+    }
+
+    pub fn instructions(&self) -> Option<&'a str> {
+        self.str("instructions")
     }
 }
 
