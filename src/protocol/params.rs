@@ -100,6 +100,16 @@ impl<'a> Params<'a> {
         self.field("inputResponses").and_then(Value::as_object)
     }
 
+    /// `requestId` (`notifications/cancelled`), whatever its type.
+    pub fn request_id(&self) -> Option<&'a Value> {
+        self.field("requestId")
+    }
+
+    /// `inputResponses`, whatever its type.
+    pub fn input_responses_field(&self) -> Option<&'a Value> {
+        self.field("inputResponses")
+    }
+
     /// `_meta`, when an object.
     pub fn meta(&self) -> Option<Meta<'a>> {
         self.field("_meta")

@@ -132,7 +132,7 @@ pub trait Provider: Send + Sync {
     fn input_schema(&self, name: &str) -> Option<Value> {
         self.tools()
             .into_iter()
-            .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+            .find(|t| crate::protocol::tools::Tool::name_of(t) == Some(name))
             .and_then(|mut t| t.get_mut("inputSchema").map(Value::take))
     }
 

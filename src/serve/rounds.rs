@@ -532,7 +532,7 @@ impl Rounds {
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = capabilities;
         *call.shared.notify.lock().unwrap_or_else(|e| e.into_inner()) = notify;
-        let responses = match Params::new(params).field("inputResponses") {
+        let responses = match Params::new(params).input_responses_field() {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(map)) => map.clone(),
             Some(_) => {
