@@ -171,6 +171,16 @@ impl<'a> ListView<'a> {
     pub fn instructions(&self) -> Option<&'a str> {
         self.str("instructions")
     }
+
+    /// A tool definition's `inputSchema`, whatever its type.
+    pub fn input_schema(&self) -> Option<&'a Value> {
+        self.field("inputSchema")
+    }
+
+    /// A tool definition's `annotations`, whatever their type.
+    pub fn annotations(&self) -> Option<&'a Value> {
+        self.field("annotations")
+    }
 }
 
 /// A `prompts/get` result's message: a role and one content block (or, from some servers,

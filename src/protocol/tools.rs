@@ -1,5 +1,7 @@
 //! Typed views of list results: only the fields ferry reads, everything else kept raw.
 
+use super::json_schema::SchemaView;
+use super::messages::ListView;
 use serde_json::Value;
 
 /// One tool from `tools/list`, with its original JSON kept for `--json` and the cache.
@@ -14,9 +16,7 @@ pub struct Tool {
 impl Tool {
     /// The `name` of a tool definition, when it is a string.
     pub fn name_of(raw: &Value) -> Option<&str> {
-        raw.as_object()
-            .and_then(|tool| tool.get("name"))
-            .and_then(Value::as_str)
+        ListView::new(raw).name()
     }
 
     /// Reads one entry of `tools`; `Err` says why the entry is unusable.
@@ -26,17 +26,16 @@ impl Tool {
 
     /// As `from_value`, keeping `raw` without a copy.
     pub fn from_owned(raw: Value) -> Result<Tool, String> {
-        let obj = raw.as_object().ok_or("tool entry is not an object")?;
-        let name = match obj.get("name") {
-            Some(Value::String(name)) if !name.is_empty() => name.clone(),
+        if !raw.is_object() {
+            return Err("tool entry is not an object".into());
+        }
+        let entry = ListView::new(&raw);
+        let name = match entry.name() {
+            Some(name) if !name.is_empty() => name.to_string(),
             _ => return Err("tool entry has no string \"name\"".into()),
         };
-        let description = obj
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let input_schema = match obj.get("inputSchema") {
+        let description = entry.description().unwrap_or("").to_string();
+        let input_schema = match entry.input_schema() {
             Some(schema @ Value::Object(_)) => schema.clone(),
             None | Some(Value::Null) => serde_json::json!({"type": "object"}),
             Some(_) => {
@@ -61,8 +60,11 @@ impl Tool {
 
 /// A tool definition's `annotations` (hints: read-only, destructive...), whatever their type.
 pub fn annotations(raw: &Value) -> Option<&Value> {
-    raw.as_object().and_then(|tool| tool.get("annotations"))
+    ListView::new(raw).annotations()
 }
+
+/// The keyword that declares a property's value is sent as a header (2026-07-28).
+const HEADER_KEYWORD: &str = "x-mcp-header";
 
 /// Keys whose values are data, not subschemas: never searched for declarations.
 const DATA_KEYS: [&str; 4] = ["enum", "const", "default", "examples"];
@@ -89,12 +91,13 @@ fn declarations(
     if depth > 64 {
         return;
     }
-    if let Some(header) = obj.get("x-mcp-header") {
-        let kind = obj.get("type").and_then(Value::as_str).map(str::to_string);
+    let view = SchemaView::of(obj);
+    if let Some(header) = view.keyword(HEADER_KEYWORD) {
+        let kind = view.type_name().map(str::to_string);
         found.push((path.clone().filter(|p| !p.is_empty()), header.clone(), kind));
     }
     for (key, value) in obj {
-        if DATA_KEYS.contains(&key.as_str()) || key == "x-mcp-header" {
+        if DATA_KEYS.contains(&key.as_str()) || key == HEADER_KEYWORD {
             continue;
         }
         if key == "properties" {
