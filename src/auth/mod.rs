@@ -16,6 +16,7 @@
 mod browser;
 mod config;
 mod discovery;
+mod documents;
 pub mod jwt;
 mod sign_in;
 mod store;
