@@ -1,6 +1,7 @@
 //! Typed views of list results: only the fields ferry reads, everything else kept raw.
 
 use super::json_schema::SchemaView;
+use serde::Deserialize;
 use super::messages::ListView;
 use serde_json::Value;
 
@@ -61,6 +62,32 @@ impl Tool {
 /// A tool definition's `annotations` (hints: read-only, destructive...), whatever their type.
 pub fn annotations(raw: &Value) -> Option<&Value> {
     ListView::new(raw).annotations()
+}
+
+/// A tool's `annotations` (hints about its behaviour), read leniently: a hint of the wrong
+/// type reads as unsaid.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+pub struct Annotations {
+    #[serde(rename = "readOnlyHint", default, deserialize_with = "super::lenient::opt")]
+    pub read_only_hint: Option<bool>,
+    #[serde(rename = "destructiveHint", default, deserialize_with = "super::lenient::opt")]
+    pub destructive_hint: Option<bool>,
+    #[serde(rename = "idempotentHint", default, deserialize_with = "super::lenient::opt")]
+    pub idempotent_hint: Option<bool>,
+    #[serde(rename = "openWorldHint", default, deserialize_with = "super::lenient::opt")]
+    pub open_world_hint: Option<bool>,
+}
+
+impl Annotations {
+    /// Reads a tool's annotations (an object, or the table a manifest gives).
+    pub fn read(annotations: &serde_json::Map<String, Value>) -> Annotations {
+        Annotations::deserialize(annotations).unwrap_or_default()
+    }
+
+    /// Whether the tool says it changes nothing.
+    pub fn read_only(&self) -> bool {
+        self.read_only_hint == Some(true)
+    }
 }
 
 /// The keyword that declares a property's value is sent as a header (2026-07-28).

@@ -3,6 +3,7 @@
 //! template (never a shell, never an option), and the command run confined (`exec`).
 
 use crate::protocol::content::{BlockKind, Content, ContentBlock, ResourceContents};
+use crate::protocol::params::{Params, Reference};
 use crate::protocol::messages::{CallToolResult, ErrorObject};
 use super::exec::{self, Ending, Finished, Job};
 use super::provider::{invalid, not_found, tool_error, CallContext, Provider};
@@ -1121,7 +1122,7 @@ impl Provider for ManifestProvider {
     }
 
     fn complete(&self, params: &Value) -> std::result::Result<Value, RpcError> {
-        let reference = params.get("ref").unwrap_or(&Value::Null);
+        let reference = Reference::new(Params::new(params).reference().unwrap_or(&Value::Null));
         let argument = params
             .pointer("/argument/name")
             .and_then(Value::as_str)
@@ -1130,16 +1131,16 @@ impl Provider for ManifestProvider {
             .pointer("/argument/value")
             .and_then(Value::as_str)
             .unwrap_or("");
-        let params_of: Option<&[Param]> = match reference.get("type").and_then(Value::as_str) {
+        let params_of: Option<&[Param]> = match reference.kind() {
             Some("ref/prompt") => {
-                let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
+                let name = reference.name().unwrap_or("");
                 match self.manifest.prompts.iter().find(|p| p.name == name) {
                     Some(p) => Some(&p.params),
                     None => return Err(invalid(format!("Unknown prompt: {name}"))),
                 }
             }
             Some("ref/resource") => {
-                let uri = reference.get("uri").and_then(Value::as_str).unwrap_or("");
+                let uri = reference.uri().unwrap_or("");
                 self.manifest
                     .templates
                     .iter()

@@ -199,7 +199,7 @@ impl Reader {
                 needs.push(capability);
             }
         }
-        let read_only = annotations.get("readOnlyHint") == Some(&Value::Bool(true));
+        let read_only = crate::protocol::tools::Annotations::read(&annotations).read_only();
         if let (true, Some(writes)) = (read_only, node.get("writes")) {
             return Err(self.fail(
                 writes.line,
