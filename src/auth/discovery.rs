@@ -1,6 +1,7 @@
 //! Finding who signs a server's users in: the protected resource metadata (RFC 9728) and the
 //! authorization server's metadata (RFC 8414, then OpenID discovery), over https only.
 
+use super::documents;
 use super::*;
 
 /// An HTTP client that never follows redirects (the authorization response is read from
@@ -120,7 +121,8 @@ pub(super) async fn authorization_server(client: &reqwest::Client, issuer: &str)
         let Some(doc) = get_json(client, &url).await else {
             continue;
         };
-        if doc.get("issuer").and_then(Value::as_str) != Some(issuer) {
+        let meta: documents::ServerMetadata = documents::read(&doc);
+        if meta.issuer.as_deref() != Some(issuer) {
             return Err(Error::auth(format!(
                 "the authorization server's metadata names another issuer than {issuer}; refused"
             ))

@@ -27,6 +27,7 @@
 mod browser;
 mod config;
 mod discovery;
+mod documents;
 pub mod jwt;
 mod sign_in;
 mod store;

@@ -1,6 +1,7 @@
 //! Signing in, and keeping signed in: the whole authorization code and client credentials
 //! flows, the bearer a request carries, and the refresh of an expiring token.
 
+use super::documents;
 use super::*;
 
 /// Signs in to the server at `server_url` (`shown` names it in messages) after `challenge`,
@@ -17,20 +18,20 @@ pub async fn sign_in(
     let client = http()?;
     let previous = load(server_url);
     let resource_doc = protected_resource(&client, server_url, challenge).await?;
-    let resource = resource_doc
-        .get("resource")
-        .and_then(Value::as_str)
-        .unwrap_or(server_url)
-        .to_string();
+    let resource_meta: documents::ResourceMetadata = documents::read(&resource_doc);
+    let resource = resource_meta
+        .resource
+        .clone()
+        .unwrap_or_else(|| server_url.to_string());
     if !resource_covers(&resource, server_url) {
         return Err(Error::auth(format!(
             "{shown}'s metadata names another resource ({resource}); refused"
         ))
         .with_hint("the server's sign-in is misconfigured or tampered with; tell its operator"));
     }
-    let issuer = resource_doc
-        .get("authorization_servers")
-        .and_then(Value::as_array)
+    let issuer = resource_meta
+        .authorization_servers
+        .as_ref()
         .and_then(|a| a.first())
         .and_then(Value::as_str)
         .ok_or_else(|| Error::auth(format!("{shown} names no authorization server")))?
@@ -74,10 +75,8 @@ pub async fn sign_in(
         .transpose()?;
     // A DPoP-bound token when the authorization server offers ES256 proofs (RFC 9449 section
     // 5.1): a stolen token is then useless without the key, which never leaves this machine.
-    let offers_dpop = server
-        .get("dpop_signing_alg_values_supported")
-        .and_then(Value::as_array)
-        .is_some_and(|a| a.iter().any(|alg| alg == "ES256"));
+    let server_meta: documents::ServerMetadata = documents::read(&server);
+    let offers_dpop = documents::lists(&server_meta.dpop_signing_alg_values_supported, "ES256");
     let dpop = if offers_dpop {
         Some(DpopKey::generate()?)
     } else {
@@ -114,10 +113,7 @@ pub async fn sign_in(
         save(server_url, &stored).await?;
         return Ok(stored);
     }
-    let supports_s256 = server
-        .get("code_challenge_methods_supported")
-        .and_then(Value::as_array)
-        .is_some_and(|a| a.iter().any(|m| m == "S256"));
+    let supports_s256 = documents::lists(&server_meta.code_challenge_methods_supported, "S256");
     if !supports_s256 {
         return Err(Error::auth(format!(
             "the authorization server of {shown} does not offer PKCE (S256); refused"
@@ -144,7 +140,7 @@ pub async fn sign_in(
         (id.clone(), secret.clone(), None)
     } else if let (Some(url), true) = (
         &config.client_metadata_url,
-        server.get("client_id_metadata_document_supported") == Some(&Value::Bool(true)),
+        server_meta.client_id_metadata_document_supported == Some(true),
     ) {
         (url.clone(), None, Some(AuthMethod::None))
     } else {
@@ -172,7 +168,8 @@ pub async fn sign_in(
             .map_err(|e| Error::auth(format!("client registration failed: {e}")))?;
         let status = response.status();
         let doc = read_json(response).await;
-        let Some(id) = doc.get("client_id").and_then(Value::as_str) else {
+        let registered: documents::Registration = documents::read(&doc);
+        let Some(id) = registered.client_id else {
             return Err(Error::auth(format!(
                 "the authorization server refused ferry's registration (HTTP {})",
                 status.as_u16()
@@ -180,12 +177,11 @@ pub async fn sign_in(
             .with_hint("set \"oauth\": {\"clientId\": \"...\"} for the server (ferry add NAME URL --client-id ID)"));
         };
         (
-            id.to_string(),
-            doc.get("client_secret")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            doc.get("token_endpoint_auth_method")
-                .and_then(Value::as_str)
+            id,
+            registered.client_secret,
+            registered
+                .token_endpoint_auth_method
+                .as_deref()
                 .map(AuthMethod::from_name),
         )
     };
@@ -251,8 +247,7 @@ pub async fn sign_in(
         ));
     }
     // RFC 9207: the answer names the issuer it came from, exactly.
-    let advertised =
-        server.get("authorization_response_iss_parameter_supported") == Some(&Value::Bool(true));
+    let advertised = server_meta.authorization_response_iss_parameter_supported == Some(true);
     match param("iss") {
         Some(iss) if iss != issuer => {
             return Err(Error::auth(format!(

@@ -1,12 +1,16 @@
 //! The token endpoint: which scopes to ask for, how the client proves itself, PKCE, and the
 //! requests (with DPoP proofs where the server offers them).
 
+use super::documents;
 use super::*;
 
 pub(super) fn pkce_challenge(verifier: &str) -> String {
     let digest = ring::digest::digest(&ring::digest::SHA256, verifier.as_bytes());
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest.as_ref())
 }
+
+/// The header a DPoP-bound server sends its nonce in (RFC 9449).
+const DPOP_NONCE: &str = "dpop-nonce";
 
 /// The scopes to ask for: the challenge's, else the resource's `scopes_supported`, else none;
 /// on a step-up, with those already granted; `offline_access` when the server offers it.
@@ -35,16 +39,13 @@ pub(super) fn choose_scope(
     if let Some(scope) = &challenge.scope {
         add(scope);
     } else if previous.is_none() && configured.is_none() {
-        if let Some(supported) = resource.get("scopes_supported").and_then(Value::as_array) {
-            for s in supported.iter().filter_map(Value::as_str) {
-                add(s);
-            }
+        let resource: documents::ResourceMetadata = documents::read(resource);
+        for s in documents::strings(&resource.scopes_supported).into_iter().flatten() {
+            add(s);
         }
     }
-    let offers_offline = server
-        .get("scopes_supported")
-        .and_then(Value::as_array)
-        .is_some_and(|a| a.iter().any(|s| s == "offline_access"));
+    let server: documents::ServerMetadata = documents::read(server);
+    let offers_offline = documents::lists(&server.scopes_supported, "offline_access");
     if offers_offline && !scopes.is_empty() {
         add_to(&mut scopes, "offline_access");
     }
@@ -62,10 +63,8 @@ pub(super) fn token_auth_method(
     if let Some(method) = registered {
         return method;
     }
-    let listed: Option<Vec<&str>> = server
-        .get("token_endpoint_auth_methods_supported")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect());
+    let server: documents::ServerMetadata = documents::read(server);
+    let listed: Option<Vec<&str>> = documents::strings(&server.token_endpoint_auth_methods_supported);
     if key
         && (!secret
             || listed
@@ -120,9 +119,10 @@ impl TokenClient<'_> {
         // RFC 9449 says DPoP; a server that leaves token_type out got the proof and is taken
         // to have bound the token to it. A server that issued a bearer token anyway gets
         // bearer requests.
-        let bound = doc
-            .get("token_type")
-            .and_then(Value::as_str)
+        let answer: documents::TokenResponse = documents::read(doc);
+        let bound = answer
+            .token_type
+            .as_deref()
             .is_none_or(|t| t.eq_ignore_ascii_case("dpop"));
         Stored {
             issuer: self.issuer.to_string(),
@@ -134,20 +134,10 @@ impl TokenClient<'_> {
                 .filter(|_| self.keeps_secret)
                 .map(str::to_string),
             auth_method: self.method,
-            access_token: doc["access_token"].as_str().unwrap_or_default().to_string(),
-            refresh_token: doc
-                .get("refresh_token")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            expires_at: doc
-                .get("expires_in")
-                .and_then(Value::as_u64)
-                .map_or(0, |s| now() + s),
-            scope: doc
-                .get("scope")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .or(requested),
+            access_token: answer.access_token.unwrap_or_default(),
+            refresh_token: answer.refresh_token,
+            expires_at: answer.expires_in.map_or(0, |s| now() + s),
+            scope: answer.scope.or(requested),
             wanted_scope: None,
             dpop_key: self.dpop.filter(|_| bound).map(DpopKey::to_text),
         }
@@ -169,19 +159,17 @@ pub(super) async fn token_request(
             None => None,
         };
         let (status, doc, server_nonce) = token_post(auth, form.clone(), proof).await?;
+        let answer: documents::TokenResponse = documents::read(&doc);
         let asks_nonce = status == reqwest::StatusCode::BAD_REQUEST
-            && doc.get("error").and_then(Value::as_str) == Some("use_dpop_nonce");
+            && answer.error.as_deref() == Some("use_dpop_nonce");
         if let (true, Some(given), true) = (asks_nonce, server_nonce, nonce.is_none()) {
             if dpop.is_some() {
                 nonce = Some(given);
                 continue;
             }
         }
-        if !status.is_success() || doc.get("access_token").and_then(Value::as_str).is_none() {
-            let why = doc
-                .get("error")
-                .and_then(Value::as_str)
-                .unwrap_or("no access token");
+        if !status.is_success() || answer.access_token.is_none() {
+            let why = answer.error.as_deref().unwrap_or("no access token");
             return Err(Error::auth(format!(
                 "the authorization server refused to issue a token (HTTP {}: {why})",
                 status.as_u16()
@@ -252,7 +240,7 @@ pub(super) async fn token_post(
     let status = response.status();
     let server_nonce = response
         .headers()
-        .get("dpop-nonce")
+        .get(DPOP_NONCE)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
     let doc = read_json(response).await;

@@ -22,6 +22,7 @@ use crate::daemon::pool::{Busy, Pool, ServerRef};
 use crate::daemon::wire::Run;
 use crate::protocol::json_kind;
 use crate::protocol::tools::Tool;
+use crate::protocol::messages::{ListView, ResultView};
 use crate::render::output::{self, OutputContext};
 use crate::render::text::escape_line;
 use crate::render::{prompts, tool_help};
@@ -903,7 +904,7 @@ fn finish(
     };
     ctx.console.emit(&text)?;
     Ok(
-        if result.get("isError").and_then(Value::as_bool) == Some(true) {
+        if ResultView::new(&result).is_error() {
             Outcome::ToolReportedError
         } else {
             Outcome::Success
@@ -919,9 +920,10 @@ fn malformed_result(result: &Value, tool_call: bool) -> Option<String> {
             json_kind(result)
         ));
     }
-    match result.get("content") {
+    let view = ResultView::new(result);
+    match view.content_field() {
         Some(Value::Array(_)) => None,
-        None if !tool_call || result.get("structuredContent").is_some() => None,
+        None if !tool_call || view.structured_content().is_some() => None,
         None => Some("it has no \"content\"".into()),
         Some(other) => Some(format!(
             "its \"content\" is {}, not a list",
@@ -980,7 +982,7 @@ async fn unlisted_read(spec: &ServerSpec, session: &Session, uri: &str, error: E
     let listed = match session.list_all("resources/list", "resources").await {
         Ok((resources, _)) => resources
             .iter()
-            .any(|r| r.get("uri").and_then(Value::as_str) == Some(uri)),
+            .any(|r| ListView::new(r).uri() == Some(uri)),
         Err(_) => return error,
     };
     if listed {
@@ -1048,11 +1050,11 @@ async fn get_prompt(
     let (prompts, _) = session.list_all("prompts/list", "prompts").await?;
     let Some(prompt) = prompts
         .iter()
-        .find(|p| p.get("name").and_then(Value::as_str) == Some(name))
+        .find(|p| ListView::new(p).name() == Some(name))
     else {
         let names = prompts
             .iter()
-            .filter_map(|p| p.get("name").and_then(Value::as_str));
+            .filter_map(|p| ListView::new(p).name());
         let error = Error::usage(format!(
             "unknown prompt {:?} on {}",
             crate::render::text::escape_line(name),
@@ -1068,9 +1070,8 @@ async fn get_prompt(
     };
     let as_tool = Tool {
         name: name.to_string(),
-        description: prompt
-            .get("description")
-            .and_then(Value::as_str)
+        description: ListView::new(prompt)
+            .description()
             .unwrap_or("")
             .to_string(),
         input_schema: prompts::prompt_schema(prompt),

@@ -180,7 +180,7 @@ fn describe(spec: &ServerSpec, tools: &[&Tool], report: &Report) -> String {
             }
             _ => {
                 let _ = writeln!(out, "{name} hides text (not reviewed yet):");
-                if let Some(text) = new.get("description").and_then(|d| d.as_str()) {
+                if let Some(text) = crate::protocol::messages::ListView::new(&new).description() {
                     let _ = writeln!(out, "  description: {}", escape_line(&visible(text)));
                 }
             }

@@ -1,6 +1,7 @@
 //! Where the meter, `find` and `skill` get tools: configured servers (from the cache, or
 //! listed now), and saved `tools/list` results.
 
+use crate::protocol::messages::ListView;
 use super::config::load_registry;
 use super::terminal::warn;
 use super::Globals;
@@ -148,10 +149,7 @@ pub fn file_source(path: &str) -> Result<Source> {
         .trim_end_matches(".json")
         .trim_end_matches(".tools")
         .to_string();
-    let instructions = doc
-        .get("instructions")
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let instructions = ListView::new(&doc).instructions().map(str::to_string);
     Ok(Source {
         name,
         tools,

@@ -3,6 +3,8 @@
 //! directory, and the [`Console`] a server command writes to: this process's ([`Local`]), or
 //! in the daemon the caller's (`warm`). Plain output goes through `crate::console`.
 
+use crate::protocol::json_schema::SchemaView;
+use crate::protocol::messages::{Elicitation, Progress};
 use crate::client::config::Environment;
 use crate::client::handler::{
     not_supported, roots_of, sampling_refused, ClientHandler, ClientRequestError,
@@ -147,23 +149,20 @@ pub fn answers_with_defaults() -> bool {
 
 /// Accepts a form with its defaults, when every field it requires has one; else declines.
 fn defaults_answer(params: &Value) -> Value {
-    let schema = params
-        .get("requestedSchema")
-        .cloned()
-        .unwrap_or(Value::Null);
-    let properties = schema.get("properties").and_then(Value::as_object);
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let elicitation = Elicitation::read(params);
+    let schema = elicitation
+        .requested_schema
+        .as_ref()
+        .and_then(SchemaView::new);
+    let properties = schema.and_then(|s| s.properties());
+    let required: Vec<&str> = schema.map(|s| s.required()).unwrap_or_default();
     let mut content = Map::new();
     for (name, prop) in properties.into_iter().flatten() {
-        if let Some(default) = prop.get("default") {
+        if let Some(default) = SchemaView::new(prop).and_then(|p| p.default()) {
             content.insert(name.clone(), default.clone());
         }
     }
-    if params.get("url").is_some() || required.iter().any(|r| !content.contains_key(*r)) {
+    if elicitation.url.is_some() || required.iter().any(|r| !content.contains_key(*r)) {
         return json!({"action": "decline"});
     }
     json!({"action": "accept", "content": content})
@@ -262,14 +261,16 @@ impl ClientHandler for TerminalHandler {
 
 /// A progress notification as the one line shown on a terminal (it replaces the last).
 pub fn progress_line(params: &Value) -> String {
-    let done = params
-        .get("progress")
+    let progress = Progress::read(params);
+    let done = progress
+        .progress
+        .as_ref()
         .and_then(Value::as_f64)
         .unwrap_or(0.0);
-    let total = params.get("total").and_then(Value::as_f64);
-    let message = params
-        .get("message")
-        .and_then(Value::as_str)
+    let total = progress.total.as_ref().and_then(Value::as_f64);
+    let message = progress
+        .message
+        .as_deref()
         .map(|m| format!(" {}", escape_line(m)))
         .unwrap_or_default();
     let figure = match total {
@@ -297,15 +298,16 @@ pub fn answer_elicitation(params: &Value) -> Value {
 
 /// Asks the person at the terminal for the fields a server requests.
 fn elicit(params: &Value) -> Value {
-    let message = params
-        .get("message")
-        .and_then(Value::as_str)
+    let elicitation = Elicitation::read(params);
+    let message = elicitation
+        .message
+        .as_deref()
         .unwrap_or("The server asks for input.");
     // The status line stays away while the person answers, so the prompt stays on screen.
     let _question = super::status_line::question();
     let mut err = std::io::stderr();
     let _ = writeln!(err, "ferry: {}", escape_text(message));
-    if let Some(url) = params.get("url").and_then(Value::as_str) {
+    if let Some(url) = elicitation.url() {
         let _ = writeln!(err, "open: {}", escape_line(url));
         let _ = write!(err, "press Enter when done, or type 'no' to decline: ");
         let _ = err.flush();
@@ -317,7 +319,7 @@ fn elicit(params: &Value) -> Value {
         };
     }
     let schema = crate::schema::ToolSchema::from_input_schema(
-        params.get("requestedSchema").unwrap_or(&Value::Null),
+        elicitation.requested_schema.as_ref().unwrap_or(&Value::Null),
     );
     let mut content = Map::new();
     for prop in &schema.props {

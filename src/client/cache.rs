@@ -212,7 +212,7 @@ pub fn names_in_any_view(spec: &ServerSpec) -> std::collections::HashSet<String>
     view_files(spec)
         .iter()
         .flat_map(|(_, file)| file.tools.iter())
-        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .filter_map(crate::protocol::tools::Tool::name_of)
         .map(str::to_string)
         .collect()
 }

@@ -10,6 +10,9 @@
 //! connection. What the server asks meanwhile (roots, elicitation, sampling) goes to the
 //! [`ClientHandler`] of the request that is in flight, and its progress to that request too.
 
+use crate::protocol::messages::{ListPage, Progress, ResultKind, Versions};
+use crate::protocol::params::Params;
+use crate::protocol::MessageView;
 use super::config::ServerSpec;
 use super::handler::{ClientHandler, ClientRequestError};
 use crate::protocol::{
@@ -42,13 +45,9 @@ const MAX_INPUT_ROUNDS: usize = 10;
 const ERA_MISMATCH: [i64; 6] = [-32002, -32600, -32601, -32020, -32021, -32022];
 /// The stateless version ferry speaks among those a version refusal lists as supported.
 fn supported_stateless(error: &RpcError) -> Option<String> {
-    error
-        .data
-        .as_ref()?
-        .get("supported")?
-        .as_array()?
-        .iter()
-        .filter_map(Value::as_str)
+    Versions::of_refusal(error.data.as_ref())
+        .supported()?
+        .into_iter()
         .find(|v| *v == STATELESS_VERSION)
         .map(str::to_string)
 }
@@ -93,11 +92,9 @@ pub async fn answer_input_requests(
         if !fresh(key) {
             continue;
         }
-        let method = request
-            .get("method")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let params = request.get("params").cloned().unwrap_or(Value::Null);
+        let request = MessageView::new(request);
+        let method = request.method().unwrap_or_default();
+        let params = request.params().cloned().unwrap_or(Value::Null);
         let answer = context
             .handler
             .answer(method, &params)
@@ -505,10 +502,7 @@ impl Session {
         headers: &[(String, String)],
     ) -> Result<(oneshot::Receiver<Reply>, PendingGuard)> {
         let (reply, receiver) = oneshot::channel();
-        let progress_token = params
-            .get("_meta")
-            .and_then(|m| m.get("progressToken"))
-            .cloned();
+        let progress_token = Params::new(&params).progress_token().cloned();
         if let Some((message, tail)) = self.shared.closed.lock().ok().and_then(|c| c.clone()) {
             return Err(self.closed_error_from(message, tail));
         }
@@ -685,16 +679,11 @@ impl Session {
                         self.agreed().era_assumed = true;
                         return Ok(());
                     }
-                    let supported = error
-                        .data
-                        .as_ref()
-                        .and_then(|d| d.get("supported"))
-                        .cloned()
-                        .unwrap_or(Value::Null);
-                    let legacy = supported.as_array().is_some_and(|v| {
-                        v.iter()
-                            .any(|v| v.as_str().is_some_and(|v| HANDSHAKE_VERSIONS.contains(&v)))
-                    });
+                    let versions = Versions::of_refusal(error.data.as_ref());
+                    let legacy = versions
+                        .supported()
+                        .is_some_and(|v| v.iter().any(|v| HANDSHAKE_VERSIONS.contains(v)));
+                    let supported = versions.supported.map_or(Value::Null, Value::Array);
                     if !legacy {
                         return Err(ProbeFailure::Error(Error::server(format!(
                             "{} speaks only protocol versions {supported}, which ferry {} does not support",
@@ -736,10 +725,7 @@ impl Session {
 
     /// Adopts a `server/discover` result that offers our stateless version.
     fn discovered(&self, result: &Value) -> bool {
-        let offers = result
-            .get("supportedVersions")
-            .and_then(Value::as_array)
-            .is_some_and(|v| v.iter().any(|v| v.as_str() == Some(STATELESS_VERSION)));
+        let offers = Versions::read(result).offers(STATELESS_VERSION);
         if !offers {
             return false;
         }
@@ -820,15 +806,12 @@ impl Session {
             let result = match reply {
                 Reply::Outcome(Ok(result)) => result,
                 Reply::Outcome(Err(refusal)) => {
-                    let retry = refusal
-                        .data
-                        .as_ref()
-                        .and_then(|d| d.get("supported"))
-                        .and_then(Value::as_array)
+                    let retry = Versions::of_refusal(refusal.data.as_ref())
+                        .supported()
                         .and_then(|supported| {
-                            HANDSHAKE_VERSIONS.iter().find(|v| {
-                                **v != offer && supported.iter().any(|s| s.as_str() == Some(**v))
-                            })
+                            HANDSHAKE_VERSIONS
+                                .iter()
+                                .find(|v| **v != offer && supported.contains(*v))
                         });
                     match retry {
                         Some(version) if attempt == 0 => {
@@ -845,11 +828,7 @@ impl Session {
                 Reply::Unreadable(why) => return Err(self.unreadable_error("initialize", &why)),
                 Reply::Closed(message, tail) => return Err(self.closed_error_from(message, tail)),
             };
-            let version = result
-                .get("protocolVersion")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
+            let version = Versions::read(&result).protocol_version.unwrap_or_default();
             if !HANDSHAKE_VERSIONS.contains(&version.as_str()) {
                 return Err(Error::server(format!(
                     "{} answered with protocol version {:?}, which ferry does not support",
@@ -1003,11 +982,12 @@ impl Session {
                 Reply::Unreadable(why) => return Err(self.unreadable_error(method, &why)),
                 Reply::Closed(message, tail) => return Err(self.closed_error_from(message, tail)),
             };
-            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            let kind = ResultKind::read(&result);
+            if kind.result_type.as_deref() != Some("input_required") {
                 tracing::debug!(server = %self.spec.name, "{method} answered in {:?}", started.elapsed());
                 return Ok(result);
             }
-            let responses = match result.get("inputRequests").and_then(Value::as_object) {
+            let responses = match &kind.input_requests {
                 Some(requests) => Some(answer_input_requests(context, requests, |_| true).await),
                 None => {
                     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -1021,8 +1001,8 @@ impl Session {
                     }
                     None => map.remove("inputResponses"),
                 };
-                match result.get("requestState") {
-                    Some(state) => map.insert("requestState".into(), state.clone()),
+                match kind.request_state {
+                    Some(state) => map.insert("requestState".into(), state),
                     None => map.remove("requestState"),
                 };
             }
@@ -1055,8 +1035,9 @@ impl Session {
                     )))
                 }
             }
-            ttl = page.get("ttlMs").and_then(Value::as_u64).or(ttl);
-            match page.get("nextCursor") {
+            let page = ListPage::read(&page);
+            ttl = page.ttl_ms.or(ttl);
+            match page.next_cursor {
                 Some(next) if !next.is_null() && next.as_str() != Some("") => {
                     if !seen.insert(next.to_string()) {
                         break;
@@ -1256,10 +1237,9 @@ fn trace_incoming(shared: &Shared, message: &Value, to: Option<&tracing::Dispatc
 }
 
 fn route(message: Value, shared: &Arc<Shared>, connection: &Arc<Connection>) {
-    let requester = message
-        .get("method")
-        .is_none()
-        .then(|| message.get("id").and_then(our_id))
+    let view = MessageView::new(&message);
+    let requester = (!view.has_method())
+        .then(|| view.id().and_then(our_id))
         .flatten()
         .and_then(|id| {
             let pending = shared.pending.lock().ok()?;
@@ -1336,7 +1316,8 @@ fn route(message: Value, shared: &Arc<Shared>, connection: &Arc<Connection>) {
                 shared.tools_changed.store(true, Ordering::SeqCst);
             }
             "notifications/progress" => {
-                let token = params.get("progressToken");
+                let token = Progress::read(&params).token;
+                let token = token.as_ref();
                 let handler = shared.pending.lock().ok().and_then(|p| {
                     p.values()
                         .find(|e| e.progress_token.is_some() && e.progress_token.as_ref() == token)

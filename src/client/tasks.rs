@@ -13,6 +13,7 @@
 //! ([`fetch`]). A wait that is abandoned (Ctrl-C, a timeout) cancels the task.
 
 use super::session::{answer_input_requests, Era, RequestContext, Session};
+use crate::protocol::messages::{ResultKind, TaskView};
 use crate::protocol::tools::Tool;
 use crate::protocol::RpcError;
 pub use crate::protocol::TaskStatus as Status;
@@ -52,13 +53,14 @@ impl Task {
             Error::server(format!("{server} sent a task ferry cannot read: {what}"))
                 .with_hint("run the same command with --verbose to see what it sent")
         };
-        let id = match body.get("taskId") {
-            Some(Value::String(id)) if !id.is_empty() => id.clone(),
+        let view = TaskView::read(&body);
+        let id = match view.task_id.clone() {
+            Some(id) if !id.is_empty() => id,
             _ => return Err(malformed("it has no \"taskId\" string")),
         };
-        let status = body
-            .get("status")
-            .and_then(Value::as_str)
+        let status = view
+            .status
+            .as_deref()
             .ok_or_else(|| malformed("it has no \"status\""))?;
         let status = Status::parse(status).ok_or_else(|| {
             malformed(&format!(
@@ -66,25 +68,16 @@ impl Task {
                 escape_line(status)
             ))
         })?;
-        let poll = body
-            .get("pollIntervalMs")
-            .or_else(|| body.get("pollInterval"))
-            .and_then(Value::as_u64)
+        let poll = view
+            .poll_ms()
             .map_or(DEFAULT_POLL, Duration::from_millis)
             .clamp(POLL_BOUNDS.0, POLL_BOUNDS.1);
-        let ttl = body
-            .get("ttlMs")
-            .or_else(|| body.get("ttl"))
-            .and_then(Value::as_u64)
-            .map(Duration::from_millis);
+        let ttl = view.ttl_ms().map(Duration::from_millis);
         Ok(Task {
             id,
             status,
             ttl,
-            message: body
-                .get("statusMessage")
-                .and_then(Value::as_str)
-                .map(str::to_string),
+            message: view.status_message.clone(),
             poll,
             body,
         })
@@ -162,10 +155,11 @@ pub async fn call(
     let result = session
         .request_with("tools/call", params, &with_tasks(context))
         .await?;
-    let created = match result.get("resultType").and_then(Value::as_str) {
+    let kind = ResultKind::read(&result);
+    let created = match kind.result_type.as_deref() {
         Some("task") => Some(result.clone()),
         // 2025-11-25: a CreateTaskResult holds the task under `task`.
-        _ if augment && result.get("content").is_none() => result.get("task").cloned(),
+        _ if augment && kind.content.is_none() => kind.task,
         _ => None,
     };
     match created {
@@ -343,18 +337,17 @@ async fn ended(session: &Session, task: Task, context: &RequestContext) -> Resul
                 .request_with("tasks/result", json!({"taskId": task.id}), context)
                 .await
         }
-        Status::Completed => match task.body.get("result") {
-            Some(result @ Value::Object(_)) => Ok(result.clone()),
+        Status::Completed => match TaskView::read(&task.body).result {
+            Some(result @ Value::Object(_)) => Ok(result),
             _ => Err(Error::server(format!(
                 "{name} says the task completed but sent no result object"
             ))),
         },
         _ => {
-            let error = task
-                .body
-                .get("error")
+            let error = TaskView::read(&task.body)
+                .error
                 .filter(|e| e.is_object())
-                .map(|e| RpcError::from_value(e).to_string())
+                .map(|e| RpcError::from_value(&e).to_string())
                 .or(task.message.clone())
                 .unwrap_or_else(|| "no reason given".into());
             Err(Error::server(format!(
@@ -373,11 +366,11 @@ async fn answer_questions(
     answered: &mut HashSet<String>,
     context: &RequestContext,
 ) -> Result<()> {
-    let Some(requests) = task.body.get("inputRequests").and_then(Value::as_object) else {
+    let Some(requests) = TaskView::read(&task.body).input_requests else {
         return Ok(());
     };
     let responses =
-        answer_input_requests(context, requests, |key| answered.insert(key.to_string())).await;
+        answer_input_requests(context, &requests, |key| answered.insert(key.to_string())).await;
     if responses.is_empty() {
         return Ok(());
     }

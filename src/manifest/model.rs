@@ -246,7 +246,7 @@ pub struct ToolDef {
 impl ToolDef {
     /// Whether the tool says it changes nothing (`readOnlyHint = true`).
     pub fn read_only(&self) -> bool {
-        self.annotations.get("readOnlyHint") == Some(&Value::Bool(true))
+        crate::protocol::tools::Annotations::read(&self.annotations).read_only()
     }
 }
 

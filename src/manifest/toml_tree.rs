@@ -32,6 +32,12 @@ impl Node {
         }
     }
 
+    /// The line `key` is on in a table node, else the node's own: where an error about that
+    /// key points.
+    pub fn line_of(&self, key: &str) -> usize {
+        self.get(key).map_or(self.line, |n| n.line)
+    }
+
     /// The entries of a table node (none for other kinds).
     pub fn entries(&self) -> &[(String, Node)] {
         match &self.value {

@@ -2,8 +2,11 @@
 //! `capabilities` and `instructions`, from an `initialize` result (handshake era) or a
 //! `server/discover` result (2026-07-28), and the same results built for `ferry serve`.
 
+use super::lenient;
+use super::messages::ListView;
 use super::{HANDSHAKE_VERSIONS, STATELESS_VERSION};
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// The `_meta` key of a discover result that carries `serverInfo`.
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
@@ -17,34 +20,91 @@ pub struct ServerDescription {
     pub instructions: Option<String>,
 }
 
+/// The parts of an `initialize` or `server/discover` result that describe the server, read
+/// leniently.
+#[derive(Debug, Default, Deserialize)]
+struct Described {
+    #[serde(rename = "serverInfo", default, deserialize_with = "lenient::any")]
+    server_info: Option<Value>,
+    #[serde(default, deserialize_with = "lenient::any")]
+    capabilities: Option<Value>,
+    #[serde(default, deserialize_with = "lenient::opt")]
+    instructions: Option<String>,
+    #[serde(rename = "_meta", default, deserialize_with = "lenient::opt")]
+    meta: Option<DiscoverMeta>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct DiscoverMeta {
+    #[serde(
+        rename = "io.modelcontextprotocol/serverInfo",
+        default,
+        deserialize_with = "lenient::any"
+    )]
+    server_info: Option<Value>,
+}
+
+/// An `initialize` result, as a server sends it.
+#[derive(Serialize)]
+struct InitializeResult<'a> {
+    #[serde(rename = "protocolVersion")]
+    protocol_version: &'a str,
+    capabilities: &'a Value,
+    #[serde(rename = "serverInfo")]
+    server_info: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+}
+
+/// A `server/discover` result, as a server sends it.
+#[derive(Serialize)]
+struct DiscoverResult<'a> {
+    #[serde(rename = "resultType")]
+    result_type: &'a str,
+    #[serde(rename = "supportedVersions")]
+    supported_versions: Vec<&'a str>,
+    capabilities: &'a Value,
+    #[serde(rename = "_meta")]
+    meta: DiscoverMetaOut<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct DiscoverMetaOut<'a> {
+    #[serde(rename = "io.modelcontextprotocol/serverInfo")]
+    server_info: &'a Value,
+}
+
 impl ServerDescription {
     /// Reads an `initialize` result.
     pub fn from_initialize(result: &Value) -> ServerDescription {
+        let described: Described = lenient::view(result);
         ServerDescription {
-            server_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
-            capabilities: result.get("capabilities").cloned().unwrap_or(Value::Null),
-            instructions: instructions(result),
+            server_info: described.server_info.unwrap_or(Value::Null),
+            capabilities: described.capabilities.unwrap_or(Value::Null),
+            instructions: described.instructions,
         }
     }
 
     /// Reads a `server/discover` result (`serverInfo` sits in its `_meta`; older drafts put it
     /// beside the capabilities).
     pub fn from_discover(result: &Value) -> ServerDescription {
+        let described: Described = lenient::view(result);
         ServerDescription {
-            server_info: result
-                .get("_meta")
-                .and_then(|m| m.get(META_SERVER_INFO))
-                .or_else(|| result.get("serverInfo"))
-                .cloned()
+            server_info: described
+                .meta
+                .and_then(|m| m.server_info)
+                .or(described.server_info)
                 .unwrap_or(Value::Null),
-            capabilities: result.get("capabilities").cloned().unwrap_or(Value::Null),
-            instructions: instructions(result),
+            capabilities: described.capabilities.unwrap_or(Value::Null),
+            instructions: described.instructions,
         }
     }
 
     /// The server's name, if it gave one.
     pub fn name(&self) -> Option<&str> {
-        self.server_info.get("name").and_then(Value::as_str)
+        ListView::new(&self.server_info).name()
     }
 
     /// Whether the server declared a capability (`tools`, `resources`, `prompts`...).
@@ -54,44 +114,36 @@ impl ServerDescription {
 
     /// The `initialize` result a server sends, at the version agreed.
     pub fn initialize_result(&self, version: &str) -> Value {
-        let mut result = json!({
-            "protocolVersion": version,
-            "capabilities": self.capabilities,
-            "serverInfo": self.server_info,
-        });
-        if let Some(text) = &self.instructions {
-            result["instructions"] = json!(text);
-        }
-        result
+        serde_json::to_value(InitializeResult {
+            protocol_version: version,
+            capabilities: &self.capabilities,
+            server_info: &self.server_info,
+            instructions: self.instructions.as_deref(),
+        })
+        .unwrap_or(Value::Null)
     }
 
     /// The `server/discover` result a server sends.
     pub fn discover_result(&self) -> Value {
         let mut supported = vec![STATELESS_VERSION];
         supported.extend(HANDSHAKE_VERSIONS);
-        let mut result = json!({
-            "resultType": "complete",
-            "supportedVersions": supported,
-            "capabilities": self.capabilities,
-            "_meta": {META_SERVER_INFO: self.server_info},
-        });
-        if let Some(text) = &self.instructions {
-            result["instructions"] = json!(text);
-        }
-        result
+        serde_json::to_value(DiscoverResult {
+            result_type: "complete",
+            supported_versions: supported,
+            capabilities: &self.capabilities,
+            meta: DiscoverMetaOut {
+                server_info: &self.server_info,
+            },
+            instructions: self.instructions.as_deref(),
+        })
+        .unwrap_or(Value::Null)
     }
-}
-
-fn instructions(result: &Value) -> Option<String> {
-    result
-        .get("instructions")
-        .and_then(Value::as_str)
-        .map(str::to_string)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn both_results_read_back_the_same() {

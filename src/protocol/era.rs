@@ -2,6 +2,7 @@
 //! each carry their version and capabilities (2026-07-28 and later). Both directions speak of
 //! them: the client remembers a server's, serve answers each request in its own.
 
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 /// Which protocol era a server speaks, with the agreed version.
@@ -15,10 +16,15 @@ pub enum Era {
 
 impl Era {
     pub fn from_value(value: &Value) -> Option<Era> {
-        let version = value.get("version")?.as_str()?.to_string();
-        match value.get("era")?.as_str()? {
-            "stateless" => Some(Era::Stateless(version)),
-            "handshake" => Some(Era::Handshake(version)),
+        #[derive(serde::Deserialize)]
+        struct Record {
+            era: String,
+            version: String,
+        }
+        let record = Record::deserialize(value).ok()?;
+        match record.era.as_str() {
+            "stateless" => Some(Era::Stateless(record.version)),
+            "handshake" => Some(Era::Handshake(record.version)),
             _ => None,
         }
     }

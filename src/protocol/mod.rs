@@ -6,8 +6,13 @@
 //! types, `_meta`) passes through untouched; the typed views (`tools`, `describe`) read only
 //! what ferry uses. Nothing here depends on the rest of ferry.
 
+pub mod content;
 pub mod describe;
 pub mod era;
+pub mod json_schema;
+pub mod lenient;
+pub mod messages;
+pub mod params;
 pub mod task_status;
 pub mod tool_text;
 pub mod tools;
@@ -146,15 +151,64 @@ impl std::fmt::Display for RpcError {
 impl RpcError {
     /// Reads a JSON-RPC error object, whatever it lacks.
     pub fn from_value(error: &Value) -> RpcError {
+        let error = messages::ErrorObject::read(error);
         RpcError {
-            code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+            code: error.code.unwrap_or(0),
             message: error
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("unspecified error")
-                .to_string(),
-            data: error.get("data").cloned(),
+                .message
+                .unwrap_or_else(|| "unspecified error".to_string()),
+            data: error.data,
         }
+    }
+}
+
+/// A borrowed view of one JSON-RPC message's envelope: `method`, `id`, `params`, `result`,
+/// `error`, each `None` when absent (or, for `method`, not a string).
+#[derive(Debug, Clone, Copy)]
+pub struct MessageView<'a> {
+    obj: Option<&'a serde_json::Map<String, Value>>,
+}
+
+impl<'a> MessageView<'a> {
+    pub fn new(msg: &'a Value) -> MessageView<'a> {
+        MessageView {
+            obj: msg.as_object(),
+        }
+    }
+
+    fn field(&self, name: &str) -> Option<&'a Value> {
+        self.obj.and_then(|o| o.get(name))
+    }
+
+    /// `method`, when a string.
+    pub fn method(&self) -> Option<&'a str> {
+        self.field("method").and_then(Value::as_str)
+    }
+
+    /// Whether there is a `method` at all (of whatever type).
+    pub fn has_method(&self) -> bool {
+        self.field("method").is_some()
+    }
+
+    pub fn id(&self) -> Option<&'a Value> {
+        self.field("id")
+    }
+
+    pub fn params(&self) -> Option<&'a Value> {
+        self.field("params")
+    }
+
+    pub fn result(&self) -> Option<&'a Value> {
+        self.field("result")
+    }
+
+    pub fn error(&self) -> Option<&'a Value> {
+        self.field("error")
+    }
+
+    /// Whether it has any of the members a JSON-RPC message has (`jsonrpc`, `result`, `error`).
+    pub fn looks_like_jsonrpc(&self) -> bool {
+        self.field("jsonrpc").is_some() || self.result().is_some() || self.error().is_some()
     }
 }
 
@@ -182,9 +236,8 @@ pub fn classify(msg: Value) -> Incoming {
         return Incoming::Invalid;
     };
     let method = obj
-        .get("method")
-        .and_then(Value::as_str)
-        .map(str::to_string);
+        .remove("method")
+        .and_then(|m| m.as_str().map(str::to_string));
     let id = obj.remove("id");
     match (method, id) {
         (Some(method), Some(id)) if !id.is_null() => Incoming::Request {
@@ -197,10 +250,10 @@ pub fn classify(msg: Value) -> Incoming {
             params: obj.remove("params").unwrap_or(Value::Null),
         },
         (None, Some(id)) => {
-            if let Some(error) = obj.get("error") {
+            if let Some(error) = obj.remove("error") {
                 Incoming::Response {
                     id,
-                    outcome: Err(RpcError::from_value(error)),
+                    outcome: Err(RpcError::from_value(&error)),
                 }
             } else if let Some(result) = obj.remove("result") {
                 Incoming::Response {

@@ -1,5 +1,8 @@
 //! Typed views of list results: only the fields ferry reads, everything else kept raw.
 
+use super::json_schema::SchemaView;
+use serde::Deserialize;
+use super::messages::ListView;
 use serde_json::Value;
 
 /// One tool from `tools/list`, with its original JSON kept for `--json` and the cache.
@@ -25,6 +28,11 @@ pub enum BadTool {
 }
 
 impl Tool {
+    /// The `name` of a tool definition, when it is a string.
+    pub fn name_of(raw: &Value) -> Option<&str> {
+        ListView::new(raw).name()
+    }
+
     /// Reads one entry of `tools`; `Err` says why the entry is unusable.
     pub fn from_value(raw: &Value) -> Result<Tool, BadTool> {
         Tool::from_owned(raw.clone())
@@ -32,17 +40,16 @@ impl Tool {
 
     /// As `from_value`, keeping `raw` without a copy.
     pub fn from_owned(raw: Value) -> Result<Tool, BadTool> {
-        let obj = raw.as_object().ok_or(BadTool::NotObject)?;
-        let name = match obj.get("name") {
-            Some(Value::String(name)) if !name.is_empty() => name.clone(),
+        if !raw.is_object() {
+            return Err(BadTool::NotObject);
+        }
+        let entry = ListView::new(&raw);
+        let name = match entry.name() {
+            Some(name) if !name.is_empty() => name.to_string(),
             _ => return Err(BadTool::NoName),
         };
-        let description = obj
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let input_schema = match obj.get("inputSchema") {
+        let description = entry.description().unwrap_or("").to_string();
+        let input_schema = match entry.input_schema() {
             Some(schema @ Value::Object(_)) => schema.clone(),
             None | Some(Value::Null) => serde_json::json!({"type": "object"}),
             Some(_) => return Err(BadTool::Schema(name)),
@@ -58,6 +65,40 @@ impl Tool {
         })
     }
 }
+
+/// A tool definition's `annotations` (hints: read-only, destructive...), whatever their type.
+pub fn annotations(raw: &Value) -> Option<&Value> {
+    ListView::new(raw).annotations()
+}
+
+/// A tool's `annotations` (hints about its behaviour), read leniently: a hint of the wrong
+/// type reads as unsaid.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+pub struct Annotations {
+    #[serde(rename = "readOnlyHint", default, deserialize_with = "super::lenient::opt")]
+    pub read_only_hint: Option<bool>,
+    #[serde(rename = "destructiveHint", default, deserialize_with = "super::lenient::opt")]
+    pub destructive_hint: Option<bool>,
+    #[serde(rename = "idempotentHint", default, deserialize_with = "super::lenient::opt")]
+    pub idempotent_hint: Option<bool>,
+    #[serde(rename = "openWorldHint", default, deserialize_with = "super::lenient::opt")]
+    pub open_world_hint: Option<bool>,
+}
+
+impl Annotations {
+    /// Reads a tool's annotations (an object, or the table a manifest gives).
+    pub fn read(annotations: &serde_json::Map<String, Value>) -> Annotations {
+        Annotations::deserialize(annotations).unwrap_or_default()
+    }
+
+    /// Whether the tool says it changes nothing.
+    pub fn read_only(&self) -> bool {
+        self.read_only_hint == Some(true)
+    }
+}
+
+/// The keyword that declares a property's value is sent as a header (2026-07-28).
+const HEADER_KEYWORD: &str = "x-mcp-header";
 
 /// Keys whose values are data, not subschemas: never searched for declarations.
 const DATA_KEYS: [&str; 4] = ["enum", "const", "default", "examples"];
@@ -84,12 +125,13 @@ fn declarations(
     if depth > 64 {
         return;
     }
-    if let Some(header) = obj.get("x-mcp-header") {
-        let kind = obj.get("type").and_then(Value::as_str).map(str::to_string);
+    let view = SchemaView::of(obj);
+    if let Some(header) = view.keyword(HEADER_KEYWORD) {
+        let kind = view.type_name().map(str::to_string);
         found.push((path.clone().filter(|p| !p.is_empty()), header.clone(), kind));
     }
     for (key, value) in obj {
-        if DATA_KEYS.contains(&key.as_str()) || key == "x-mcp-header" {
+        if DATA_KEYS.contains(&key.as_str()) || key == HEADER_KEYWORD {
             continue;
         }
         if key == "properties" {

@@ -5,6 +5,8 @@
 
 use super::text::escape_text;
 use crate::paths;
+use crate::protocol::content::{Content, ContentBlock, ResourceContents};
+use crate::protocol::messages::{CallToolResult, ReadResult};
 use crate::tokenizer::{Encoding, Tokenizer};
 use base64::Engine;
 use serde_json::{Map, Value};
@@ -86,28 +88,24 @@ pub fn render_result(result: &Value, ctx: &OutputContext) -> String {
 fn render_unescaped(result: &Value, ctx: &OutputContext) -> String {
     let mut out = String::new();
     let mut texts: Vec<&str> = Vec::new();
-    let blocks = match result.get("content") {
-        Some(Value::Array(blocks)) => blocks.as_slice(),
-        _ => &[],
-    };
-    let structured = result.get("structuredContent").filter(|s| !s.is_null());
+    let call = CallToolResult::read(result);
+    let blocks = &call.content;
+    let structured = call.structured_content.as_ref();
     // Structured data with binary fields is shown once with those fields in files, also
     // where a text block carries it as its JSON (the Python SDK's dict results do).
     let binary = structured.filter(|s| has_binary(s));
     let mut structured_shown = false;
     for block in blocks {
-        if let Some(text) = block.get("text").and_then(Value::as_str) {
-            if block.get("type").and_then(Value::as_str) == Some("text") {
-                texts.push(text);
-                if let Some(structured) = binary {
-                    if serde_json::from_str::<Value>(text).is_ok_and(|v| &v == structured) {
-                        if !structured_shown {
-                            separate(&mut out);
-                            out.push_str(&render_structured(structured, ctx));
-                            structured_shown = true;
-                        }
-                        continue;
+        if let Some(text) = block.as_text() {
+            texts.push(text);
+            if let Some(structured) = binary {
+                if serde_json::from_str::<Value>(text).is_ok_and(|v| &v == structured) {
+                    if !structured_shown {
+                        separate(&mut out);
+                        out.push_str(&render_structured(structured, ctx));
+                        structured_shown = true;
                     }
+                    continue;
                 }
             }
         }
@@ -122,30 +120,22 @@ fn render_unescaped(result: &Value, ctx: &OutputContext) -> String {
             out.push_str(&render_structured(structured, ctx));
         }
     }
+    let read = ReadResult::read(result);
     // prompts/get: messages with one content block each.
-    if let Some(messages) = result.get("messages").and_then(Value::as_array) {
-        for message in messages {
-            let role = message
-                .get("role")
-                .and_then(Value::as_str)
-                .unwrap_or("message");
-            separate(&mut out);
-            let _ = writeln!(out, "[{role}]");
-            match message.get("content") {
-                Some(Value::Array(blocks)) => {
-                    blocks.iter().for_each(|b| render_block(b, ctx, &mut out))
-                }
-                Some(block) => render_block(block, ctx, &mut out),
-                None => {}
-            }
-        }
+    for message in read.messages() {
+        let role = message.role.as_deref().unwrap_or("message");
+        separate(&mut out);
+        let _ = writeln!(out, "[{role}]");
+        message
+            .blocks()
+            .iter()
+            .for_each(|b| render_block(b, ctx, &mut out));
     }
     // resources/read: contents with text or blob.
-    if let Some(contents) = result.get("contents").and_then(Value::as_array) {
-        let several = contents.len() > 1;
-        for content in contents {
-            render_resource(content, ctx, &mut out, several);
-        }
+    let contents = read.contents();
+    let several = contents.len() > 1;
+    for content in &contents {
+        render_resource(content, ctx, &mut out, several);
     }
     out
 }
@@ -173,7 +163,8 @@ fn text_carries(texts: &[&str], structured: &Value) -> bool {
 /// True when structured content only repeats the content blocks, as server-filesystem's
 /// `read_media_file` does (`{"content": [<its image block>]}`): every content-block-like
 /// object in it is one of the result's blocks, and it holds nothing else.
-fn repeats_blocks(structured: &Value, blocks: &[Value]) -> bool {
+fn repeats_blocks(structured: &Value, blocks: &[Content]) -> bool {
+    let blocks: Vec<Value> = blocks.iter().map(Content::to_value).collect();
     // The same block, though one side may leave out annotations or `_meta`.
     fn same_block(value: &Map<String, Value>, block: &Value) -> bool {
         let Some(block) = block.as_object() else {
@@ -185,7 +176,7 @@ fn repeats_blocks(structured: &Value, blocks: &[Value]) -> bool {
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect::<std::collections::BTreeMap<_, _>>()
         };
-        value.get("type").is_some() && payload(value) == payload(block)
+        value.contains_key("type") && payload(value) == payload(block)
     }
     fn repeats(value: &Value, blocks: &[Value]) -> bool {
         match value {
@@ -197,7 +188,7 @@ fn repeats_blocks(structured: &Value, blocks: &[Value]) -> bool {
             _ => false,
         }
     }
-    !blocks.is_empty() && repeats(structured, blocks)
+    !blocks.is_empty() && repeats(structured, &blocks)
 }
 
 /// The shortest base64 text taken for binary data: shorter strings (ids, cursors, hashes)
@@ -321,78 +312,83 @@ fn separate(out: &mut String) {
     }
 }
 
-fn render_block(block: &Value, ctx: &OutputContext, out: &mut String) {
+fn render_block(block: &Content, ctx: &OutputContext, out: &mut String) {
     separate(out);
-    let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
-    match kind {
-        "text" => {
-            let text = block.get("text").and_then(Value::as_str).unwrap_or("");
-            match compact_json_text(text) {
-                Some(compact) => out.push_str(&compact),
-                None => out.push_str(text),
-            }
+    let block = match block {
+        Content::Block(block) => block,
+        // A content type ferry does not know yet: pass it through rather than lose it.
+        Content::Other(other) => {
+            out.push_str(&compact_json(other));
+            out.push('\n');
+            return;
         }
-        "image" | "audio" => {
-            let mime = block
-                .get("mimeType")
-                .and_then(Value::as_str)
+    };
+    match block {
+        ContentBlock::Text(block) => match compact_json_text(&block.text) {
+            Some(compact) => out.push_str(&compact),
+            None => out.push_str(&block.text),
+        },
+        ContentBlock::Image(media) | ContentBlock::Audio(media) => {
+            let kind = match block {
+                ContentBlock::Image(_) => "image",
+                _ => "audio",
+            };
+            let mime = media
+                .mime_type
+                .as_deref()
                 .unwrap_or("application/octet-stream");
-            let data = block.get("data").and_then(Value::as_str).unwrap_or("");
-            out.push_str(&save_base64(data, mime, kind, ctx));
+            out.push_str(&save_base64(&media.data, mime, kind, ctx));
             out.push('\n');
         }
-        "resource_link" => {
-            let uri = block.get("uri").and_then(Value::as_str).unwrap_or("");
-            let name = block.get("name").and_then(Value::as_str).unwrap_or("");
-            let _ = write!(out, "[resource link] {name} {uri}");
-            if let Some(mime) = block.get("mimeType").and_then(Value::as_str) {
+        ContentBlock::ResourceLink(link) => {
+            let _ = write!(out, "[resource link] {} {}", link.name, link.uri);
+            if let Some(mime) = &link.mime_type {
                 let _ = write!(out, " ({mime})");
             }
-            if let Some(description) = block.get("description").and_then(Value::as_str) {
+            if let Some(description) = &link.description {
                 let _ = write!(out, " - {}", super::text::collapse_whitespace(description));
             }
             out.push('\n');
         }
-        "resource" => match block.get("resource") {
-            Some(resource) => render_resource(resource, ctx, out, true),
-            None => {
-                out.push_str(&compact_json(block));
-                out.push('\n');
-            }
-        },
-        // A content type ferry does not know yet: pass it through rather than lose it.
-        _ => {
-            out.push_str(&compact_json(block));
-            out.push('\n');
-        }
+        ContentBlock::Resource(embedded) => render_resource(&embedded.resource, ctx, out, true),
     }
 }
 
-fn render_resource(resource: &Value, ctx: &OutputContext, out: &mut String, header: bool) {
+fn render_resource(resource: &ResourceContents, ctx: &OutputContext, out: &mut String, header: bool) {
     separate(out);
-    let uri = resource.get("uri").and_then(Value::as_str).unwrap_or("");
-    let mime = resource.get("mimeType").and_then(Value::as_str);
-    if let Some(text) = resource.get("text").and_then(Value::as_str) {
-        if header {
-            let _ = writeln!(
-                out,
-                "[resource {uri}{}]",
-                mime.map(|m| format!(" ({m})")).unwrap_or_default()
-            );
+    match resource {
+        ResourceContents::Text(resource) => {
+            if header {
+                let _ = writeln!(
+                    out,
+                    "[resource {}{}]",
+                    resource.uri.as_deref().unwrap_or(""),
+                    resource
+                        .mime_type
+                        .as_deref()
+                        .map(|m| format!(" ({m})"))
+                        .unwrap_or_default()
+                );
+            }
+            out.push_str(&resource.text);
+            separate(out);
         }
-        out.push_str(text);
-        separate(out);
-    } else if let Some(blob) = resource.get("blob").and_then(Value::as_str) {
-        let line = save_base64(
-            blob,
-            mime.unwrap_or("application/octet-stream"),
-            "resource",
-            ctx,
-        );
-        let _ = writeln!(out, "{line} {uri}");
-    } else {
-        out.push_str(&compact_json(resource));
-        out.push('\n');
+        ResourceContents::Blob(resource) => {
+            let line = save_base64(
+                &resource.blob,
+                resource
+                    .mime_type
+                    .as_deref()
+                    .unwrap_or("application/octet-stream"),
+                "resource",
+                ctx,
+            );
+            let _ = writeln!(out, "{line} {}", resource.uri.as_deref().unwrap_or(""));
+        }
+        ResourceContents::Other(other) => {
+            out.push_str(&compact_json(other));
+            out.push('\n');
+        }
     }
 }
 

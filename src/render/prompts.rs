@@ -2,24 +2,22 @@
 //! schema, so the same flag parser and help serve prompts too.
 
 use super::text::{escape_line, first_sentence};
+use crate::protocol::messages::ListEntry;
 use serde_json::{json, Map, Value};
-
-fn text_of<'a>(value: &'a Value, key: &str) -> &'a str {
-    value.get(key).and_then(Value::as_str).unwrap_or("")
-}
 
 /// `uri name (mime) - first sentence`.
 pub fn resource_line(resource: &Value) -> String {
-    let uri = text_of(resource, "uri");
-    let name = text_of(resource, "name");
+    let resource = ListEntry::read(resource);
+    let uri = resource.uri.as_deref().unwrap_or("");
+    let name = resource.name.as_deref().unwrap_or("");
     let mut out = uri.to_string();
     if !name.is_empty() && name != uri {
         out.push_str(&format!(" {name}"));
     }
-    if let Some(mime) = resource.get("mimeType").and_then(Value::as_str) {
+    if let Some(mime) = &resource.mime_type {
         out.push_str(&format!(" ({mime})"));
     }
-    let description = first_sentence(text_of(resource, "description"));
+    let description = first_sentence(resource.description.as_deref().unwrap_or(""));
     if !description.is_empty() {
         out.push_str(&format!(" - {description}"));
     }
@@ -28,31 +26,31 @@ pub fn resource_line(resource: &Value) -> String {
 
 /// `uriTemplate name (template)`.
 pub fn template_line(template: &Value) -> String {
+    let template = ListEntry::read(template);
     let line = format!(
         "{} {} (template)",
-        text_of(template, "uriTemplate"),
-        text_of(template, "name")
+        template.uri_template.as_deref().unwrap_or(""),
+        template.name.as_deref().unwrap_or("")
     );
     escape_line(&line).into_owned()
 }
 
 /// `name(arg:str, opt?:str) - first sentence`.
 pub fn prompt_line(prompt: &Value) -> String {
-    let name = prompt.get("name").and_then(Value::as_str).unwrap_or("?");
+    let prompt = ListEntry::read(prompt);
+    let name = prompt.name.as_deref().unwrap_or("?");
     let args: Vec<String> = prompt
-        .get("arguments")
-        .and_then(Value::as_array)
+        .arguments()
         .map(|a| {
             a.iter()
                 .map(|arg| {
-                    let n = arg.get("name").and_then(Value::as_str).unwrap_or("?");
-                    let required = arg.get("required").and_then(Value::as_bool) == Some(true);
-                    format!("{n}{}:str", if required { "" } else { "?" })
+                    let n = arg.name.as_deref().unwrap_or("?");
+                    format!("{n}{}:str", if arg.is_required() { "" } else { "?" })
                 })
                 .collect()
         })
         .unwrap_or_default();
-    let description = first_sentence(text_of(prompt, "description"));
+    let description = first_sentence(prompt.description.as_deref().unwrap_or(""));
     let line = if description.is_empty() {
         format!("{name}({})", args.join(", "))
     } else {
@@ -65,21 +63,16 @@ pub fn prompt_line(prompt: &Value) -> String {
 pub fn prompt_schema(prompt: &Value) -> Value {
     let mut properties = Map::new();
     let mut required = Vec::new();
-    for arg in prompt
-        .get("arguments")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let Some(name) = arg.get("name").and_then(Value::as_str) else {
+    for arg in ListEntry::read(prompt).arguments().into_iter().flatten() {
+        let Some(name) = arg.name.as_deref() else {
             continue;
         };
         let mut prop = json!({"type": "string"});
-        if let Some(d) = arg.get("description") {
+        if let Some(d) = &arg.description {
             prop["description"] = d.clone();
         }
         properties.insert(name.to_string(), prop);
-        if arg.get("required").and_then(Value::as_bool) == Some(true) {
+        if arg.is_required() {
             required.push(Value::String(name.to_string()));
         }
     }

@@ -4,6 +4,8 @@
 //! whatever the definitions hold: long texts are compared word by word only where they
 //! differ, and at most so many lines are shown.
 
+use crate::protocol::json_schema::{SchemaType, SchemaView};
+use crate::protocol::tools::annotations;
 use super::hidden::visible;
 use super::text::escape_line;
 use serde_json::{Map, Value};
@@ -45,7 +47,7 @@ pub fn changes(old: &Value, new: &Value) -> String {
             ));
         }
     }
-    let (a, b) = (old.get("annotations"), new.get("annotations"));
+    let (a, b) = (annotations(old), annotations(new));
     if a != b {
         let empty = Map::new();
         let a = a.and_then(Value::as_object).unwrap_or(&empty);
@@ -232,12 +234,11 @@ fn collect(schema: &Value, prefix: &str, depth: usize, found: &mut BTreeMap<Stri
     if depth > DEPTH_MAX {
         return;
     }
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+    let Some(view) = SchemaView::new(schema) else {
+        return;
+    };
+    let required: Vec<&str> = view.required();
+    if let Some(props) = view.properties() {
         for (name, sub) in props {
             if found.len() >= PROPERTIES_MAX {
                 return;
@@ -248,9 +249,8 @@ fn collect(schema: &Value, prefix: &str, depth: usize, found: &mut BTreeMap<Stri
                 Facts {
                     kind: kind_of(sub),
                     required: required.contains(&name.as_str()),
-                    description: sub
-                        .get("description")
-                        .and_then(Value::as_str)
+                    description: SchemaView::new(sub)
+                        .and_then(|s| s.description())
                         .map(visible)
                         .unwrap_or_default(),
                 },
@@ -258,7 +258,7 @@ fn collect(schema: &Value, prefix: &str, depth: usize, found: &mut BTreeMap<Stri
             collect(sub, &format!("{path}."), depth + 1, found);
         }
     }
-    if let Some(items) = schema.get("items") {
+    if let Some(items) = view.items() {
         let path = format!("{}[].", prefix.trim_end_matches('.'));
         collect(items, &path, depth + 1, found);
     }
@@ -266,24 +266,25 @@ fn collect(schema: &Value, prefix: &str, depth: usize, found: &mut BTreeMap<Stri
 
 /// A property's type in a few words: `string`, `integer|null`, `string (one of a, b)`.
 fn kind_of(schema: &Value) -> String {
-    let mut kind = match schema.get("type") {
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) => ts
+    let Some(view) = SchemaView::new(schema) else {
+        return "any".to_string();
+    };
+    let mut kind = match view.schema_type() {
+        Some(SchemaType::One(t)) => t.to_string(),
+        Some(SchemaType::Many(ts)) => ts
             .iter()
             .filter_map(Value::as_str)
             .collect::<Vec<_>>()
             .join("|"),
-        _ if schema.get("$ref").is_some() => "a reference".to_string(),
-        _ if schema.get("anyOf").is_some() || schema.get("oneOf").is_some() => {
-            "a union".to_string()
-        }
+        _ if view.has("$ref") => "a reference".to_string(),
+        _ if view.has("anyOf") || view.has("oneOf") => "a union".to_string(),
         _ => "any".to_string(),
     };
-    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+    if let Some(values) = view.enum_values() {
         let _ = write!(
             kind,
             " (one of {})",
-            cut(&Value::Array(values.clone()).to_string(), 100)
+            cut(&Value::Array(values.to_vec()).to_string(), 100)
         );
     }
     kind

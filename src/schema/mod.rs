@@ -12,6 +12,7 @@ pub use notation::{render_type, render_value, signature};
 
 pub use crate::words::kebab;
 
+use crate::protocol::json_schema::{SchemaType, SchemaView};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
@@ -126,7 +127,8 @@ impl ToolSchema {
         let (props, open) = match shape.kind {
             Kind::Object { props, extra } => {
                 let open = extra.is_some()
-                    || schema.get("additionalProperties") != Some(&Value::Bool(false));
+                    || SchemaView::new(schema).and_then(|s| s.additional_properties())
+                        != Some(&Value::Bool(false));
                 (props, open)
             }
             // A root union of objects: offer every variant's properties, required only when
@@ -246,40 +248,41 @@ impl Resolver<'_> {
             Value::Object(obj) if depth <= MAX_DEPTH => obj,
             _ => return Shape::default(),
         };
-        let mut shape = if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+        let view = SchemaView::of(obj);
+        let mut shape = if let Some(reference) = view.reference() {
             self.reference(reference, depth)
         } else {
             Shape::default()
         };
         // Keywords beside `$ref` refine it (2020-12), so the node's own parts merge in.
         let own = self.own_kind(obj, depth);
-        if obj.contains_key("$ref") {
+        if view.has("$ref") {
             if own.kind != Kind::Any {
                 shape = merge(shape, own);
             }
         } else {
             shape = own;
         }
-        if let Some(all) = obj.get("allOf").and_then(Value::as_array) {
+        if let Some(all) = view.all_of() {
             for part in all {
                 let part = self.shape(part, depth + 1);
                 shape = merge(shape, part);
             }
         }
-        if let Some(description) = obj.get("description").and_then(Value::as_str) {
+        if let Some(description) = view.description() {
             // A description beside `anyOf`/`$ref` adds to the one it wraps; neither is lost.
             shape.description = Some(join_descriptions(
                 Some(description),
                 shape.description.as_deref(),
             ));
         } else if shape.description.is_none() {
-            shape.description = obj.get("title").and_then(Value::as_str).map(str::to_string);
+            shape.description = view.title().map(str::to_string);
         }
-        if let Some(default) = obj.get("default") {
+        if let Some(default) = view.default() {
             shape.default = Some(default.clone());
         }
         for key in CONSTRAINT_KEYS {
-            if let Some(value) = obj.get(key) {
+            if let Some(value) = view.keyword(key) {
                 if !shape.constraints.iter().any(|(k, _)| k == key) {
                     shape.constraints.push((key.to_string(), value.clone()));
                 }
@@ -346,10 +349,11 @@ impl Resolver<'_> {
 
     /// The node's own kind from `type`, `enum`, `const`, `properties`, `items`, `anyOf`/`oneOf`.
     fn own_kind(&mut self, obj: &Map<String, Value>, depth: usize) -> Shape {
-        if let Some(value) = obj.get("const") {
+        let view = SchemaView::of(obj);
+        if let Some(value) = view.constant() {
             return Shape::of(Kind::Const(value.clone()));
         }
-        if let Some(values) = obj.get("enum").and_then(Value::as_array) {
+        if let Some(values) = view.enum_values() {
             let nullable = values.iter().any(Value::is_null);
             let names = obj.get("enumNames").and_then(Value::as_array);
             let titles = match names {
@@ -368,11 +372,7 @@ impl Resolver<'_> {
                 ..Shape::of(Kind::Enum(values))
             };
         }
-        let variants = obj
-            .get("anyOf")
-            .or_else(|| obj.get("oneOf"))
-            .and_then(Value::as_array);
-        if let Some(variants) = variants {
+        if let Some(variants) = view.variants() {
             let mut base = self.typed_kind(obj, depth);
             let mut union = self.union(variants, depth);
             if let Kind::Enum(_) = union.kind {
@@ -400,9 +400,10 @@ impl Resolver<'_> {
     }
 
     fn typed_kind(&mut self, obj: &Map<String, Value>, depth: usize) -> Shape {
-        match obj.get("type") {
-            Some(Value::String(name)) => self.kind_named(name, obj, depth),
-            Some(Value::Array(names)) => {
+        let view = SchemaView::of(obj);
+        match view.schema_type() {
+            Some(SchemaType::One(name)) => self.kind_named(name, obj, depth),
+            Some(SchemaType::Many(names)) => {
                 let names: Vec<&str> = names.iter().filter_map(Value::as_str).collect();
                 let nullable = names.contains(&"null");
                 let kinds: Vec<Shape> = names
@@ -419,8 +420,8 @@ impl Resolver<'_> {
                 shape.nullable |= nullable && shape.kind != Kind::Null;
                 shape
             }
-            _ if obj.contains_key("properties") => self.kind_named("object", obj, depth),
-            _ if obj.contains_key("items") || obj.contains_key("prefixItems") => {
+            _ if view.has("properties") => self.kind_named("object", obj, depth),
+            _ if view.has("items") || view.has("prefixItems") => {
                 self.kind_named("array", obj, depth)
             }
             _ => Shape::default(),
@@ -428,6 +429,7 @@ impl Resolver<'_> {
     }
 
     fn kind_named(&mut self, name: &str, obj: &Map<String, Value>, depth: usize) -> Shape {
+        let view = SchemaView::of(obj);
         let kind = match name {
             "string" => Kind::Str,
             "integer" => Kind::Int,
@@ -435,18 +437,14 @@ impl Resolver<'_> {
             "boolean" => Kind::Bool,
             "null" => Kind::Null,
             "array" => {
-                let items = match obj.get("items") {
+                let items = match view.items() {
                     Some(items @ Value::Object(_)) => self.shape(items, depth + 1),
                     // Old-draft tuple form: show the first item type.
                     Some(Value::Array(items)) => items
                         .first()
                         .map(|i| self.shape(i, depth + 1))
                         .unwrap_or_default(),
-                    _ => match obj
-                        .get("prefixItems")
-                        .and_then(Value::as_array)
-                        .and_then(|p| p.first())
-                    {
+                    _ => match view.prefix_items().and_then(|p| p.first()) {
                         Some(first) => self.shape(first, depth + 1),
                         None => Shape::default(),
                     },
@@ -454,14 +452,9 @@ impl Resolver<'_> {
                 Kind::Array(Box::new(items))
             }
             "object" => {
-                let required: Vec<&str> = obj
-                    .get("required")
-                    .and_then(Value::as_array)
-                    .map(|r| r.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
-                let props = obj
-                    .get("properties")
-                    .and_then(Value::as_object)
+                let required: Vec<&str> = view.required();
+                let props = view
+                    .properties()
                     .map(|props| {
                         props
                             .iter()
@@ -473,7 +466,7 @@ impl Resolver<'_> {
                             .collect()
                     })
                     .unwrap_or_default();
-                let extra = match obj.get("additionalProperties") {
+                let extra = match view.additional_properties() {
                     Some(node @ Value::Object(_)) => Some(Box::new(self.shape(node, depth + 1))),
                     _ => None,
                 };
@@ -641,7 +634,10 @@ fn hoist_body_targets(schema: &Value) -> Option<Value> {
     if targets.is_empty() || !schema.is_object() {
         return None;
     }
-    if schema.get("$defs").is_some_and(|d| !d.is_object()) {
+    if SchemaView::new(schema)
+        .and_then(|s| s.defs())
+        .is_some_and(|d| !d.is_object())
+    {
         return None;
     }
     // Deepest first; ties in a stable order so names do not depend on hashing.
@@ -652,8 +648,8 @@ fn hoist_body_targets(schema: &Value) -> Option<Value> {
     let mut root = schema.clone();
     let mut renamed: HashMap<String, String> = HashMap::new();
     for (reference, pointer) in targets {
-        let taken: Vec<String> = root
-            .get("$defs")
+        let taken: Vec<String> = SchemaView::new(&root)
+            .and_then(|s| s.defs())
             .and_then(Value::as_object)
             .map(|defs| defs.keys().cloned().collect())
             .unwrap_or_default();

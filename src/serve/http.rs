@@ -12,6 +12,8 @@
 //! session, `initialize` opens one, and stateless requests need none. Closing a stateless
 //! request's stream cancels it (its command's process group is killed).
 
+use crate::protocol::params::Params;
+use crate::protocol::MessageView;
 use super::provider::Notifier;
 use super::server::{self, Headers, Server, Session};
 use crate::protocol::{self, Incoming, HANDSHAKE_VERSIONS};
@@ -792,7 +794,7 @@ async fn post(
             // its calls' next rounds. New work goes to another instance.
             let finishing = session.is_some()
                 || method.starts_with("tasks/")
-                || params.get("requestState").is_some();
+                || Params::new(&params).request_state().is_some();
             if state.drain.is_draining() && !finishing {
                 return draining(rpc_error(
                     503,
@@ -903,7 +905,7 @@ async fn post(
         Incoming::Notification { method, params } => {
             if method == "notifications/cancelled" {
                 if let Some(session) = session {
-                    let key = params.get("requestId").map(Value::to_string);
+                    let key = Params::new(&params).request_id().map(Value::to_string);
                     let handle = key
                         .and_then(|k| session.in_flight.lock().ok().and_then(|mut f| f.remove(&k)));
                     if let Some(handle) = handle {
@@ -995,7 +997,7 @@ async fn request_response(
                 Ok(()) => {}
                 // Progress and log lines are dropped for a client that reads too slowly; a
                 // request to the client (a question, one of a few) waits for room.
-                Err(mpsc::error::TrySendError::Full(note)) if note.get("id").is_some() => {
+                Err(mpsc::error::TrySendError::Full(note)) if MessageView::new(&note).id().is_some() => {
                     let events = events.clone();
                     tokio::spawn(async move {
                         let _ = events.send(note).await;

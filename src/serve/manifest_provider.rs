@@ -2,6 +2,9 @@
 //! checked by the schema model, paths confined to the roots, values rendered into argv by the
 //! template (never a shell, never an option), and the command run confined (`exec`).
 
+use crate::protocol::content::{BlockKind, Content, ContentBlock, ResourceContents};
+use crate::protocol::params::{Params, Reference};
+use crate::protocol::messages::{CallToolResult, ErrorObject};
 use super::exec::{self, Ending, Finished, Job};
 use super::provider::{invalid, not_found, tool_error, CallContext, Provider};
 use super::sandbox::{self, Policy};
@@ -687,10 +690,10 @@ fn is_text_mime(mime: &str) -> bool {
 fn contents(uri: &str, mime: &str, bytes: Vec<u8>) -> Value {
     if is_text_mime(mime) {
         if let Ok(text) = String::from_utf8(bytes.clone()) {
-            return json!({"uri": uri, "mimeType": mime, "text": text});
+            return ResourceContents::text(uri, mime, text).to_value();
         }
     }
-    json!({"uri": uri, "mimeType": mime, "blob": base64::engine::general_purpose::STANDARD.encode(bytes)})
+    ResourceContents::blob(uri, mime, base64::engine::general_purpose::STANDARD.encode(bytes)).to_value()
 }
 
 /// Why a call's arguments do not fit its parameters (told to the model).
@@ -723,20 +726,18 @@ enum BlockError {
 fn check_blocks(blocks: &[Value]) -> std::result::Result<(), BlockError> {
     for (i, block) in blocks.iter().enumerate() {
         let n = i + 1;
-        let kind = block
-            .get("type")
-            .and_then(Value::as_str)
+        let kind = BlockKind::read(block)
+            .kind
             .ok_or(BlockError::NoType(n))?;
-        let has = |key: &str| block.get(key).and_then(Value::as_str).is_some();
-        let ok = match kind {
-            "text" => has("text"),
-            "image" | "audio" => has("data") && has("mimeType") && base64_ok(block.get("data")),
-            "resource_link" => has("uri") && has("name"),
-            "resource" => block.get("resource").is_some_and(|r| {
-                r.get("uri").and_then(Value::as_str).is_some()
-                    && (r.get("text").is_some() || r.get("blob").is_some())
-            }),
-            other => {
+        let ok = match (kind.as_str(), Content::read(block)) {
+            ("text", Content::Block(ContentBlock::Text(_))) => true,
+            ("image" | "audio", Content::Block(ContentBlock::Image(m) | ContentBlock::Audio(m))) => {
+                m.mime_type.is_some() && base64_ok(&m.data)
+            }
+            ("resource_link", Content::Block(ContentBlock::ResourceLink(_))) => true,
+            ("resource", Content::Block(ContentBlock::Resource(r))) => r.resource.is_complete(),
+            ("text" | "image" | "audio" | "resource_link" | "resource", _) => false,
+            (other, _) => {
                 return Err(BlockError::UnknownType {
                     n,
                     kind: other.to_string(),
@@ -753,10 +754,8 @@ fn check_blocks(blocks: &[Value]) -> std::result::Result<(), BlockError> {
     Ok(())
 }
 
-fn base64_ok(value: Option<&Value>) -> bool {
-    value
-        .and_then(Value::as_str)
-        .is_some_and(|s| base64::engine::general_purpose::STANDARD.decode(s).is_ok())
+fn base64_ok(data: &str) -> bool {
+    base64::engine::general_purpose::STANDARD.decode(data).is_ok()
 }
 
 /// A finished command as a `CallToolResult`.
@@ -776,15 +775,14 @@ fn call_result(
             .and_then(|bytes| serde_json::from_slice::<Map<String, Value>>(&bytes).ok());
         if let Some(error) = printed
             .filter(|o| !o.contains_key("content"))
-            .and_then(|o| o.get("error").cloned())
+            .and_then(|mut o| o.remove("error"))
         {
-            let code = error.get("code").and_then(Value::as_i64);
-            let message = error.get("message").and_then(Value::as_str);
-            if let (Some(code), Some(message)) = (code, message) {
+            let error = ErrorObject::read(&error);
+            if let (Some(code), Some(message)) = (error.code, error.message) {
                 return Err(RpcError {
                     code,
-                    message: message.to_string(),
-                    data: error.get("data").cloned(),
+                    message,
+                    data: error.data,
                 });
             }
         }
@@ -851,13 +849,13 @@ fn tool_result(tool: &ToolDef, finished: Finished, timeout: Duration, modern: bo
         let tail = finished.stderr.last_lines(STDERR_TAIL_LINES);
         let tail: String = tail.chars().take(STDERR_TAIL_CHARS).collect();
         (!tail.trim().is_empty())
-            .then(|| json!({"type": "text", "text": format!("stderr (last lines):\n{}", tail.trim_end())}))
+            .then(|| Content::text(format!("stderr (last lines):\n{}", tail.trim_end())))
     };
     match &tool.output {
         OutputKind::Text => {
-            let mut content = vec![json!({"type": "text", "text": finished.stdout.text()})];
+            let mut content = vec![Content::text(finished.stdout.text())];
             content.extend(stderr_block());
-            json!({ "content": content })
+            CallToolResult::of(content).to_value()
         }
         OutputKind::Json => {
             let bytes = match whole() {
@@ -867,16 +865,16 @@ fn tool_result(tool: &ToolDef, finished: Finished, timeout: Duration, modern: bo
             let text = String::from_utf8_lossy(&bytes).into_owned();
             // Nothing printed is no rows (a query that matched nothing), not broken JSON.
             if text.trim().is_empty() {
-                return json!({"content": []});
+                return CallToolResult::default().to_value();
             }
             match serde_json::from_str::<Value>(&text) {
                 Ok(value) => {
-                    let mut result = json!({"content": [{"type": "text", "text": text}]});
+                    let mut result = CallToolResult::of(vec![Content::text(text)]);
                     // Clients of the handshake era accept only an object here.
                     if modern || value.is_object() {
-                        result["structuredContent"] = value;
+                        result.structured_content = Some(value);
                     }
-                    result
+                    result.to_value()
                 }
                 Err(e) => tool_error(format!(
                     "{} printed output that is not JSON ({e}):\n{text}",
@@ -915,13 +913,13 @@ fn tool_result(tool: &ToolDef, finished: Finished, timeout: Duration, modern: bo
             };
             let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
             let block = if mime.starts_with("image/") {
-                json!({"type": "image", "data": data, "mimeType": mime})
+                Content::image(data, mime)
             } else if mime.starts_with("audio/") {
-                json!({"type": "audio", "data": data, "mimeType": mime})
+                Content::audio(data, mime)
             } else {
-                json!({"type": "resource", "resource": {"uri": format!("ferry://{}/output", tool.name), "mimeType": mime, "blob": data}})
+                Content::resource(ResourceContents::blob(format!("ferry://{}/output", tool.name), mime, data))
             };
-            json!({"content": [block]})
+            CallToolResult::of(vec![block]).to_value()
         }
     }
 }
@@ -1164,7 +1162,7 @@ impl Provider for ManifestProvider {
     }
 
     fn complete(&self, params: &Value) -> std::result::Result<Value, RpcError> {
-        let reference = params.get("ref").unwrap_or(&Value::Null);
+        let reference = Reference::new(Params::new(params).reference().unwrap_or(&Value::Null));
         let argument = params
             .pointer("/argument/name")
             .and_then(Value::as_str)
@@ -1173,16 +1171,16 @@ impl Provider for ManifestProvider {
             .pointer("/argument/value")
             .and_then(Value::as_str)
             .unwrap_or("");
-        let params_of: Option<&[Param]> = match reference.get("type").and_then(Value::as_str) {
+        let params_of: Option<&[Param]> = match reference.kind() {
             Some("ref/prompt") => {
-                let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
+                let name = reference.name().unwrap_or("");
                 match self.manifest.prompts.iter().find(|p| p.name == name) {
                     Some(p) => Some(&p.params),
                     None => return Err(invalid(format!("Unknown prompt: {name}"))),
                 }
             }
             Some("ref/resource") => {
-                let uri = reference.get("uri").and_then(Value::as_str).unwrap_or("");
+                let uri = reference.uri().unwrap_or("");
                 self.manifest
                     .templates
                     .iter()

@@ -3,6 +3,7 @@
 //! configured MCP servers (the lazy proxy). The server side of the protocol (`server`) asks a
 //! provider and never knows which it is.
 
+use crate::protocol::messages::{CallToolResult, Progress};
 use crate::protocol::BoxFuture;
 use crate::protocol::{RpcError, ServerDescription};
 use serde_json::{Map, Value};
@@ -69,16 +70,15 @@ impl CallContext {
     /// Reports progress, if the client asked for it.
     pub fn progress(&self, done: f64, total: Option<f64>, message: Option<&str>) {
         if let Some(token) = &self.progress_token {
-            let mut params = serde_json::json!({"progressToken": token, "progress": done});
-            if let Some(total) = total {
-                params["total"] = serde_json::json!(total);
-            }
-            if let Some(message) = message {
-                params["message"] = serde_json::json!(message);
-            }
+            let params = Progress {
+                token: Some(token.clone()),
+                progress: Some(Value::from(done)),
+                total: total.map(Value::from),
+                message: message.map(str::to_string),
+            };
             (self.notify)(crate::protocol::notification(
                 "notifications/progress",
-                Some(params),
+                serde_json::to_value(params).ok(),
             ));
         }
     }
@@ -132,7 +132,7 @@ pub trait Provider: Send + Sync {
     fn input_schema(&self, name: &str) -> Option<Value> {
         self.tools()
             .into_iter()
-            .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+            .find(|t| crate::protocol::tools::Tool::name_of(t) == Some(name))
             .and_then(|mut t| t.get_mut("inputSchema").map(Value::take))
     }
 
@@ -219,5 +219,5 @@ pub fn not_found(uri: &str) -> RpcError {
 
 /// A tool's result for its own failure: `isError` with one text block.
 pub fn tool_error(text: impl Into<String>) -> Value {
-    serde_json::json!({"content": [{"type": "text", "text": text.into()}], "isError": true})
+    CallToolResult::error(text).to_value()
 }

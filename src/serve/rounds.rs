@@ -23,8 +23,12 @@
 
 use super::ask::{refusal, Asker, ClientRequest, Unanswered};
 use super::provider::Notifier;
-use crate::protocol::{self, BoxFuture, RpcError};
+use crate::protocol::lenient;
+use crate::protocol::messages::Progress as ProgressParams;
+use crate::protocol::params::Params;
+use crate::protocol::{self, BoxFuture, MessageView, RpcError};
 use base64::Engine;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -216,6 +220,30 @@ fn invalid(message: impl Into<String>) -> RpcError {
     }
 }
 
+/// What a request's state carries, signed: the call (`c`) and its round (`r`), when it
+/// expires (`x`, ms), what request it belongs to (`b`), the instance that signed it (`i`), a
+/// nonce (`n`), whether ferry's own question waits on it (`g`), and the answers so far (`a`).
+/// Read leniently: a state is genuine before it is read, and what it lacks reads as absent.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Claims {
+    #[serde(default, deserialize_with = "lenient::or_default")]
+    c: u64,
+    #[serde(default, deserialize_with = "lenient::or_default")]
+    r: u64,
+    #[serde(default, deserialize_with = "lenient::opt", skip_serializing_if = "Option::is_none")]
+    x: Option<u64>,
+    #[serde(default, deserialize_with = "lenient::opt", skip_serializing_if = "Option::is_none")]
+    b: Option<String>,
+    #[serde(default, deserialize_with = "lenient::or_default")]
+    i: String,
+    #[serde(default, deserialize_with = "lenient::or_default")]
+    n: String,
+    #[serde(default, deserialize_with = "lenient::or_default", skip_serializing_if = "std::ops::Not::not")]
+    g: bool,
+    #[serde(default, deserialize_with = "lenient::opt", skip_serializing_if = "Option::is_none")]
+    a: Option<Map<String, Value>>,
+}
+
 /// What a request's state is bound to: its method and parameters, less what changes from
 /// round to round (the answers, the state, `_meta`), with keys in a stable order.
 fn binding(method: &str, params: &Value) -> String {
@@ -270,13 +298,14 @@ impl Rounds {
     ) -> Result<Value, RpcError> {
         self.sweep_on_a_timer();
         let mut given = Map::new();
-        if let Some(state) = params.get("requestState") {
+        let view = Params::new(params);
+        if let Some(state) = view.request_state() {
             let claims = self.check(method, params, state)?;
-            let instance = claims.get("i").and_then(Value::as_str).unwrap_or("");
+            let instance = claims.i.as_str();
             if instance == self.instance {
                 return self.resume(params, &claims, capabilities, notify).await;
             }
-            if claims.get("g") == Some(&Value::Bool(true)) {
+            if claims.g {
                 let owner: String = instance.chars().take(64).collect();
                 return Err(invalid(format!(
                     "requestState answers a confirmation that instance {owner:?} asked, and only that instance takes its answer: send the retry there, or send the request again without requestState to be asked anew"
@@ -285,11 +314,11 @@ impl Rounds {
             self.spend(&claims)?;
             // Another instance's call: its command cannot move, so the request runs again
             // here, every answer given so far at hand.
-            if let Some(Value::Object(answered)) = claims.get("a") {
+            if let Some(answered) = &claims.a {
                 given = answered.clone();
             }
         }
-        if let Some(Value::Object(map)) = params.get("inputResponses") {
+        if let Some(map) = view.input_responses() {
             given.extend(map.clone());
         }
         let answered = given.clone();
@@ -403,21 +432,20 @@ impl Rounds {
             message: "no randomness for a request state: try again".into(),
             data: None,
         };
-        let mut claims = json!({
-            "c": id,
-            "r": call.round,
-            "x": crate::clock::now_ms() + STATE_TTL.as_millis() as u64,
-            "b": call.bound,
-            "i": self.instance,
-            "n": nonce().ok_or_else(no_randomness)?,
-        });
-        // A round that asks ferry's own question (a `confirm`) is answered only here.
-        if call.shared.asking_is_ferry() {
-            claims["g"] = json!(true);
-        }
+        let mut claims = Claims {
+            c: id,
+            r: call.round,
+            x: Some(crate::clock::now_ms() + STATE_TTL.as_millis() as u64),
+            b: Some(call.bound.clone()),
+            i: self.instance.clone(),
+            n: nonce().ok_or_else(no_randomness)?,
+            // A round that asks ferry's own question (a `confirm`) is answered only here.
+            g: call.shared.asking_is_ferry(),
+            a: None,
+        };
         let answered = Value::Object(call.answered.clone());
         if !call.answered.is_empty() && answered.to_string().len() <= ANSWERS_CARRIED {
-            claims["a"] = answered;
+            claims.a = Some(call.answered.clone());
         }
         let state = self.sign(&claims).ok_or_else(no_randomness)?;
         call.expires = Instant::now() + STATE_TTL;
@@ -454,20 +482,17 @@ impl Rounds {
         method: &str,
         params: &Value,
         state: &Value,
-    ) -> Result<Map<String, Value>, RpcError> {
+    ) -> Result<Claims, RpcError> {
         let claims = state.as_str().and_then(|s| self.verify(s)).ok_or_else(|| {
             invalid("requestState failed its integrity check (altered, or signed by a server that does not share this one's --state-key-file): send the request again without it")
         })?;
-        let expired = claims
-            .get("x")
-            .and_then(Value::as_u64)
-            .is_none_or(|x| x < crate::clock::now_ms());
+        let expired = claims.x.is_none_or(|x| x < crate::clock::now_ms());
         if expired {
             return Err(invalid(
                 "requestState has expired: send the request again without it",
             ));
         }
-        if claims.get("b").and_then(Value::as_str) != Some(binding(method, params).as_str()) {
+        if claims.b.as_deref() != Some(binding(method, params).as_str()) {
             return Err(invalid(
                 "requestState belongs to another request: send each state back only with the request it came with",
             ));
@@ -479,12 +504,11 @@ impl Rounds {
     async fn resume(
         &self,
         params: &Value,
-        claims: &Map<String, Value>,
+        claims: &Claims,
         capabilities: Value,
         notify: Notifier,
     ) -> Result<Value, RpcError> {
-        let id = claims.get("c").and_then(Value::as_u64).unwrap_or(0);
-        let round = claims.get("r").and_then(Value::as_u64).unwrap_or(0);
+        let (id, round) = (claims.c, claims.r);
         let mut call = {
             let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
             match waiting.remove(&id) {
@@ -506,7 +530,7 @@ impl Rounds {
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = capabilities;
         *call.shared.notify.lock().unwrap_or_else(|e| e.into_inner()) = notify;
-        let responses = match params.get("inputResponses") {
+        let responses = match Params::new(params).input_responses_field() {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(map)) => map.clone(),
             Some(_) => {
@@ -546,9 +570,9 @@ impl Rounds {
     }
 
     /// Records another instance's state as taken here; `Err` when it was taken before.
-    fn spend(&self, claims: &Map<String, Value>) -> Result<(), RpcError> {
-        let nonce = claims.get("n").and_then(Value::as_str).unwrap_or("");
-        let expires = claims.get("x").and_then(Value::as_u64).unwrap_or(0);
+    fn spend(&self, claims: &Claims) -> Result<(), RpcError> {
+        let nonce = claims.n.as_str();
+        let expires = claims.x.unwrap_or(0);
         let mut spent = self.spent.lock().unwrap_or_else(|e| e.into_inner());
         if nonce.is_empty() || spent.contains_key(nonce) {
             return Err(invalid(
@@ -594,8 +618,9 @@ impl Rounds {
         });
     }
 
-    fn sign(&self, claims: &Value) -> Option<String> {
-        let payload = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(claims.to_string());
+    fn sign(&self, claims: &impl Serialize) -> Option<String> {
+        let payload = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(serde_json::to_string(claims).ok()?);
         let tag = ring::hmac::sign(self.key.as_ref()?, payload.as_bytes());
         Some(format!(
             "{payload}.{}",
@@ -604,7 +629,7 @@ impl Rounds {
     }
 
     /// The claims of a state this server signed; `None` for anything else.
-    fn verify(&self, state: &str) -> Option<Map<String, Value>> {
+    fn verify(&self, state: &str) -> Option<Claims> {
         let (payload, tag) = state.split_once('.')?;
         let tag = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .decode(tag)
@@ -613,7 +638,8 @@ impl Rounds {
         let claims = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .decode(payload)
             .ok()?;
-        serde_json::from_slice(&claims).ok()
+        let claims: Value = serde_json::from_slice(&claims).ok()?;
+        claims.is_object().then(|| lenient::view(&claims))
     }
 }
 
@@ -627,16 +653,17 @@ fn into_task(mut call: Waiting) -> Result<Value, RpcError> {
     let (reports, reports_in) = mpsc::unbounded_channel();
     let messages = reports.clone();
     *call.shared.notify.lock().unwrap_or_else(|e| e.into_inner()) = Arc::new(move |note: Value| {
-        if note.get("method").and_then(Value::as_str) != Some("notifications/progress") {
+        let note = MessageView::new(&note);
+        if note.method() != Some("notifications/progress") {
             return;
         }
-        let params = note.get("params").cloned().unwrap_or_default();
-        let done = params.get("progress").cloned().unwrap_or(Value::Null);
-        let mut text = match params.get("total") {
+        let params = ProgressParams::read(note.params().unwrap_or(&Value::Null));
+        let done = params.progress.unwrap_or(Value::Null);
+        let mut text = match params.total {
             Some(total) => format!("{done} of {total}"),
             None => format!("{done} done"),
         };
-        if let Some(message) = params.get("message").and_then(Value::as_str) {
+        if let Some(message) = params.message {
             text = format!("{text}: {message}");
         }
         let _ = messages.send(Progress::Message(text));
@@ -712,7 +739,7 @@ mod tests {
     fn a_state_is_signed_and_bound() {
         let rounds = Rounds::with_key(b"a key for the test", "a");
         let state = rounds.sign(&json!({"c": 1, "r": 1})).unwrap();
-        assert_eq!(rounds.verify(&state).unwrap()["c"], 1);
+        assert_eq!(rounds.verify(&state).unwrap().c, 1);
         let other = Rounds::with_key(b"another key", "a");
         assert!(other.verify(&state).is_none(), "another key's state");
         let mut tampered = state.clone();

@@ -4,6 +4,9 @@
 //! headers, version); `initialize` opens a handshake-era session. Unknown methods are -32601.
 //! Calls run at most `concurrency` at once; the rest wait.
 
+use crate::protocol::messages::CallToolResult;
+use crate::protocol::params::Params;
+use crate::protocol::tools::Tool;
 use super::provider::{CallContext, Listed, Notifier, Provider, LOG_LEVELS};
 use super::slots::Slots;
 use crate::protocol::{
@@ -137,10 +140,9 @@ pub fn status_for(code: i64) -> u16 {
 /// alone is the signal; a half-built envelope is then refused as such).
 pub fn is_modern(method: &str, params: &Value) -> bool {
     method == "server/discover"
-        || params
-            .get("_meta")
-            .and_then(Value::as_object)
-            .is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION))
+        || Params::new(params)
+            .meta()
+            .is_some_and(|m| m.has(META_PROTOCOL_VERSION))
 }
 
 /// Decodes a header value sent in the `=?base64?...?=` form.
@@ -171,14 +173,15 @@ fn name_and_arguments<'a>(
     params: &'a Value,
     method: &str,
 ) -> std::result::Result<(&'a str, Map<String, Value>), RpcError> {
-    let name = params.get("name").and_then(Value::as_str).ok_or_else(|| {
+    let params = Params::new(params);
+    let name = params.name().ok_or_else(|| {
         error(
             protocol::INVALID_PARAMS,
             format!("{method} needs a \"name\""),
             None,
         )
     })?;
-    let arguments = match params.get("arguments") {
+    let arguments = match params.arguments() {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(map)) => map.clone(),
         Some(_) => {
@@ -289,10 +292,11 @@ impl Server {
         headers: Option<&Headers>,
         notify: Notifier,
     ) -> Result<Value, RpcError> {
-        let meta = params.get("_meta").and_then(Value::as_object);
+        let view = Params::new(&params);
+        let meta = view.meta();
         let missing: Vec<&str> = [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES]
             .into_iter()
-            .filter(|k| !meta.is_some_and(|m| m.contains_key(*k)))
+            .filter(|k| !meta.is_some_and(|m| m.has(k)))
             .collect();
         if !missing.is_empty() {
             return Err(error(
@@ -304,7 +308,7 @@ impl Server {
                 None,
             ));
         }
-        let version = meta.and_then(|m| m.get(META_PROTOCOL_VERSION));
+        let version = meta.and_then(|m| m.protocol_version());
         if let Some(headers) = headers {
             let body_version = version.and_then(Value::as_str).unwrap_or("");
             if headers.protocol_version.as_deref() != Some(body_version) {
@@ -325,9 +329,9 @@ impl Server {
                 ));
             }
             let named = match method {
-                "tools/call" | "prompts/get" => params.get("name"),
-                "resources/read" => params.get("uri"),
-                "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
+                "tools/call" | "prompts/get" => view.name_field(),
+                "resources/read" => view.uri_field(),
+                "tasks/get" | "tasks/update" | "tasks/cancel" => view.task_id_field(),
                 _ => None,
             };
             if let Some(named) = named.and_then(Value::as_str) {
@@ -343,9 +347,9 @@ impl Server {
                 }
             }
             if method == "tools/call" {
-                let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+                let name = view.name().unwrap_or("");
                 if let Some(schema) = self.provider.input_schema(name) {
-                    let arguments = params.get("arguments").unwrap_or(&Value::Null);
+                    let arguments = view.arguments().unwrap_or(&Value::Null);
                     if let Some(problem) = param_header_problem(&schema, arguments, &headers.params)
                     {
                         return Err(error(
@@ -371,9 +375,7 @@ impl Server {
                 Some(json!({"supported": [STATELESS_VERSION], "requested": version})),
             ));
         }
-        let log_level = meta
-            .and_then(|m| m.get("io.modelcontextprotocol/logLevel"))
-            .and_then(Value::as_str);
+        let log_level = meta.and_then(|m| m.log_level());
         let log_level = match log_level {
             None => None,
             Some(level) => match LOG_LEVELS.iter().position(|l| *l == level) {
@@ -388,16 +390,16 @@ impl Server {
             },
         };
         let capabilities = meta
-            .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+            .and_then(|m| m.client_capabilities())
             .cloned()
             .unwrap_or(Value::Null);
         let version = meta
-            .and_then(|m| m.get(META_PROTOCOL_VERSION))
+            .and_then(|m| m.protocol_version())
             .and_then(Value::as_str)
             .unwrap_or(STATELESS_VERSION);
         let ctx = CallContext {
             notify: notify.clone(),
-            progress_token: meta.and_then(|m| m.get("progressToken")).cloned(),
+            progress_token: meta.and_then(|m| m.progress_token()).cloned(),
             log_level,
             era: Era::Stateless(version.to_string()),
             asker: Arc::new(super::ask::Nobody),
@@ -430,7 +432,7 @@ impl Server {
                 // it must be one; handed to the tasks when it outlives its request.
                 let mut tasks = None;
                 if method == "tools/call" {
-                    let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+                    let name = view.name().unwrap_or("");
                     let support = self.provider.task_support(name);
                     let declared = super::tasks::client_has_tasks(&capabilities);
                     if support == crate::manifest::TaskSupport::Required && !declared {
@@ -502,8 +504,8 @@ impl Server {
         let lock = |s: &Mutex<Session>| s.lock().unwrap_or_else(|e| e.into_inner()).version.clone();
         match method {
             "initialize" => {
-                let asked = params
-                    .get("protocolVersion")
+                let asked = Params::new(&params)
+                    .protocol_version()
                     .and_then(Value::as_str)
                     .unwrap_or("");
                 let version = if HANDSHAKE_VERSIONS.contains(&asked) {
@@ -515,7 +517,7 @@ impl Server {
                     let mut state = session.lock().unwrap_or_else(|e| e.into_inner());
                     state.version = Some(version.to_string());
                     state.client_capabilities =
-                        params.get("capabilities").cloned().unwrap_or(Value::Null);
+                        Params::new(&params).capabilities().cloned().unwrap_or(Value::Null);
                 }
                 let mut description = self.provider.description();
                 // File resources report changes to subscribers in this era.
@@ -536,7 +538,7 @@ impl Server {
             ));
         }
         if method == "logging/setLevel" {
-            let level = params.get("level").and_then(Value::as_str).unwrap_or("");
+            let level = Params::new(&params).level().unwrap_or("");
             let rank = LOG_LEVELS.iter().position(|l| *l == level).ok_or_else(|| {
                 error(
                     protocol::INVALID_PARAMS,
@@ -550,7 +552,7 @@ impl Server {
             return Ok(json!({}));
         }
         if method == "resources/subscribe" || method == "resources/unsubscribe" {
-            let uri = params.get("uri").and_then(Value::as_str).ok_or_else(|| {
+            let uri = Params::new(&params).uri().ok_or_else(|| {
                 error(
                     protocol::INVALID_PARAMS,
                     format!("{method} needs a \"uri\""),
@@ -665,7 +667,7 @@ async fn dispatch(
             Ok(json!({"resourceTemplates": provider.list(Listed::ResourceTemplates).await}))
         }
         "resources/read" if capable("resources") => {
-            let uri = params.get("uri").and_then(Value::as_str).ok_or_else(|| {
+            let uri = Params::new(params).uri().ok_or_else(|| {
                 error(
                     protocol::INVALID_PARAMS,
                     "resources/read needs a \"uri\"",
@@ -707,7 +709,7 @@ async fn call_tool(
     let served = provider
         .tools()
         .iter()
-        .any(|t| t.get("name").and_then(Value::as_str) == Some(name));
+        .any(|t| Tool::name_of(t) == Some(name));
     let tool = match served {
         true => name,
         false => super::metrics::UNKNOWN_TOOL,
@@ -724,7 +726,7 @@ async fn call_tool(
         .instrument(span.clone())
         .await;
     let label = match &outcome {
-        Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => {
+        Ok(result) if CallToolResult::says_failed(result) => {
             super::metrics::Outcome::Error
         }
         Ok(_) => super::metrics::Outcome::Ok,

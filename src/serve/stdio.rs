@@ -4,6 +4,8 @@
 //! command's whole process group with it) and it gets no response. When stdin closes, the
 //! client has gone: calls still running are stopped and the server exits.
 
+use crate::protocol::params::Params;
+use crate::protocol::MessageView;
 use super::server::{Server, Session};
 use crate::protocol::{self, Incoming};
 use crate::transport::framing::{self, FrameError};
@@ -119,7 +121,7 @@ pub async fn serve(server: Arc<Server>) {
                 let done_key = key.clone();
                 let task = tokio::spawn(async move {
                     let notify: super::provider::Notifier = Arc::new(move |note: Value| {
-                        if note.get("id").is_some() {
+                        if MessageView::new(&note).id().is_some() {
                             let _ = requests.send(note);
                         } else {
                             let _ = notes.try_send(note);
@@ -139,7 +141,7 @@ pub async fn serve(server: Arc<Server>) {
             }
             Incoming::Notification { method, params } => {
                 if method == "notifications/cancelled" {
-                    let key = params.get("requestId").map(Value::to_string);
+                    let key = Params::new(&params).request_id().map(Value::to_string);
                     let handle =
                         key.and_then(|k| in_flight.lock().ok().and_then(|mut f| f.remove(&k)));
                     if let Some(handle) = handle {

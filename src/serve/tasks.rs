@@ -15,6 +15,7 @@
 //! with the instance's name (`--instance`), and requests about it carry the id in `Mcp-Name`,
 //! so the balancer can route them there; another instance says whose task it is.
 
+use crate::protocol::params::Params;
 use super::ask::ClientRequest;
 use crate::protocol::{self, RpcError, TaskStatus as Status};
 use serde_json::{json, Map, Value};
@@ -259,9 +260,8 @@ impl Tasks {
     }
 
     fn find(&self, params: &Value) -> Result<(String, Arc<Mutex<Task>>), RpcError> {
-        let id = params
-            .get("taskId")
-            .and_then(Value::as_str)
+        let id = Params::new(params)
+            .task_id()
             .ok_or_else(|| RpcError {
                 code: protocol::INVALID_PARAMS,
                 message: "this needs a \"taskId\"".into(),
@@ -320,7 +320,7 @@ impl Tasks {
     /// answers to no question are ignored.
     pub fn update(&self, params: &Value) -> Result<Value, RpcError> {
         let (_, task) = self.find(params)?;
-        let responses = match params.get("inputResponses") {
+        let responses = match Params::new(params).input_responses_field() {
             Some(Value::Object(map)) => map.clone(),
             None | Some(Value::Null) => Map::new(),
             Some(_) => {

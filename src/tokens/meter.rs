@@ -11,6 +11,7 @@
 //! The meter takes plain `Tool`s, so anything that can describe tools (a live server, a saved
 //! `tools/list`, a serve manifest) can be measured.
 
+use crate::protocol::messages::ListView;
 use crate::protocol::tools::Tool;
 use crate::render::tool::{find_answer, proxy_find_answer, FoundTool};
 use crate::render::{listing_lines, tool_help};
@@ -431,10 +432,16 @@ pub fn break_even_words(point: Option<f64>, who: &str, one: &str) -> String {
 
 /// Reads a saved `tools/list` result: `{"tools": [...]}`, a bare array, or a JSON-RPC envelope.
 pub fn tools_from_json(doc: &Value) -> Option<&Vec<Value>> {
-    doc.get("tools")
-        .or_else(|| doc.get("result").and_then(|r| r.get("tools")))
-        .and_then(Value::as_array)
-        .or_else(|| doc.as_array())
+    let doc_view = ListView::new(doc);
+    let tools = match doc_view.items("tools") {
+        Some(tools) => Some(tools),
+        // Not a list under "tools": as the envelope's result, when there is no "tools" at all.
+        None if !doc.as_object().is_some_and(|o| o.contains_key("tools")) => doc_view
+            .result()
+            .and_then(|r| ListView::new(r).items("tools")),
+        None => None,
+    };
+    tools.or_else(|| doc.as_array())
 }
 
 #[cfg(test)]

@@ -10,7 +10,9 @@
 use super::framing::{self, FrameError, SseParser};
 use super::stdio::forward;
 use super::{Connection, Event, EventSender, Transport};
-use crate::protocol::STATELESS_VERSION;
+use crate::protocol::params::Params;
+use crate::protocol::{MessageView, STATELESS_VERSION};
+use reqwest::header::{CONTENT_TYPE, LOCATION};
 use crate::{Error, Result};
 use base64::Engine;
 use serde_json::Value;
@@ -18,6 +20,11 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use tokio::sync::mpsc;
+
+/// The session header of the Streamable HTTP transport.
+const MCP_SESSION_ID: &str = "mcp-session-id";
+/// The nonce a DPoP-bound server asks proofs to carry (RFC 9449).
+const DPOP_NONCE: &str = "dpop-nonce";
 
 /// How many same-origin redirects one request may follow.
 const MAX_REDIRECTS: usize = 5;
@@ -137,7 +144,7 @@ impl SignIn {
             .any(|v| v.contains("use_dpop_nonce"));
         let given = response
             .headers()
-            .get("dpop-nonce")
+            .get(DPOP_NONCE)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
         match (bound && asked, given) {
@@ -343,19 +350,18 @@ impl HttpConnection {
         }
         if let Some(version) = self.protocol_version() {
             if version == STATELESS_VERSION {
-                if let Some(method) = message.get("method").and_then(Value::as_str) {
+                let view = MessageView::new(message);
+                if let Some(method) = view.method() {
                     request = request.header("Mcp-Method", method);
                     // What a request names, for intermediaries to route on (SEP-2243; a
                     // task's id, SEP-2663, so its polls reach the instance holding it).
-                    let named = match method {
-                        "tools/call" | "prompts/get" => Some("name"),
-                        "resources/read" => Some("uri"),
-                        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
+                    let params = view.params().map(Params::new);
+                    let name = params.and_then(|params| match method {
+                        "tools/call" | "prompts/get" => params.name(),
+                        "resources/read" => params.uri(),
+                        "tasks/get" | "tasks/update" | "tasks/cancel" => params.task_id(),
                         _ => None,
-                    };
-                    let name = named
-                        .and_then(|key| message.get("params")?.get(key))
-                        .and_then(Value::as_str);
+                    });
                     if let Some(name) = name {
                         request = request.header("Mcp-Name", header_safe(name));
                     }
@@ -410,7 +416,7 @@ impl HttpConnection {
             }
             let target = response
                 .headers()
-                .get("location")
+                .get(LOCATION)
                 .and_then(|v| v.to_str().ok())
                 .and_then(|location| url.join(location).ok());
             let Some(target) = target else {
@@ -460,7 +466,7 @@ impl HttpConnection {
         // event stream, if it has one, announces where messages go instead.
         let first = self.session_id().is_none()
             && matches!(
-                message.get("method").and_then(Value::as_str),
+                MessageView::new(message).method(),
                 Some("initialize" | "server/discover")
             );
         if first
@@ -484,7 +490,7 @@ impl HttpConnection {
         let status = response.status();
         if let Some(session) = response
             .headers()
-            .get("mcp-session-id")
+            .get(MCP_SESSION_ID)
             .and_then(|v| v.to_str().ok())
         {
             if let Ok(mut id) = self.session_id.lock() {
@@ -497,19 +503,20 @@ impl HttpConnection {
         }
         let content_type = response
             .headers()
-            .get("content-type")
+            .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_ascii_lowercase();
         if status.is_success()
-            && message.get("method").and_then(Value::as_str) == Some("initialize")
+            && MessageView::new(message).method() == Some("initialize")
         {
             self.session_lost.store(false, Ordering::SeqCst);
         }
         if status == reqwest::StatusCode::ACCEPTED || status == reqwest::StatusCode::NO_CONTENT {
             return Ok(());
         }
-        let request_id = message.get("method").and(message.get("id")).cloned();
+        let view = MessageView::new(message);
+        let request_id = view.has_method().then(|| view.id()).flatten().cloned();
         if content_type.starts_with("text/event-stream") && status.is_success() {
             let resume = request_id.is_some().then(|| self.resume());
             tokio::spawn(read_event_stream(
@@ -527,9 +534,7 @@ impl HttpConnection {
         })?;
         // A JSON-RPC body (success or error, whatever the status) is a message for the session.
         // Only JSON-RPC bodies are messages; other JSON (`{"detail": "Not Found"}`) is an HTTP error.
-        let is_rpc = |v: &Value| {
-            v.get("jsonrpc").is_some() || v.get("result").is_some() || v.get("error").is_some()
-        };
+        let is_rpc = |v: &Value| MessageView::new(v).looks_like_jsonrpc();
         match framing::decode(&bytes) {
             Ok(Value::Array(batch)) if !batch.is_empty() && batch.iter().all(is_rpc) => {
                 let _ = forward(&self.sender, Value::Array(batch));
@@ -557,7 +562,8 @@ impl HttpConnection {
             Ok(mut message @ Value::Object(_)) if is_rpc(&message) => {
                 // An error for a request that the server could not even read (HTTP 400 with
                 // `"id": null`) is still the answer to that request.
-                if message.get("id").is_none_or(Value::is_null) && message.get("error").is_some() {
+                let view = MessageView::new(&message);
+                if view.id().is_none_or(Value::is_null) && view.error().is_some() {
                     if let Some(id) = request_id {
                         message["id"] = id;
                     }
@@ -599,7 +605,7 @@ impl HttpConnection {
             .map_err(|e| connect_error(&self.shown_url, e))?;
         let is_stream = response
             .headers()
-            .get("content-type")
+            .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("text/event-stream"));
         if !response.status().is_success() || !is_stream {
@@ -698,7 +704,7 @@ impl HttpConnection {
         if !status.is_success() {
             let content_type = response
                 .headers()
-                .get("content-type")
+                .get(CONTENT_TYPE)
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("")
                 .to_ascii_lowercase();
@@ -802,7 +808,7 @@ impl HttpConnection {
         if let Ok(Ok(response)) = opened {
             let is_stream = response
                 .headers()
-                .get("content-type")
+                .get(CONTENT_TYPE)
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(|v| v.starts_with("text/event-stream"));
             if response.status().is_success() && is_stream {
@@ -971,8 +977,9 @@ async fn read_event_stream(
                     Ok(events) => {
                         for data in events {
                             if let Ok(message) = framing::decode(data.as_bytes()) {
-                                let is_answer = message.get("method").is_none()
-                                    && message.get("id") == awaiting.as_ref();
+                                let view = MessageView::new(&message);
+                                let is_answer =
+                                    !view.has_method() && view.id() == awaiting.as_ref();
                                 answered |= is_answer;
                                 if forward(&sender, message).is_err() {
                                     return;
@@ -1027,7 +1034,7 @@ async fn read_event_stream(
                 if next.status().is_success()
                     && next
                         .headers()
-                        .get("content-type")
+                        .get(CONTENT_TYPE)
                         .and_then(|v| v.to_str().ok())
                         .is_some_and(|v| v.starts_with("text/event-stream")) =>
             {

@@ -13,6 +13,8 @@ use crate::transport::stdio::{ChildSpec, StdioChild};
 use crate::transport::Transport;
 use crate::words::{glob_match, MAX_TIMEOUT_SECS};
 use crate::{Error, Result};
+use crate::protocol::lenient;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -88,6 +90,32 @@ fn seconds(
     }
 }
 
+/// The fields of an `mcpServers` entry read by name, leniently: one of the wrong type reads
+/// as absent (those whose type is checked with a message are kept as JSON).
+#[derive(Debug, Default, Deserialize)]
+struct EntryFields {
+    #[serde(default, deserialize_with = "lenient::opt")]
+    url: Option<String>,
+    #[serde(default, deserialize_with = "lenient::opt")]
+    command: Option<String>,
+    #[serde(default, deserialize_with = "lenient::opt")]
+    args: Option<Vec<Value>>,
+    #[serde(default, deserialize_with = "lenient::opt")]
+    cwd: Option<String>,
+    #[serde(rename = "maxMessageMB", default, deserialize_with = "lenient::present")]
+    max_message_mb: Option<Value>,
+    #[serde(default, deserialize_with = "lenient::present")]
+    oauth: Option<Value>,
+    #[serde(rename = "maxTokens", default, deserialize_with = "lenient::opt")]
+    max_tokens: Option<u64>,
+    #[serde(rename = "keepAlive", default, deserialize_with = "lenient::opt")]
+    keep_alive: Option<bool>,
+    #[serde(default, deserialize_with = "lenient::opt")]
+    transport: Option<String>,
+    #[serde(default, deserialize_with = "lenient::opt")]
+    pin: Option<bool>,
+}
+
 impl ServerSpec {
     /// Reads one `mcpServers` entry (any host's dialect).
     pub fn from_entry(name: &str, entry: &Map<String, Value>, origin: &str) -> Result<ServerSpec> {
@@ -112,27 +140,24 @@ impl ServerSpec {
                 })
                 .unwrap_or_default()
         };
-        let target = if let Some(url) = entry.get("url").and_then(Value::as_str) {
+        let fields = EntryFields::deserialize(&entry).unwrap_or_default();
+        let target = if let Some(url) = fields.url.as_deref() {
             Target::Http {
                 url: url.to_string(),
                 headers: strings("headers"),
             }
         } else {
-            let command = entry
-                .get("command")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            let args = entry
-                .get("args")
-                .and_then(Value::as_array)
+            let command = fields.command.clone().unwrap_or_default();
+            let args = fields
+                .args
+                .as_ref()
                 .map(|a| {
                     a.iter()
                         .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
                         .collect()
                 })
                 .unwrap_or_default();
-            let cwd = entry.get("cwd").and_then(Value::as_str).map(str::to_string);
+            let cwd = fields.cwd.clone();
             Target::Stdio {
                 command,
                 args,
@@ -152,7 +177,7 @@ impl ServerSpec {
                 })
                 .unwrap_or_default()
         };
-        let max_message = match entry.get("maxMessageMB") {
+        let max_message = match &fields.max_message_mb {
             None | Some(Value::Null) => DEFAULT_MAX_MESSAGE,
             Some(value) => match value.as_u64() {
                 Some(mb) if (1..=MAX_MESSAGE_MB).contains(&mb) => mb as usize * 1024 * 1024,
@@ -164,7 +189,7 @@ impl ServerSpec {
                 }
             },
         };
-        let oauth = match entry.get("oauth") {
+        let oauth = match &fields.oauth {
             None | Some(Value::Null) => None,
             Some(value) => Some(crate::auth::OAuthConfig::from_value(value).map_err(|why| {
                 Error::usage(format!("server {name:?} in {origin}: {why}"))
@@ -176,21 +201,18 @@ impl ServerSpec {
             name: name.to_string(),
             target,
             timeout: seconds(&entry, "timeout", name, origin)?,
-            max_tokens: entry
-                .get("maxTokens")
-                .and_then(Value::as_u64)
-                .map(|n| n as usize),
+            max_tokens: fields.max_tokens.map(|n| n as usize),
             max_message,
             include_tools: globs("includeTools"),
             exclude_tools: globs("excludeTools"),
-            keep_alive: entry.get("keepAlive").and_then(Value::as_bool) != Some(false),
+            keep_alive: fields.keep_alive != Some(false),
             idle_timeout: seconds(&entry, "idleTimeout", name, origin)?,
             origin: origin.to_string(),
             invocation: format!("ferry {name}"),
             project: None,
             oauth,
-            legacy_sse: entry.get("transport").and_then(Value::as_str) == Some("sse"),
-            pin: entry.get("pin").and_then(Value::as_bool) != Some(false),
+            legacy_sse: fields.transport.as_deref() == Some("sse"),
+            pin: fields.pin != Some(false),
         })
     }
 

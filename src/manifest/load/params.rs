@@ -44,7 +44,7 @@ impl Reader {
     ) -> Result<(), ManifestError> {
         match params.iter().find(|p| p.header.is_some()) {
             Some(p) => Err(self.fail(
-                node.get("params").map_or(node.line, |n| n.line),
+                node.line_of("params"),
                 format!(
                     "{what}'s parameter {:?}: header applies to tool parameters only",
                     p.name
@@ -171,7 +171,7 @@ impl Reader {
         if let Some(p) = &pattern {
             if fancy_regex::Regex::new(p).is_err() {
                 return Err(self.fail(
-                    node.get("pattern").map_or(node.line, |n| n.line),
+                    node.line_of("pattern"),
                     format!("{here}: pattern {p:?} is not a valid regular expression"),
                 ));
             }
@@ -190,7 +190,7 @@ impl Reader {
             let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
             if h.is_empty() || !h.chars().all(tchar) {
                 return Err(self.fail(
-                    node.get("header").map_or(node.line, |n| n.line),
+                    node.line_of("header"),
                     format!(
                         "{here}: header {h:?} must be one HTTP header name word such as Region"
                     ),
@@ -201,7 +201,7 @@ impl Reader {
                 ParamKind::String | ParamKind::Path | ParamKind::Integer | ParamKind::Boolean
             ) {
                 return Err(self.fail(
-                    node.get("header").map_or(node.line, |n| n.line),
+                    node.line_of("header"),
                     format!("{here}: header applies to strings, paths, integers and booleans only"),
                 ));
             }
@@ -263,7 +263,7 @@ impl Reader {
                 if let Err(v) = validate::check_value(&schema, &prop.shape, default, &param.name, 0)
                 {
                     return Err(self.fail(
-                        node.get("default").map_or(node.line, |n| n.line),
+                        node.line_of("default"),
                         format!("{here}: the default does not fit: {}", v.message()),
                     ));
                 }

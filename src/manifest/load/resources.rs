@@ -31,7 +31,7 @@ impl Reader {
         let uri = self.required_string(node, "uri", "a resource")?;
         if !uri.contains(':') {
             return Err(self.fail(
-                node.get("uri").map_or(node.line, |n| n.line),
+                node.line_of("uri"),
                 format!("resource uri {uri:?} needs a scheme, such as repo://readme"),
             ));
         }

@@ -18,7 +18,7 @@ impl Reader {
                 .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c));
         if !valid {
             return Err(self.fail(
-                node.get("name").map_or(node.line, |n| n.line),
+                node.line_of("name"),
                 format!("tool name {name:?} must be 1 to 128 letters, digits, '_', '.' or '-'"),
             ));
         }
@@ -40,13 +40,13 @@ impl Reader {
                 Some(p) if p.kind == ParamKind::String => {}
                 Some(_) => {
                     return Err(self.fail(
-                        node.get("stdin").map_or(node.line, |n| n.line),
+                        node.line_of("stdin"),
                         format!("{what}: the stdin parameter {s:?} must be a string"),
                     ))
                 }
                 None => {
                     return Err(self.fail(
-                        node.get("stdin").map_or(node.line, |n| n.line),
+                        node.line_of("stdin"),
                         format!("{what}: stdin names {s:?}, which is not one of its params"),
                     ))
                 }
@@ -111,7 +111,7 @@ impl Reader {
             Some("json") => OutputKind::Json,
             Some("content") => OutputKind::Content,
             Some(mime) if is_mime(mime) => OutputKind::Mime(mime.to_string()),
-            Some(other) => return Err(self.fail(node.get("output").map_or(node.line, |n| n.line), format!("{what}: output {other:?} is not text, json, content or a MIME type such as image/png"))),
+            Some(other) => return Err(self.fail(node.line_of("output"), format!("{what}: output {other:?} is not text, json, content or a MIME type such as image/png"))),
         };
         let output_schema = match node.get("output_schema") {
             None => None,
@@ -154,7 +154,7 @@ impl Reader {
         let permissions = self.permissions(node, &what, server, true)?;
         let confirm = self.opt_string(node, "confirm", &what)?;
         if let Some(confirm) = &confirm {
-            let line = node.get("confirm").map_or(node.line, |n| n.line);
+            let line = node.line_of("confirm");
             self.text_params(confirm, &params, line, &format!("{what}'s confirm"))?;
         }
         let task = match node.get("task") {
@@ -199,7 +199,7 @@ impl Reader {
                 needs.push(capability);
             }
         }
-        let read_only = annotations.get("readOnlyHint") == Some(&Value::Bool(true));
+        let read_only = crate::protocol::tools::Annotations::read(&annotations).read_only();
         if let (true, Some(writes)) = (read_only, node.get("writes")) {
             return Err(self.fail(
                 writes.line,
@@ -210,7 +210,7 @@ impl Reader {
         if let Some(p) = &progress {
             match fancy_regex::Regex::new(p) {
                 Ok(re) if re.captures_len() >= 2 => {}
-                _ => return Err(self.fail(node.get("progress").map_or(node.line, |n| n.line), format!("{what}: progress must be a regular expression with a group for the amount done (and one for the total), such as '^(\\d+)/(\\d+)$'"))),
+                _ => return Err(self.fail(node.line_of("progress"), format!("{what}: progress must be a regular expression with a group for the amount done (and one for the total), such as '^(\\d+)/(\\d+)$'"))),
             }
         }
         Ok(ToolDef {

@@ -3,12 +3,14 @@
 //! progress to the host's progress token, and its result comes back within the output budget
 //! the CLI would apply, cut the same way.
 
+use crate::protocol::content::{is_text, text_of, Content};
+use crate::protocol::messages::{Progress, ResultView};
 use crate::client::handler::{ClientHandler, ClientRequestError, Unattended};
 use crate::protocol::BoxFuture;
 use crate::render::output::{apply_budget, OutputContext};
 use crate::serve::ask::{refusal, Asking, ClientRequest};
 use crate::serve::provider::CallContext as ServeContext;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// A host's result budget when the server's config sets none (`maxTokens`): what hosts that
 /// cap tool output allow by default.
@@ -51,13 +53,15 @@ impl ClientHandler for Forwarder {
     }
 
     fn progress(&self, params: &Value) {
-        let done = params
-            .get("progress")
+        let progress = Progress::read(params);
+        let done = progress
+            .progress
+            .as_ref()
             .and_then(Value::as_f64)
             .unwrap_or(0.0);
-        let total = params.get("total").and_then(Value::as_f64);
-        let message = params.get("message").and_then(Value::as_str);
-        self.context.progress(done, total, message);
+        let total = progress.total.as_ref().and_then(Value::as_f64);
+        self.context
+            .progress(done, total, progress.message.as_deref());
     }
 }
 
@@ -72,16 +76,12 @@ pub fn within_budget(
     keep_structured: bool,
     output: &OutputContext,
 ) -> Value {
-    let Some(blocks) = result.get("content").and_then(Value::as_array).cloned() else {
+    let Some(blocks) = ResultView::new(&result).content().map(<[Value]>::to_vec) else {
         return result;
     };
-    let texts: Vec<&str> = blocks
-        .iter()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
-        .collect();
-    let structured_bytes = result
-        .get("structuredContent")
+    let texts: Vec<&str> = blocks.iter().filter_map(text_of).collect();
+    let structured_bytes = ResultView::new(&result)
+        .structured_content()
         .map_or(0, |s| serde_json::to_string(s).map_or(0, |t| t.len()));
     let drop_structured = !keep_structured && structured_bytes > max_tokens;
     let text_bytes: usize = texts.iter().map(|t| t.len() + 1).sum();
@@ -105,19 +105,19 @@ pub fn within_budget(
     let content: Vec<Value> = blocks
         .iter()
         .filter_map(|block| {
-            if block.get("type").and_then(Value::as_str) != Some("text") {
+            if !is_text(block) {
                 return Some(block.clone());
             }
             if placed {
                 return None;
             }
             placed = true;
-            Some(json!({"type": "text", "text": joined}))
+            Some(Content::text(joined.clone()).to_value())
         })
         .collect();
     let mut content = content;
     if !placed {
-        content.insert(0, json!({"type": "text", "text": joined}));
+        content.insert(0, Content::text(joined).to_value());
     }
     result["content"] = Value::Array(content);
     result
@@ -126,6 +126,7 @@ pub fn within_budget(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn output() -> OutputContext {
         OutputContext {

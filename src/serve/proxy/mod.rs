@@ -33,6 +33,8 @@ use crate::client::pins;
 use crate::client::session::RequestContext;
 use crate::daemon::pool::Pool;
 use crate::daemon::wire::ServerRef;
+use crate::protocol::lenient;
+use crate::protocol::messages::ListView;
 use crate::protocol::tools::Tool;
 use crate::protocol::{BoxFuture, RpcError, ServerDescription};
 use crate::render::json_help;
@@ -47,10 +49,31 @@ use catalog::{Catalog, Inner, Listing};
 use forward::{within_budget, Forwarder, DEFAULT_MAX_TOKENS};
 use names::Exposed;
 use routes::Routes;
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
+
+/// The arguments of the proxy's own tools (`find`, `describe`, `call`), read leniently: a
+/// field of the wrong type reads as absent.
+#[derive(Debug, Default, serde::Deserialize)]
+struct MetaArguments {
+    #[serde(default, deserialize_with = "lenient::opt")]
+    query: Option<String>,
+    #[serde(default, deserialize_with = "lenient::opt")]
+    limit: Option<u64>,
+    #[serde(default, deserialize_with = "lenient::opt")]
+    tool: Option<String>,
+    #[serde(default, deserialize_with = "lenient::any")]
+    arguments: Option<Value>,
+}
+
+impl MetaArguments {
+    fn read(arguments: &Map<String, Value>) -> MetaArguments {
+        MetaArguments::deserialize(arguments).unwrap_or_default()
+    }
+}
 
 /// How long serving waits at start for servers never listed, so that the first session's
 /// catalog has their tools (a fresh cache only; they go on listing in the background).
@@ -129,12 +152,12 @@ impl ProxyProvider {
     }
 
     async fn find(&self, arguments: &Map<String, Value>) -> Value {
-        let Some(query) = arguments.get("query").and_then(Value::as_str) else {
+        let args = MetaArguments::read(arguments);
+        let Some(query) = args.query.as_deref() else {
             return tool_error("find needs a query: {\"query\": \"what you want to do\"}");
         };
-        let limit = arguments
-            .get("limit")
-            .and_then(Value::as_u64)
+        let limit = args
+            .limit
             .map_or(FIND_DEFAULT, |n| (n as usize).clamp(1, FIND_MAX));
         let coming = self.catalog.settled(None, FIND_WAIT).await;
         let still = still_listing(&coming);
@@ -202,10 +225,10 @@ impl ProxyProvider {
     }
 
     async fn describe(&self, arguments: &Map<String, Value>) -> Value {
-        let Some(name) = arguments.get("tool").and_then(Value::as_str) else {
+        let Some(name) = MetaArguments::read(arguments).tool else {
             return tool_error("describe needs a tool: {\"tool\": \"server/tool\"}");
         };
-        match self.resolved(name).await {
+        match self.resolved(&name).await {
             Ok((server, tool)) => {
                 let mark = self
                     .pins_of(&server)
@@ -272,7 +295,8 @@ impl ProxyProvider {
     fn call_target(
         arguments: &Map<String, Value>,
     ) -> Result<(String, Map<String, Value>), BadCall> {
-        let Some(tool) = arguments.get("tool").and_then(Value::as_str) else {
+        let args = MetaArguments::read(arguments);
+        let Some(tool) = args.tool.as_deref() else {
             return Err(BadCall::NoTool);
         };
         let beside: Map<String, Value> = arguments
@@ -280,10 +304,10 @@ impl ProxyProvider {
             .filter(|(k, _)| *k != "tool" && *k != "arguments")
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        let given = match arguments.get("arguments") {
+        let given = match args.arguments {
             None | Some(Value::Null) => None,
-            Some(Value::Object(map)) => Some(map.clone()),
-            Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
+            Some(Value::Object(map)) => Some(map),
+            Some(Value::String(text)) => match serde_json::from_str::<Value>(&text) {
                 Ok(Value::Object(map)) => Some(map),
                 _ => return Err(BadCall::ArgumentsText),
             },
@@ -500,10 +524,11 @@ impl ProxyProvider {
                         break;
                     }
                 };
-                if let Some(items) = page.get(key).and_then(Value::as_array) {
+                let view = ListView::new(&page);
+                if let Some(items) = view.items(key) {
                     listed.extend(items.iter().cloned());
                 }
-                cursor = page.get("nextCursor").filter(|c| !c.is_null()).cloned();
+                cursor = view.next_cursor().filter(|c| !c.is_null()).cloned();
                 if cursor.is_none() {
                     break;
                 }
@@ -511,7 +536,7 @@ impl ProxyProvider {
             match what {
                 Listed::Resources => {
                     for item in &listed {
-                        if let Some(uri) = item.get("uri").and_then(Value::as_str) {
+                        if let Some(uri) = ListView::new(item).uri() {
                             self.routes.learn(&spec.name, uri);
                         }
                     }
@@ -520,7 +545,7 @@ impl ProxyProvider {
                 Listed::Prompts => {}
             }
             all.extend(listed.into_iter().map(|mut item| {
-                if let Some(name) = item.get("name").and_then(Value::as_str) {
+                if let Some(name) = ListView::new(&item).name() {
                     item["name"] = json!(format!("{}/{name}", spec.name));
                 }
                 item

@@ -4,6 +4,8 @@
 //! template it fits, else to the one server with resources at all. A result never takes a URI
 //! from the server that listed it: one backend cannot capture another's resources.
 
+use crate::protocol::content::uri_of;
+use crate::protocol::messages::{ListView, ResultView};
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -73,18 +75,8 @@ impl Routes {
     /// The URIs a call's result names (resource links, embedded resources) belong to `server`
     /// unless another server listed them or has a template they fit.
     pub fn learn_from_result(&self, server: &str, result: &Value) {
-        for block in result
-            .get("content")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let uri = match block.get("type").and_then(Value::as_str) {
-                Some("resource_link") => block.get("uri"),
-                Some("resource") => block.get("resource").and_then(|r| r.get("uri")),
-                _ => None,
-            };
-            let Some(uri) = uri.and_then(Value::as_str) else {
+        for block in ResultView::new(result).content().into_iter().flatten() {
+            let Some(uri) = uri_of(block) else {
                 continue;
             };
             let templated_elsewhere = self
@@ -110,7 +102,7 @@ impl Routes {
         known.extend(
             templates
                 .iter()
-                .filter_map(|t| t.get("uriTemplate").and_then(Value::as_str))
+                .filter_map(|t| ListView::new(t).uri_template())
                 .map(|t| (server.to_string(), t.to_string())),
         );
     }

@@ -400,10 +400,8 @@ impl Document<Tool> {
     pub fn new(server: &str, tool: Tool) -> Document<Tool> {
         let mut params: Vec<String> = Vec::new();
         // Top-level property names; only an unusual root (allOf, $ref) needs the full model.
-        match tool
-            .input_schema
-            .get("properties")
-            .and_then(serde_json::Value::as_object)
+        match crate::protocol::json_schema::SchemaView::new(&tool.input_schema)
+            .and_then(|s| s.properties())
         {
             Some(props) => params.extend(props.keys().cloned()),
             None => params.extend(
