@@ -18,7 +18,7 @@ fn table() -> clap::Command {
 fn run_handed_over(
     run: ferry::daemon::wire::Run,
     link: std::sync::Arc<ferry::daemon::server::CallerLink>,
-    pool: std::sync::Arc<ferry::daemon::pool::Pool>,
+    pool: std::sync::Arc<ferry::client::pool::Pool>,
 ) -> ferry::protocol::BoxFuture<'static, ferry::daemon::server::Handled> {
     ferry::cli::warm::run(run, link, pool, table)
 }

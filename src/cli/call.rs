@@ -18,7 +18,7 @@ use crate::client::tasks::{self, Called, Fetched, Task};
 use crate::client::{CacheEntry, Era, RequestContext, Session, Target};
 use crate::daemon;
 use crate::daemon::client::Handed;
-use crate::daemon::pool::{Busy, Pool, ServerRef};
+use crate::client::pool::{Busy, Pool, ServerRef};
 use crate::daemon::wire::Run;
 use crate::protocol::json_kind;
 use crate::protocol::tools::Tool;

@@ -9,7 +9,7 @@ use crate::client::config::{Environment, Registry, ServerSpec};
 use crate::client::handler::{
     not_supported, roots_of, sampling_refused, ClientHandler, ClientRequestError,
 };
-use crate::daemon::pool::Pool;
+use crate::client::pool::Pool;
 use crate::daemon::server::{CallerLink, Handled};
 use crate::daemon::wire::{Answer, Dirs, Question, Run, Terminal, ToCaller};
 use crate::protocol::BoxFuture;

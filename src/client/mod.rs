@@ -9,6 +9,7 @@ pub mod config;
 pub mod handler;
 pub mod import;
 pub mod pins;
+pub mod pool;
 pub mod session;
 pub mod tasks;
 pub mod trust;

@@ -3,14 +3,13 @@
 //!
 //! `client` is the caller's side (find or start the daemon, hand it a whole `ferry <server>
 //! ...` command, relay what comes back); `server` is the daemon process, which runs handed-over
-//! commands with the CLI's own code (a `server::Runner` the binary supplies); `pool` its warm
-//! sessions; `wire` the typed messages on the socket (`transport::socket`); `guard` the
+//! commands with the CLI's own code (a `server::Runner` the binary supplies), keeping
+//! its warm sessions in `client::pool` (shared with `ferry serve --proxy`); `wire` the typed messages on the socket (`transport::socket`); `guard` the
 //! watchdog each server runs under, so that no server outlives the daemon, even a daemon
 //! killed with SIGKILL.
 
 pub mod client;
 pub mod guard;
-pub mod pool;
 pub mod server;
 pub mod wire;
 

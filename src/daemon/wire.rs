@@ -22,7 +22,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 /// A server as the daemon resolves it (kept under its old name for `ferry serve --servers`).
-pub use super::pool::ServerRef;
+pub use crate::client::pool::ServerRef;
 
 /// The first message each way: who speaks (`daemon::identity`), and the daemon's process id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -142,7 +142,7 @@ pub struct Status {
     pub identity: String,
     pub up_ms: u64,
     pub rss_kb: u64,
-    pub servers: Vec<super::pool::ServerStatus>,
+    pub servers: Vec<crate::client::pool::ServerStatus>,
 }
 
 /// One message as a line.
@@ -282,7 +282,7 @@ mod tests {
             identity: "ferry".into(),
             up_ms: 1000,
             rss_kb: 6000,
-            servers: vec![super::super::pool::ServerStatus {
+            servers: vec![super::crate::client::pool::ServerStatus {
                 name: "ev".into(),
                 identity: "stdio\0node".into(),
                 pid: Some(99),
