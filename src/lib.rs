@@ -3,8 +3,9 @@
 //!
 //! Layers, from the bottom: `protocol` (JSON-RPC and MCP message shapes, either direction),
 //! `schema` (the tool schema model and argument validation), `tokenizer`, `signals`, `paths`,
-//! `procfs`, `clock`, `net` (HTTP answers within a limit) and `words` use nothing above them,
-//! `console` only the error type and text escaping; `auth` signs in to remote servers;
+//! `procfs`, `clock`, `net` (HTTP answers within a limit), `words` and `escape` (control
+//! characters made visible) use nothing above them, `console` only the error type and
+//! `escape`; `auth` signs in to remote servers;
 //! `transport` moves messages over stdio, HTTP or memory, calling `auth` for credentials;
 //! `render` turns tools and results into text; `client` holds the registry, sessions, the
 //! tools cache and the client workflow (MCP to CLI); `daemon` keeps servers warm for it;
@@ -20,6 +21,7 @@ pub mod clock;
 pub mod console;
 pub mod daemon;
 pub mod error;
+pub mod escape;
 pub mod manifest;
 pub mod net;
 pub mod paths;
