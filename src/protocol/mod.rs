@@ -8,6 +8,7 @@
 
 pub mod describe;
 pub mod era;
+pub mod question;
 pub mod task_status;
 pub mod tool_text;
 pub mod tools;
