@@ -282,7 +282,7 @@ mod tests {
             identity: "ferry".into(),
             up_ms: 1000,
             rss_kb: 6000,
-            servers: vec![super::crate::client::pool::ServerStatus {
+            servers: vec![crate::client::pool::ServerStatus {
                 name: "ev".into(),
                 identity: "stdio\0node".into(),
                 pid: Some(99),
