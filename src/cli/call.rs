@@ -369,7 +369,7 @@ pub fn run_server(
             return answered;
         }
         let handed = match handover() {
-            Some(run) => daemon::client::hand_over(run, true, super::warm::answer_question),
+            Some(run) => daemon::client::hand_over(run, true, super::handover::answer_question),
             None => Handed::Cold,
         };
         match handed {

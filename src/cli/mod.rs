@@ -14,6 +14,7 @@ mod completions;
 mod config;
 mod demo;
 mod find;
+mod handover;
 pub mod flags;
 pub mod options;
 mod review;
@@ -568,9 +569,9 @@ fn fast_path(args: &[OsString], table: &dyn Fn() -> Command) -> Option<Result<Ou
     let maybe_warm =
         !crate::daemon::client::disabled_by_env() && !words.iter().any(|w| w == "--no-daemon");
     if maybe_warm {
-        if let Some(run) = warm::handover(args, false) {
+        if let Some(run) = handover::handover(args, false) {
             if let Handed::Done(result) =
-                crate::daemon::client::hand_over(run, false, warm::answer_question)
+                crate::daemon::client::hand_over(run, false, handover::answer_question)
             {
                 return Some(result);
             }
@@ -600,7 +601,7 @@ fn run_server_command(
     };
     // A named server's config was read (and its warnings printed) here.
     let warned = matches!(&command.server, ServerWord::Named(word) if !word.contains("://"));
-    let handover = || warm::handover(args, warned);
+    let handover = || handover::handover(args, warned);
     call::run_server(spec, &command.words, command.globals, Some(&handover))
 }
 
