@@ -25,6 +25,10 @@ use std::pin::Pin;
 /// server's tool provider) can be trait objects.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// Sends a notification to the client for the request being served (progress, log
+/// messages); it goes where the transport routes that request's messages.
+pub type Notifier = std::sync::Arc<dyn Fn(Value) + Send + Sync>;
+
 /// The stateless protocol revision: no handshake, `server/discover`, per-request `_meta`.
 pub const STATELESS_VERSION: &str = "2026-07-28";
 /// The handshake revision ferry offers in `initialize`.

@@ -262,7 +262,7 @@ impl Outgoing {
     /// waits: a dropped wait forgets the request).
     pub async fn request(
         &self,
-        send: &super::provider::Notifier,
+        send: &crate::protocol::Notifier,
         method: &str,
         params: Value,
     ) -> Result<Value, RpcError> {
@@ -300,7 +300,7 @@ impl Outgoing {
 pub struct SessionAsker {
     pub outgoing: Arc<Outgoing>,
     /// Where the call's messages go (its response stream, or stdout).
-    pub send: super::provider::Notifier,
+    pub send: crate::protocol::Notifier,
     /// What the client declared at `initialize`.
     pub capabilities: Value,
 }

@@ -777,7 +777,7 @@ impl Provider for ProxyProvider {
     ) -> BoxFuture<'a, Result<Value, RpcError>> {
         Box::pin(async move {
             // A backend's question to the client gives the slot back while it waits.
-            let (_slot, asker) = super::slots::Yielding::hold(&ctx).await?;
+            let (_slot, asker) = super::provider::Yielding::hold(&ctx).await?;
             let ctx = ServeContext { asker, ..ctx };
             if self.expose_all {
                 return self.call_exposed(name, arguments, ctx).await;
