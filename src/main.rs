@@ -8,10 +8,7 @@
 #![no_main]
 
 fn table() -> clap::Command {
-    ferry::cli::command()
-        .subcommand(ferry::serve::command())
-        .subcommand(ferry::serve::ask::command())
-        .subcommand(ferry::daemon::command())
+    ferry::cli::table()
 }
 
 /// A command handed to the daemon, run with the CLI's code and this binary's whole table.

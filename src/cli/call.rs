@@ -56,32 +56,8 @@ fn server_options() -> Command {
         .no_binary_name(true)
         .disable_help_flag(true)
         .disable_version_flag(true)
-        .arg(
-            Arg::new("refresh")
-                .long("refresh")
-                .action(ArgAction::SetTrue),
-        )
-        .arg(Arg::new("json").long("json").action(ArgAction::SetTrue))
-        .arg(
-            Arg::new("no-daemon")
-                .long("no-daemon")
-                .action(ArgAction::SetTrue),
-        )
-        .arg(Arg::new("detach").long("detach").action(ArgAction::SetTrue))
+        .args(options::server_args())
         .arg(Arg::new("task").long("task").value_name("ID"))
-        // A negative value is a value ferry refuses with its reason, not an unknown option.
-        .arg(
-            Arg::new("max-tokens")
-                .long("max-tokens")
-                .value_name("N")
-                .allow_negative_numbers(true),
-        )
-        .arg(
-            Arg::new("timeout")
-                .long("timeout")
-                .value_name("SECONDS")
-                .allow_negative_numbers(true),
-        )
         .arg(
             Arg::new("tools")
                 .long("tools")
@@ -133,7 +109,10 @@ pub fn parse_server_words(
         .try_get_matches_from(words)
         .map_err(|e| {
             let (first, suggestion) = super::clap_message(&e);
-            let options = "--refresh, --json, --max-tokens N, --timeout SECONDS, --detach, --resources, --read URI, --prompts, --prompt NAME, --task ID";
+            let options = format!(
+                "{}, --resources, --read URI, --prompts, --prompt NAME, --task ID",
+                options::server_hint()
+            );
             let hint = match suggestion {
                 Some(s) => format!("did you mean {s}? a server takes {options} before a tool"),
                 None => format!("a server takes {options} before a tool; `{}` lists its tools", spec.invocation),
