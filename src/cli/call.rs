@@ -18,7 +18,8 @@ use crate::client::tasks::{self, Called, Fetched, Task};
 use crate::client::{CacheEntry, Era, RequestContext, Session, Target};
 use crate::daemon;
 use crate::daemon::client::Handed;
-use crate::client::pool::{Busy, Pool, ServerRef};
+use crate::client::lease::Lease;
+use crate::client::pool::{Pool, ServerRef};
 use crate::daemon::wire::Run;
 use crate::protocol::json_kind;
 use crate::protocol::tools::Tool;
@@ -157,52 +158,6 @@ pub struct Ctx {
     pub pool: Option<Arc<Pool>>,
 }
 
-/// A session for one command: its own, or a turn on the daemon's warm one.
-enum Held<'a> {
-    Own(Box<Session>),
-    Warm {
-        server: Box<ServerRef>,
-        session: Arc<Session>,
-        pool: &'a Pool,
-        _busy: Busy<'a>,
-    },
-}
-
-impl Held<'_> {
-    /// Records that a task left running lives in this session (the warm pool's), for a
-    /// later `--task ID`, and keeps the session for the task's lifetime.
-    fn remember_task(&self, task: &Task) {
-        if let Held::Warm { server, pool, .. } = self {
-            pool.remember_task(server, &task.id, task.ttl);
-        }
-    }
-
-    fn session(&self) -> &Session {
-        match self {
-            Held::Own(session) => session,
-            Held::Warm { session, .. } => session,
-        }
-    }
-
-    /// Ends the command's use of the session: its own is closed (after a call, once the
-    /// cache is up to date), a warm one stays, its tools listed again if they changed.
-    async fn end(self, spec: &ServerSpec, after_call: bool) {
-        match self {
-            Held::Own(session) if after_call => catalog::close_after_call(spec, *session).await,
-            Held::Own(session) => session.close().await,
-            Held::Warm {
-                server,
-                session,
-                pool,
-                _busy,
-            } => {
-                drop(_busy);
-                pool.after_call(&server, &session);
-            }
-        }
-    }
-}
-
 impl Ctx {
     /// This process, each command with a session of its own.
     pub fn local() -> Ctx {
@@ -219,7 +174,7 @@ impl Ctx {
         spec: &ServerSpec,
         timeout: Option<f64>,
         refresh: bool,
-    ) -> Result<Held<'_>> {
+    ) -> Result<Lease<'_>> {
         self.open_for(spec, timeout, refresh, None).await
     }
 
@@ -230,7 +185,7 @@ impl Ctx {
         timeout: Option<f64>,
         refresh: bool,
         task: Option<&str>,
-    ) -> Result<Held<'_>> {
+    ) -> Result<Lease<'_>> {
         let opening = async {
             match &self.pool {
                 None => {
@@ -238,21 +193,12 @@ impl Ctx {
                     let handler = self.console.handler();
                     catalog::open_session(spec, catalog::timeout_for(spec, timeout), era, handler)
                         .await
-                        .map(|session| Held::Own(Box::new(session)))
+                        .map(|session| Lease::own(spec, session))
                 }
                 Some(pool) => {
                     let mut server = ServerRef::resolve_in(spec, self.console.environment())?;
                     server.elicitation = self.console.elicits();
-                    let (session, busy) = match task {
-                        Some(id) => pool.begin_for_task(&server, id).await?,
-                        None => pool.begin(&server).await?,
-                    };
-                    Ok(Held::Warm {
-                        server: Box::new(server),
-                        session,
-                        pool,
-                        _busy: busy,
-                    })
+                    Lease::warm(spec, server, pool, task).await
                 }
             }
         };
@@ -455,7 +401,7 @@ async fn run_action(
             // --refresh finds out the protocol era anew too.
             let held = ctx.open(&spec, globals.timeout, globals.refresh).await?;
             let entry = catalog::refresh_tools(&spec, held.session()).await;
-            held.end(&spec, false).await;
+            held.end(false).await;
             print_listing(&spec, &Listing::new(entry?), &globals, ctx)?;
             Ok(Outcome::Success)
         }
@@ -463,49 +409,51 @@ async fn run_action(
         Action::Task(id) => fetch_task(spec, &id, &globals, &options, ctx).await,
         Action::Resources => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
-            if declares(&spec, held.session(), "resources") == Some(false) {
-                held.end(&spec, false).await;
-                ctx.console.emit(&offers_none(&spec, "resources"))?;
-                return Ok(Outcome::Success);
-            }
-            let listed = list_resources(held.session()).await;
-            held.end(&spec, false).await;
+            let listed = match declares(&spec, held.session(), "resources") {
+                Some(false) => Ok(offers_none(&spec, "resources")),
+                _ => list_resources(held.session()).await,
+            };
+            held.end(false).await;
             ctx.console.emit(&listed?)?;
             Ok(Outcome::Success)
         }
         Action::Read(uri) => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
-            if declares(&spec, held.session(), "resources") == Some(false) {
-                held.end(&spec, false).await;
-                return Err(none_to_ask_for(&spec, "resources"));
+            let outcome = async {
+                if declares(&spec, held.session(), "resources") == Some(false) {
+                    return Err(none_to_ask_for(&spec, "resources"));
+                }
+                let timeout = catalog::timeout_for(&spec, globals.timeout);
+                let result = held
+                    .session()
+                    .request_with(
+                        "resources/read",
+                        json!({"uri": uri}),
+                        &ctx.request(timeout, Vec::new()),
+                    )
+                    .await;
+                let result = match result {
+                    Err(e) => Err(unlisted_read(&spec, held.session(), &uri, e).await),
+                    ok => ok,
+                };
+                ctx.console.finish_progress();
+                finish(&spec, "resource", result, &options, false, ctx)
             }
-            let timeout = catalog::timeout_for(&spec, globals.timeout);
-            let result = held
-                .session()
-                .request_with(
-                    "resources/read",
-                    json!({"uri": uri}),
-                    &ctx.request(timeout, Vec::new()),
-                )
-                .await;
-            let result = match result {
-                Err(e) => Err(unlisted_read(&spec, held.session(), &uri, e).await),
-                ok => ok,
-            };
-            ctx.console.finish_progress();
-            let outcome = finish(&spec, "resource", result, &options, false, ctx);
-            held.end(&spec, false).await;
+            .await;
+            held.end(false).await;
             outcome
         }
         Action::Prompts => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
-            if declares(&spec, held.session(), "prompts") == Some(false) {
-                held.end(&spec, false).await;
+            let prompts = match declares(&spec, held.session(), "prompts") {
+                Some(false) => None,
+                _ => Some(held.session().list_all("prompts/list", "prompts").await),
+            };
+            held.end(false).await;
+            let Some(prompts) = prompts else {
                 ctx.console.emit(&offers_none(&spec, "prompts"))?;
                 return Ok(Outcome::Success);
-            }
-            let prompts = held.session().list_all("prompts/list", "prompts").await;
-            held.end(&spec, false).await;
+            };
             let mut out = String::new();
             for prompt in prompts?.0 {
                 out.push_str(&prompts::prompt_line(&prompt));
@@ -520,14 +468,15 @@ async fn run_action(
         }
         Action::Prompt(name, words) => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
-            if declares(&spec, held.session(), "prompts") == Some(false) {
-                held.end(&spec, false).await;
-                return Err(none_to_ask_for(&spec, "prompts"));
+            let outcome = async {
+                if declares(&spec, held.session(), "prompts") == Some(false) {
+                    return Err(none_to_ask_for(&spec, "prompts"));
+                }
+                let timeout = catalog::timeout_for(&spec, globals.timeout);
+                get_prompt(&spec, held.session(), &name, &words, &options, timeout, ctx).await
             }
-            let timeout = catalog::timeout_for(&spec, globals.timeout);
-            let outcome =
-                get_prompt(&spec, held.session(), &name, &words, &options, timeout, ctx).await;
-            held.end(&spec, false).await;
+            .await;
+            held.end(false).await;
             outcome
         }
     }
@@ -551,7 +500,7 @@ async fn fetch_task(
         .await?;
     let timeout = catalog::timeout_for(&spec, globals.timeout);
     let fetched = tasks::fetch(held.session(), id, &ctx.request(timeout, Vec::new())).await;
-    held.end(&spec, false).await;
+    held.end(false).await;
     match fetched? {
         Fetched::Running(task) => {
             ctx.console.emit(&if options.raw_json {
@@ -615,7 +564,7 @@ async fn call_tool(
         tool
     });
     tracing::debug!(server = %spec.name, tool = name, hit = cached_tool.is_some(), "cache lookup for the call");
-    let mut held: Option<Held> = None;
+    let mut held: Option<Lease> = None;
     let tool = match cached_tool {
         Some(tool) => tool,
         // Not cached (or not there): list once more before calling it unknown.
@@ -632,7 +581,7 @@ async fn call_tool(
                     tool
                 }
                 Err(e) => {
-                    opened.end(&spec, false).await;
+                    opened.end(false).await;
                     return Err(e);
                 }
             }
@@ -647,7 +596,7 @@ async fn call_tool(
         .any(|w| w == "--help" || w == "-h");
     if report.blocks(name) && !wants_help {
         if let Some(held) = held {
-            held.end(&spec, false).await;
+            held.end(false).await;
         }
         return Err(report.refusal(name));
     }
@@ -660,14 +609,14 @@ async fn call_tool(
         Ok(parsed) => parsed,
         Err(e) => {
             if let Some(held) = held {
-                held.end(&spec, false).await;
+                held.end(false).await;
             }
             return Err(e);
         }
     };
     if parsed.options.help {
         if let Some(held) = held {
-            held.end(&spec, false).await;
+            held.end(false).await;
         }
         ctx.warn_all_lines(&report.warnings());
         ctx.console.emit(&marked_help(&tool, &report))?;
@@ -691,7 +640,7 @@ async fn call_tool(
         let era = catalog::remembered_era(&spec, false);
         if let Some(refusal) = cold_task_refusal(&spec, ctx, None, era.as_ref()) {
             if let Some(held) = held {
-                held.end(&spec, false).await;
+                held.end(false).await;
             }
             return Err(refusal);
         }
@@ -699,9 +648,7 @@ async fn call_tool(
     let held = match held {
         Some(held) => {
             // Opened to list the tools before the call's own options were known.
-            if let Held::Own(session) = &held {
-                session.set_timeout(timeout);
-            }
+            held.set_timeout(timeout);
             held
         }
         None => ctx.open(&spec, options.timeout, false).await?,
@@ -709,7 +656,7 @@ async fn call_tool(
     let request = ctx.request(timeout, param_headers);
     let result = match call_or_task(&spec, &tool, &held, params, &options, &request, ctx).await {
         Ok(None) => {
-            held.end(&spec, true).await;
+            held.end(true).await;
             return Ok(Outcome::Success);
         }
         Ok(Some(result)) => Ok(result),
@@ -718,7 +665,7 @@ async fn call_tool(
     ctx.console.finish_progress();
     let outcome = finish(&spec, name, result, &options, true, ctx);
     // The output is out; the cache is brought up to date while the server stops.
-    held.end(&spec, true).await;
+    held.end(true).await;
     outcome
 }
 
@@ -727,7 +674,7 @@ async fn call_tool(
 async fn call_or_task(
     spec: &ServerSpec,
     tool: &Tool,
-    held: &Held<'_>,
+    held: &Lease<'_>,
     params: Value,
     options: &CallOptions,
     request: &RequestContext,
@@ -747,7 +694,7 @@ async fn call_or_task(
             drop(session.send_on_drop("tasks/cancel", json!({"taskId": task.id}), request));
             return Err(refusal);
         }
-        held.remember_task(&task);
+        held.remember_task(&task.id, task.ttl);
         let id = flags::shell_word(&task.id);
         ctx.console.emit(&escape_line(&task.id))?;
         ctx.console.warn(&format!(

@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod config;
 pub mod handler;
 pub mod import;
+pub mod lease;
 pub mod pins;
 pub mod pool;
 pub mod session;
