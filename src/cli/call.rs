@@ -594,57 +594,56 @@ async fn call_tool(
         .iter()
         .take_while(|w| *w != "--")
         .any(|w| w == "--help" || w == "-h");
-    if report.blocks(name) && !wants_help {
-        if let Some(held) = held {
-            held.end(false).await;
+    // Everything the call needs before a session is used for it; a refusal, a usage error or
+    // the tool's help ends here, and so does a session opened to list the tools.
+    let prepared = async {
+        if report.blocks(name) && !wants_help {
+            return Err(report.refusal(name));
         }
-        return Err(report.refusal(name));
+        let schema = ToolSchema::from_input_schema(&tool.input_schema);
+        let tool_ref = ToolRef {
+            tool: name,
+            command: &spec.invocation,
+        };
+        let parsed = parse_arguments(tool_ref, &schema, words, ctx).await?;
+        if parsed.options.help {
+            return Ok(None);
+        }
+        let mut options = call_options(&globals);
+        options.raw_json |= parsed.options.raw_json;
+        options.detach |= parsed.options.detach;
+        options.max_tokens = parsed
+            .options
+            .max_tokens
+            .or(options.max_tokens)
+            .or(spec.max_tokens);
+        options.timeout = parsed.options.timeout.or(options.timeout);
+        let params = json!({"name": name, "arguments": parsed.arguments});
+        if options.detach {
+            let era = catalog::remembered_era(&spec, false);
+            if let Some(refusal) = cold_task_refusal(&spec, ctx, None, era.as_ref()) {
+                return Err(refusal);
+            }
+        }
+        Ok(Some((options, params)))
     }
-    let schema = ToolSchema::from_input_schema(&tool.input_schema);
-    let tool_ref = ToolRef {
-        tool: name,
-        command: &spec.invocation,
-    };
-    let parsed = match parse_arguments(tool_ref, &schema, words, ctx).await {
-        Ok(parsed) => parsed,
-        Err(e) => {
+    .await;
+    let (options, params) = match prepared {
+        Ok(Some(call)) => call,
+        stopped => {
             if let Some(held) = held {
                 held.end(false).await;
             }
-            return Err(e);
+            stopped?;
+            ctx.warn_all_lines(&report.warnings());
+            ctx.console.emit(&marked_help(&tool, &report))?;
+            return Ok(Outcome::Success);
         }
     };
-    if parsed.options.help {
-        if let Some(held) = held {
-            held.end(false).await;
-        }
-        ctx.warn_all_lines(&report.warnings());
-        ctx.console.emit(&marked_help(&tool, &report))?;
-        return Ok(Outcome::Success);
-    }
-    let mut options = call_options(&globals);
-    options.raw_json |= parsed.options.raw_json;
-    options.detach |= parsed.options.detach;
-    options.max_tokens = parsed
-        .options
-        .max_tokens
-        .or(options.max_tokens)
-        .or(spec.max_tokens);
-    options.timeout = parsed.options.timeout.or(options.timeout);
     let timeout = catalog::timeout_for(&spec, options.timeout);
-    let params = json!({"name": name, "arguments": parsed.arguments});
     // Parameters the tool mirrors into headers (`x-mcp-header`) travel as Mcp-Param-*.
     let param_headers =
         crate::protocol::tools::param_headers(&tool.input_schema, &params["arguments"]);
-    if options.detach {
-        let era = catalog::remembered_era(&spec, false);
-        if let Some(refusal) = cold_task_refusal(&spec, ctx, None, era.as_ref()) {
-            if let Some(held) = held {
-                held.end(false).await;
-            }
-            return Err(refusal);
-        }
-    }
     let held = match held {
         Some(held) => {
             // Opened to list the tools before the call's own options were known.
@@ -654,16 +653,14 @@ async fn call_tool(
         None => ctx.open(&spec, options.timeout, false).await?,
     };
     let request = ctx.request(timeout, param_headers);
-    let result = match call_or_task(&spec, &tool, &held, params, &options, &request, ctx).await {
-        Ok(None) => {
-            held.end(true).await;
-            return Ok(Outcome::Success);
+    let outcome = match call_or_task(&spec, &tool, &held, params, &options, &request, ctx).await {
+        // Detached: the task's id is out.
+        Ok(None) => Ok(Outcome::Success),
+        result => {
+            ctx.console.finish_progress();
+            finish(&spec, name, result.map(Option::unwrap_or_default), &options, true, ctx)
         }
-        Ok(Some(result)) => Ok(result),
-        Err(e) => Err(e),
     };
-    ctx.console.finish_progress();
-    let outcome = finish(&spec, name, result, &options, true, ctx);
     // The output is out; the cache is brought up to date while the server stops.
     held.end(true).await;
     outcome
