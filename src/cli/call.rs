@@ -18,8 +18,8 @@ use crate::client::tasks::{self, Called, Fetched, Task};
 use crate::client::{CacheEntry, Era, RequestContext, Session, Target};
 use crate::daemon;
 use crate::daemon::client::Handed;
-use crate::client::lease::Lease;
-use crate::client::pool::{Pool, ServerRef};
+use crate::client::lease::{Caller, Lease};
+use crate::client::pool::Pool;
 use crate::daemon::wire::Run;
 use crate::protocol::json_kind;
 use crate::protocol::tools::Tool;
@@ -186,22 +186,12 @@ impl Ctx {
         refresh: bool,
         task: Option<&str>,
     ) -> Result<Lease<'_>> {
-        let opening = async {
-            match &self.pool {
-                None => {
-                    let era = catalog::remembered_era(spec, refresh);
-                    let handler = self.console.handler();
-                    catalog::open_session(spec, catalog::timeout_for(spec, timeout), era, handler)
-                        .await
-                        .map(|session| Lease::own(spec, session))
-                }
-                Some(pool) => {
-                    let mut server = ServerRef::resolve_in(spec, self.console.environment())?;
-                    server.elicitation = self.console.elicits();
-                    Lease::warm(spec, server, pool, task).await
-                }
-            }
+        let caller = Caller {
+            handler: self.console.handler(),
+            environment: self.console.environment(),
+            elicits: self.console.elicits(),
         };
+        let opening = Lease::open(spec, self.pool.as_deref(), caller, timeout, refresh, task);
         if !self.console.stderr_is_terminal() {
             return opening.await;
         }

@@ -5,11 +5,21 @@
 //! and its own session's server is stopped by the transport.
 
 use super::catalog;
-use super::config::ServerSpec;
+use super::config::{Environment, ServerSpec};
+use super::handler::ClientHandler;
 use super::pool::{Busy, Pool, ServerRef};
 use super::session::Session;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Who a command runs for: what a session of its own answers a server with, and what a warm
+/// one is resolved in.
+pub struct Caller<'c> {
+    pub handler: Arc<dyn ClientHandler>,
+    pub environment: &'c Environment,
+    /// Whether the caller can answer an elicitation (a person at a terminal).
+    pub elicits: bool,
+}
 
 /// A session for one command (see the module's doc).
 pub struct Lease<'a> {
@@ -28,6 +38,34 @@ enum Held<'a> {
 }
 
 impl<'a> Lease<'a> {
+    /// The session a command of `caller`'s uses for `spec`: a turn on the daemon's warm one
+    /// when the command runs in the daemon (`pool`), else one of its own, opened within
+    /// `timeout` in the era remembered for the server (`refresh`: found out anew). `task`:
+    /// the warm session that holds that task, when there is one.
+    pub async fn open(
+        spec: &ServerSpec,
+        pool: Option<&'a Pool>,
+        caller: Caller<'_>,
+        timeout: Option<f64>,
+        refresh: bool,
+        task: Option<&str>,
+    ) -> crate::Result<Lease<'a>> {
+        match pool {
+            None => {
+                let era = catalog::remembered_era(spec, refresh);
+                let timeout = catalog::timeout_for(spec, timeout);
+                catalog::open_session(spec, timeout, era, caller.handler)
+                    .await
+                    .map(|session| Lease::own(spec, session))
+            }
+            Some(pool) => {
+                let mut server = ServerRef::resolve_in(spec, caller.environment)?;
+                server.elicitation = caller.elicits;
+                Lease::warm(spec, server, pool, task).await
+            }
+        }
+    }
+
     /// A session the command opened for itself, closed when the lease ends.
     pub fn own(spec: &ServerSpec, session: Session) -> Lease<'a> {
         Lease {
