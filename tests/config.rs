@@ -599,7 +599,8 @@ fn every_command_of_the_options_table_is_a_reserved_name() {
         .collect();
     assert!(stale.is_empty(), "reserved but no command: {stale:?}");
     for name in commands.iter().filter(|c| !c.starts_with('_')) {
-        let added = support::Env::new().run(&["add", name, "--", support::FERRY, "serve", "--demo"]);
+        let added =
+            support::Env::new().run(&["add", name, "--", support::FERRY, "serve", "--demo"]);
         assert_eq!(added.code, 2, "ferry add {name}: {}", added.stderr);
     }
 }

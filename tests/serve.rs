@@ -973,7 +973,12 @@ fn serve_modes_exclude_each_other() {
             if first == second {
                 continue;
             }
-            let args: Vec<&str> = ["serve"].iter().chain(first).chain(second).copied().collect();
+            let args: Vec<&str> = ["serve"]
+                .iter()
+                .chain(first)
+                .chain(second)
+                .copied()
+                .collect();
             Test::new()
                 .args(&args)
                 .stderr(&format!(

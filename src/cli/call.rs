@@ -13,13 +13,13 @@ use crate::client::cache::View;
 use crate::client::catalog::{self, Listing};
 use crate::client::config::ServerSpec;
 use crate::client::handler::declared_capabilities;
+use crate::client::lease::{Caller, Lease};
 use crate::client::pins;
+use crate::client::pool::Pool;
 use crate::client::tasks::{self, Called, Fetched, Task};
 use crate::client::{CacheEntry, Era, RequestContext, Session, Target};
 use crate::daemon;
 use crate::daemon::client::Handed;
-use crate::client::lease::{Caller, Lease};
-use crate::client::pool::Pool;
 use crate::daemon::wire::Run;
 use crate::protocol::json_kind;
 use crate::protocol::tools::Tool;
@@ -106,20 +106,21 @@ pub fn parse_server_words(
         }
         Some(_) => {}
     }
-    let matches = server_options()
-        .try_get_matches_from(words)
-        .map_err(|e| {
-            let (first, suggestion) = super::clap_message(&e);
-            let options = format!(
-                "{}, --resources, --read URI, --prompts, --prompt NAME, --task ID",
-                options::server_hint()
-            );
-            let hint = match suggestion {
-                Some(s) => format!("did you mean {s}? a server takes {options} before a tool"),
-                None => format!("a server takes {options} before a tool; `{}` lists its tools", spec.invocation),
-            };
-            Error::usage(format!("{first} for server {}", spec.name)).with_hint(hint)
-        })?;
+    let matches = server_options().try_get_matches_from(words).map_err(|e| {
+        let (first, suggestion) = super::clap_message(&e);
+        let options = format!(
+            "{}, --resources, --read URI, --prompts, --prompt NAME, --task ID",
+            options::server_hint()
+        );
+        let hint = match suggestion {
+            Some(s) => format!("did you mean {s}? a server takes {options} before a tool"),
+            None => format!(
+                "a server takes {options} before a tool; `{}` lists its tools",
+                spec.invocation
+            ),
+        };
+        Error::usage(format!("{first} for server {}", spec.name)).with_hint(hint)
+    })?;
     globals.refresh |= matches.get_flag("refresh");
     globals.json |= matches.get_flag("json");
     globals.no_daemon |= matches.get_flag("no-daemon");
@@ -648,7 +649,14 @@ async fn call_tool(
         Ok(None) => Ok(Outcome::Success),
         result => {
             ctx.console.finish_progress();
-            finish(&spec, name, result.map(Option::unwrap_or_default), &options, true, ctx)
+            finish(
+                &spec,
+                name,
+                result.map(Option::unwrap_or_default),
+                &options,
+                true,
+                ctx,
+            )
         }
     };
     // The output is out; the cache is brought up to date while the server stops.

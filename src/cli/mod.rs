@@ -14,8 +14,8 @@ mod completions;
 mod config;
 mod demo;
 mod find;
-mod handover;
 pub mod flags;
+mod handover;
 pub mod options;
 mod review;
 mod skill;
@@ -528,8 +528,7 @@ fn fast_path(args: &[OsString], table: &dyn Fn() -> Command) -> Option<Result<Ou
     let command = quick_server_command(&words)?;
     diagnostics(false);
     // A running daemon does the whole command: no config, cache or schema read here.
-    let maybe_warm =
-        !crate::daemon::client::disabled_by_env() && !options::asks_cold(&words);
+    let maybe_warm = !crate::daemon::client::disabled_by_env() && !options::asks_cold(&words);
     if maybe_warm {
         if let Some(run) = handover::handover(args, false) {
             if let Handed::Done(result) =

@@ -156,10 +156,7 @@ impl FerryOption {
         match self.takes {
             Takes::Nothing => arg.action(clap::ArgAction::SetTrue),
             Takes::Value(name) => arg.value_name(name).allow_negative_numbers(true),
-            Takes::Words(name) => arg
-                .value_name(name)
-                .num_args(1..)
-                .allow_hyphen_values(true),
+            Takes::Words(name) => arg.value_name(name).num_args(1..).allow_hyphen_values(true),
         }
     }
 
@@ -174,12 +171,18 @@ impl FerryOption {
 
 /// clap's global options: those before a server or command.
 pub fn global_args() -> impl Iterator<Item = clap::Arg> {
-    OPTIONS.iter().filter(|o| o.before_server).map(FerryOption::arg)
+    OPTIONS
+        .iter()
+        .filter(|o| o.before_server)
+        .map(FerryOption::arg)
 }
 
 /// ferry's options a server takes before a tool name.
 pub fn server_args() -> impl Iterator<Item = clap::Arg> {
-    OPTIONS.iter().filter(|o| o.after_server).map(FerryOption::arg)
+    OPTIONS
+        .iter()
+        .filter(|o| o.after_server)
+        .map(FerryOption::arg)
 }
 
 /// ferry's options the hint for an unknown option after a server names, before the

@@ -98,7 +98,9 @@ impl<'a> Lease<'a> {
     }
 
     fn held(&self) -> &Held<'a> {
-        self.held.as_ref().expect("a lease holds its session until it ends")
+        self.held
+            .as_ref()
+            .expect("a lease holds its session until it ends")
     }
 
     pub fn session(&self) -> &Session {

@@ -5,8 +5,8 @@
 //! that a warm command prints exactly what a cold one would); the daemon gives it the warm
 //! pool and a [`CallerLink`] to the ferry process that handed it over.
 
-use crate::client::pool::Pool;
 use super::wire::{line, Answer, Dirs, Hello, Question, Run, Status, ToCaller, ToDaemon};
+use crate::client::pool::Pool;
 use crate::protocol::BoxFuture;
 use crate::transport::framing::{self, FrameError};
 use crate::transport::socket::{self, MESSAGE_LIMIT};

@@ -233,9 +233,7 @@ pub struct Yielding {
 
 impl Yielding {
     /// Takes the call's slot; returns what keeps it and the asker for the work.
-    pub async fn hold(
-        ctx: &CallContext,
-    ) -> Result<(Held, Arc<dyn super::ask::Asker>), RpcError> {
+    pub async fn hold(ctx: &CallContext) -> Result<(Held, Arc<dyn super::ask::Asker>), RpcError> {
         let held: Held = Arc::new(std::sync::Mutex::new((0, ctx.slot().await?)));
         let asker = Arc::new(Yielding {
             inner: ctx.asker.clone(),

@@ -329,11 +329,19 @@ mod tests {
             message: "Delete x?".into(),
         };
         assert_eq!(
-            answer(&confirm, &json!({"action": "accept", "content": {"confirm": true}})).exit,
+            answer(
+                &confirm,
+                &json!({"action": "accept", "content": {"confirm": true}})
+            )
+            .exit,
             0
         );
         assert_eq!(
-            answer(&confirm, &json!({"action": "accept", "content": {"confirm": false}})).exit,
+            answer(
+                &confirm,
+                &json!({"action": "accept", "content": {"confirm": false}})
+            )
+            .exit,
             1
         );
         assert_eq!(answer(&confirm, &json!({"action": "decline"})).exit, 1);
@@ -342,7 +350,10 @@ mod tests {
             schema: json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
         };
         assert_eq!(
-            answer(&form, &json!({"action": "accept", "content": {"name": "Ada"}})),
+            answer(
+                &form,
+                &json!({"action": "accept", "content": {"name": "Ada"}})
+            ),
             Answer::yes("{\"name\":\"Ada\"}\n")
         );
         let wrong = answer(&form, &json!({"action": "accept", "content": {"name": 7}}));
@@ -363,7 +374,8 @@ mod tests {
         assert_eq!(
             answer(
                 &Question::Roots,
-                &json!({"roots": [{"uri": "file:///home/a%20b"}, {"uri": "https://x"}]})),
+                &json!({"roots": [{"uri": "file:///home/a%20b"}, {"uri": "https://x"}]})
+            ),
             Answer::yes("/home/a b\nhttps://x\n")
         );
     }
