@@ -8,7 +8,8 @@
 //! `escape`; `auth` signs in to remote servers;
 //! `transport` moves messages over stdio, HTTP or memory, calling `auth` for credentials;
 //! `render` turns tools and results into text; `client` holds the registry, sessions, the
-//! tools cache and the client workflow (MCP to CLI); `daemon` keeps servers warm for it;
+//! tools cache, the warm pool and the client workflow (MCP to CLI), a command's session held
+//! by one `lease`; `daemon` keeps servers warm for the CLI, with that pool (as the proxy does);
 //! `manifest` reads and drafts the TOML that describes command-line tools, and `serve` answers
 //! MCP clients with them (CLI to MCP); `tokens` is the meter, `find` and skills; `cli` parses
 //! and dispatches ferry's commands.
