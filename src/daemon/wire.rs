@@ -21,9 +21,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// A server as the daemon resolves it (kept under its old name for `ferry serve --servers`).
-pub use crate::client::pool::ServerRef;
-
 /// The first message each way: who speaks (`daemon::identity`), and the daemon's process id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hello {
