@@ -853,3 +853,25 @@ fn import_force_resyncs_a_changed_host_config() {
         )
     );
 }
+
+#[test]
+fn every_command_of_the_options_table_is_a_reserved_name() {
+    // A server named like one of ferry's commands could never be called: each command of the
+    // whole table (the binary's, serve and daemon included) is refused as a server name.
+    let reserved = ferry::client::config::RESERVED_NAMES;
+    let table = ferry::cli::table();
+    let commands: Vec<&str> = table.get_subcommands().map(|c| c.get_name()).collect();
+    let unreserved: Vec<&&str> = commands.iter().filter(|c| !reserved.contains(c)).collect();
+    assert!(unreserved.is_empty(), "not reserved: {unreserved:?}");
+    // And nothing is reserved that is no command: `help` is clap's, `call` is kept back.
+    let stale: Vec<&&str> = reserved
+        .iter()
+        .filter(|name| !commands.contains(name) && !["help", "call"].contains(name))
+        .collect();
+    assert!(stale.is_empty(), "reserved but no command: {stale:?}");
+    for name in commands.iter().filter(|c| !c.starts_with('_')) {
+        let added =
+            support::Env::new().run(&["add", name, "--", support::FERRY, "serve", "--demo"]);
+        assert_eq!(added.code, 2, "ferry add {name}: {}", added.stderr);
+    }
+}

@@ -970,3 +970,35 @@ fn ctrl_c_on_a_cold_task_cancels_it_on_the_server() {
         "the task's command still runs"
     );
 }
+
+#[test]
+fn serve_modes_exclude_each_other() {
+    // What is served is one of a manifest, quick mode's CLIs, the configured servers or the
+    // demo: any two together are a usage error naming both, before anything starts.
+    let modes: [(&[&str], &str); 4] = [
+        (&["--manifest", "tools.toml"], "--manifest <FILE>"),
+        (&["--cli", "git"], "--cli <NAME>"),
+        (&["--servers"], "--servers [<NAME>...]"),
+        (&["--demo"], "--demo"),
+    ];
+    for (first, first_shown) in modes {
+        for (second, second_shown) in modes {
+            if first == second {
+                continue;
+            }
+            let args: Vec<&str> = ["serve"]
+                .iter()
+                .chain(first)
+                .chain(second)
+                .copied()
+                .collect();
+            Test::new()
+                .args(&args)
+                .stderr(&format!(
+                    "error: the argument '{first_shown}' cannot be used with '{second_shown}'\nhint: see: ferry serve --help\n"
+                ))
+                .status(2)
+                .run();
+        }
+    }
+}

@@ -15,6 +15,7 @@ mod config;
 mod demo;
 mod find;
 pub mod flags;
+mod handover;
 pub mod options;
 mod review;
 mod skill;
@@ -88,53 +89,7 @@ pub fn command() -> Command {
         .external_subcommand_value_parser(clap::value_parser!(String))
         .override_usage("ferry [OPTIONS] [COMMAND | SERVER [TOOL [ARGS]...]]")
         .after_help(AFTER_HELP)
-        .arg(
-            Arg::new("refresh")
-                .long("refresh")
-                .action(ArgAction::SetTrue)
-                .help("List the server's tools again (and find out its protocol era anew)"),
-        )
-        .arg(
-            Arg::new("json")
-                .long("json")
-                .action(ArgAction::SetTrue)
-                .help("Print the exact result envelope"),
-        )
-        .arg(
-            Arg::new("max-tokens")
-                .long("max-tokens")
-                .value_name("N")
-                .allow_negative_numbers(true)
-                .help("Keep output under N tokens (64 or more); the full output is saved to a file"),
-        )
-        .arg(
-            Arg::new("timeout")
-                .long("timeout")
-                .value_name("SECONDS")
-                .allow_negative_numbers(true)
-                .help("Per-request limit (default 60)"),
-        )
-        .arg(
-            Arg::new("cmd")
-                .long("cmd")
-                .value_name("COMMAND")
-                .num_args(1..)
-                .allow_hyphen_values(true)
-                .help("An ad-hoc stdio server: --cmd 'COMMAND ARGS' [TOOL [ARGS]...]"),
-        )
-        .arg(
-            Arg::new("no-daemon")
-                .long("no-daemon")
-                .action(ArgAction::SetTrue)
-                .help("Start the server for this call only, not through the warm daemon"),
-        )
-        .arg(
-            Arg::new("verbose")
-                .long("verbose")
-                .short('v')
-                .action(ArgAction::SetTrue)
-                .help("Show the JSON-RPC traffic, the era chosen, cache decisions and timings on stderr"),
-        )
+        .args(options::global_args())
         .subcommand(
             Command::new("add")
                 .about("Add a server: NAME -- COMMAND [ARGS...] (stdio) or NAME URL (Streamable HTTP)")
@@ -472,6 +427,14 @@ pub fn command() -> Command {
         )
 }
 
+/// The binary's whole options table: [`command`] with serve's, `ask`'s and the daemon's.
+pub fn table() -> Command {
+    command()
+        .subcommand(crate::serve::command())
+        .subcommand(crate::serve::ask::command())
+        .subcommand(crate::daemon::command())
+}
+
 /// Runs a command this module does not know (`serve`, `daemon`), given its matches and the
 /// global options; `None` when it does not know it either.
 pub type Other<'a> = &'a dyn Fn(&str, &ArgMatches, &Globals) -> Option<Result<Outcome>>;
@@ -578,14 +541,13 @@ fn fast_path(args: &[OsString], table: &dyn Fn() -> Command) -> Option<Result<Ou
     let command = quick_server_command(&words)?;
     diagnostics(false);
     // A running daemon does the whole command: no config, cache or schema read here.
-    let maybe_warm =
-        !crate::daemon::client::disabled_by_env() && !words.iter().any(|w| w == "--no-daemon");
+    let maybe_warm = !crate::daemon::client::disabled_by_env() && !options::asks_cold(&words);
     if maybe_warm {
-        if let Some(run) = warm::handover(args, false) {
+        if let Some(run) = handover::handover(args, false) {
             if let Handed::Done(result) = crate::daemon::client::hand_over(
                 run,
                 false,
-                warm::answer_question,
+                handover::answer_question,
                 status_line::write,
             ) {
                 return Some(result);
@@ -616,7 +578,7 @@ fn run_server_command(
     };
     // A named server's config was read (and its warnings printed) here.
     let warned = matches!(&command.server, ServerWord::Named(word) if !word.contains("://"));
-    let handover = || warm::handover(args, warned);
+    let handover = || handover::handover(args, warned);
     call::run_server(spec, &command.words, command.globals, Some(&handover))
 }
 

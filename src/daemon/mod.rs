@@ -4,16 +4,14 @@
 //! `client` is the caller's side (find or start the daemon, hand it a whole `ferry <server>
 //! ...` command, relay what comes back, or say why it could not, and the call runs cold);
 //! `server` is the daemon process, which runs handed-over commands with the CLI's own code (a
-//! `server::Runner` the binary supplies); `pool` its warm sessions, one per server and
-//! project, which `ferry serve --servers` uses too; `wire` the typed messages on the socket
-//! (one JSON message per line; where the socket lives and who may use it is
-//! `transport::socket`'s); `guard` the watchdog each server runs under, so that no server
-//! outlives the daemon, even a daemon killed with SIGKILL.
+//! `server::Runner` the binary supplies), keeping its warm sessions in `client::pool` (one per
+//! server, project and the settings that change what it does; shared with `ferry serve
+//! --servers`); `wire` the typed messages on the socket (one JSON message per line; where the
+//! socket lives and who may use it is `transport::socket`'s); `guard` the watchdog each server
+//! runs under, so that no server outlives the daemon, even a daemon killed with SIGKILL.
 
 pub mod client;
 pub mod guard;
-pub mod keyed;
-pub mod pool;
 pub mod server;
 pub mod wire;
 

@@ -472,7 +472,7 @@ impl ManifestProvider {
         let sandbox = &self.tool_sandboxes[index];
         // The slot is taken only now that the command is to run, and given back while the
         // command waits for its client (`ferry ask`): a question to the person holds none.
-        let (_slot, asker) = super::slots::Yielding::hold(&ctx).await?;
+        let (_slot, asker) = super::provider::Yielding::hold(&ctx).await?;
         let job = self.job(
             argv,
             stdin,
@@ -540,7 +540,7 @@ impl ManifestProvider {
         sandbox: &Option<Arc<Policy>>,
         ctx: &CallContext,
     ) -> std::result::Result<Vec<u8>, RpcError> {
-        let (_slot, asker) = super::slots::Yielding::hold(ctx).await?;
+        let (_slot, asker) = super::provider::Yielding::hold(ctx).await?;
         let job = self.job(argv, None, None, None, sandbox, &asker);
         let finished = exec::run(job, |_, _| {}, |_| {})
             .await

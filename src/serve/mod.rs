@@ -30,7 +30,7 @@ pub mod tasks;
 
 use crate::manifest::{self, quick};
 use crate::{Error, Outcome, Result};
-use clap::{Arg, ArgAction, ArgMatches, Command};
+use clap::{Arg, ArgAction, ArgGroup, ArgMatches, Command};
 use manifest_provider::{Confinement, ManifestProvider};
 use std::net::SocketAddr;
 use std::path::Path;
@@ -39,6 +39,9 @@ use std::time::Duration;
 
 /// The manifest `ferry serve --demo` serves (what `ferry demo` tours).
 pub const DEMO_MANIFEST: &str = include_str!("../../assets/demo.toml");
+
+/// The options that say what `ferry serve` serves; one at most is given.
+pub const SERVE_MODES: [&str; 4] = ["manifest", "cli", "servers", "demo"];
 
 /// `ferry serve`'s options, for the binary's one options table.
 pub fn command() -> Command {
@@ -50,7 +53,6 @@ pub fn command() -> Command {
                 .long("manifest")
                 .short('m')
                 .value_name("FILE")
-                .conflicts_with_all(["cli", "demo", "servers"])
                 .help("The TOML manifest of tools, resources and prompts to serve"),
         )
         .arg(
@@ -152,7 +154,6 @@ pub fn command() -> Command {
                 .long("servers")
                 .value_name("NAME")
                 .num_args(0..)
-                .conflicts_with_all(["cli", "demo"])
                 .help("Serve the configured MCP servers (all, or these) behind three tools: find, describe, call"),
         )
         .arg(
@@ -184,6 +185,9 @@ pub fn command() -> Command {
                 .action(ArgAction::SetTrue)
                 .help("Serve the demo tools `ferry demo` runs (a first try, nothing to write)"),
         )
+        // What is served: one of a manifest, quick mode's CLIs, the configured servers, or
+        // the demo.
+        .group(ArgGroup::new("mode").args(SERVE_MODES).multiple(false))
         .subcommand(
             Command::new("init")
                 .about("Draft a manifest from a CLI's --help, for a person to review")

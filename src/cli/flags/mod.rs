@@ -254,6 +254,10 @@ fn parse_words(
                 i += 1;
                 Ok(value)
             };
+            // ferry's own options after a tool are those of its table (`options::OPTIONS`).
+            if name != "help" && !super::options::after_tool(name) {
+                return Err(unknown_flag(tool, schema, name));
+            }
             match name {
                 "help" => call.options.help = true,
                 "detach" if inline.is_none() => call.options.detach = true,

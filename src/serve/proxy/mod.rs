@@ -30,9 +30,9 @@ use crate::client::catalog::timeout_for;
 use crate::client::config::ServerSpec;
 use crate::client::handler::Unattended;
 use crate::client::pins;
+use crate::client::pool::Pool;
+use crate::client::pool::ServerRef;
 use crate::client::session::RequestContext;
-use crate::daemon::pool::Pool;
-use crate::daemon::wire::ServerRef;
 use crate::protocol::lenient;
 use crate::protocol::messages::ListView;
 use crate::protocol::tools::Tool;
@@ -867,7 +867,7 @@ impl Provider for ProxyProvider {
     ) -> BoxFuture<'a, Result<Value, RpcError>> {
         Box::pin(async move {
             // A backend's question to the client gives the slot back while it waits.
-            let (_slot, asker) = super::slots::Yielding::hold(&ctx).await?;
+            let (_slot, asker) = super::provider::Yielding::hold(&ctx).await?;
             let ctx = ServeContext { asker, ..ctx };
             if self.expose_all {
                 return self.call_exposed(name, arguments, ctx).await;
