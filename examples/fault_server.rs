@@ -6,7 +6,8 @@
 //! - `normal`: tools `echo(text)` (returns the text) and `fail` (isError).
 //! - `crash`: like normal, but any tool call prints a few stderr lines and
 //!   exits with status 1 without answering.
-//! - `hang`: initialize and tools/list answer; a tool call never answers.
+//! - `hang`: initialize and tools/list answer; a tool call never answers (it writes
+//!   "hanging on tools/call" to stderr when it arrives).
 //! - `garbage`: prints non-JSON lines (text, half an object, bytes 0xff 0xfe)
 //!   to stdout before every real answer.
 //! - `huge`: adds tool `huge(mb = 20)` returning exactly mb MiB of text lines,
@@ -215,9 +216,13 @@ fn call_tool(mode: &str, name: &str, args: &Map<String, Value>) -> RpcResult {
             }
             exit(1);
         }
-        "hang" => loop {
-            sleep(Duration::from_secs(3600));
-        },
+        "hang" => {
+            // Says when the call has arrived (in the server's log), so a test can wait on it.
+            eprintln!("hanging on tools/call");
+            loop {
+                sleep(Duration::from_secs(3600));
+            }
+        }
         "stderr-flood" if name == "echo" => flood_stderr(50 * MIB),
         "paginate" => {
             let known = name

@@ -2,7 +2,7 @@
 //! into exit codes (never a panic), and one-line warnings on stderr with control characters
 //! escaped.
 
-use crate::render::text::escape_line;
+use crate::escape::escape_line;
 use crate::{Error, ErrorKind, Result};
 use std::io::Write;
 

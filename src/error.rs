@@ -1,9 +1,15 @@
 //! One error type whose `Display` is the user-facing line, and the exit-code contract: every
 //! command ends in an [`Outcome`] or an [`Error`], and [`exit_code`] is the one place that
 //! turns either into the process status.
+//!
+//! Each layer says what went wrong in its own enum (`thiserror`, whose `Display` is the line
+//! the person reads) and implements [`Failure`]: the [`ErrorKind`] that decides the exit code
+//! and the `hint:` of what to do. At the edge `?` turns it into an [`Error`], which keeps the
+//! typed failure as its `source()`, so the chain of causes survives.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::sync::Arc;
 
 /// What went wrong, which decides the exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,6 +49,26 @@ impl ErrorKind {
     }
 }
 
+/// A typed failure of one layer: its `Display` is the user's message; [`Failure::kind`]
+/// decides the exit code and [`Failure::hint`] says what to do. `?` turns one into an
+/// [`Error`].
+pub trait Failure: std::error::Error + Send + Sync + 'static {
+    /// What kind of failure this is, which decides the exit code.
+    fn kind(&self) -> ErrorKind;
+    /// What the person can do about it, printed as `hint:`.
+    fn hint(&self) -> Option<String> {
+        None
+    }
+}
+
+impl<F: Failure> From<F> for Error {
+    fn from(failure: F) -> Error {
+        let mut error = Error::new(failure.kind(), failure.to_string());
+        error.hint = failure.hint();
+        error.with_source(failure)
+    }
+}
+
 /// How a command that ran to its end went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -71,14 +97,24 @@ pub fn exit_code(result: &Result<Outcome>) -> i32 {
     }
 }
 
-/// A failure with a one-line message, an optional hint of what to do, and optional detail
-/// (such as the last lines a server wrote to stderr).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A failure with a one-line message, an optional hint of what to do, optional detail
+/// (such as the last lines a server wrote to stderr), and the cause it came from, if any
+/// (kept in this process only: not serialized, not compared).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Error {
     pub kind: ErrorKind,
     pub message: String,
     pub hint: Option<String>,
     pub detail: Option<String>,
+    #[serde(skip)]
+    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl PartialEq for Error {
+    fn eq(&self, other: &Error) -> bool {
+        (&self.kind, &self.message, &self.hint, &self.detail)
+            == (&other.kind, &other.message, &other.hint, &other.detail)
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -90,6 +126,7 @@ impl Error {
             message: message.into(),
             hint: None,
             detail: None,
+            source: None,
         }
     }
     pub fn usage(message: impl Into<String>) -> Self {
@@ -114,6 +151,15 @@ impl Error {
         self.hint = Some(hint.into());
         self
     }
+    /// Keeps `cause` as this error's `source()`.
+    pub fn with_source(mut self, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Arc::new(cause));
+        self
+    }
+    /// The typed failure (or other cause) this error was made from, if it is an `E`.
+    pub fn cause<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        self.source.as_deref()?.downcast_ref::<E>()
+    }
     pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
         let detail = detail.into();
         if !detail.trim().is_empty() {
@@ -129,4 +175,51 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    enum Layer {
+        #[error("cannot read {0}: {1}")]
+        Read(String, #[source] std::io::Error),
+    }
+
+    impl Failure for Layer {
+        fn kind(&self) -> ErrorKind {
+            ErrorKind::Usage
+        }
+        fn hint(&self) -> Option<String> {
+            Some("fix the file".into())
+        }
+    }
+
+    fn read() -> Result<()> {
+        Err(Layer::Read("a.json".into(), std::io::Error::other("gone")))?
+    }
+
+    #[test]
+    fn a_failure_becomes_an_error_with_its_message_hint_exit_code_and_causes() {
+        let error = read().unwrap_err();
+        assert_eq!(error.to_string(), "cannot read a.json: gone");
+        assert_eq!(error.hint.as_deref(), Some("fix the file"));
+        assert_eq!(exit_code(&Err(error.clone())), 2);
+        // The chain: the error, the layer's failure, the I/O error under it.
+        let layer = std::error::Error::source(&error).unwrap();
+        assert_eq!(layer.to_string(), "cannot read a.json: gone");
+        assert!(matches!(error.cause::<Layer>(), Some(Layer::Read(..))));
+        assert_eq!(layer.source().unwrap().to_string(), "gone");
+        // Over the daemon's wire the cause stays behind; what the person reads does not.
+        let wire: Error = serde_json::from_str(&serde_json::to_string(&error).unwrap()).unwrap();
+        assert_eq!(wire, error);
+        assert!(std::error::Error::source(&wire).is_none());
+    }
+}

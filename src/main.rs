@@ -8,17 +8,14 @@
 #![no_main]
 
 fn table() -> clap::Command {
-    ferry::cli::command()
-        .subcommand(ferry::serve::command())
-        .subcommand(ferry::serve::ask::command())
-        .subcommand(ferry::daemon::command())
+    ferry::cli::table()
 }
 
 /// A command handed to the daemon, run with the CLI's code and this binary's whole table.
 fn run_handed_over(
     run: ferry::daemon::wire::Run,
     link: std::sync::Arc<ferry::daemon::server::CallerLink>,
-    pool: std::sync::Arc<ferry::daemon::pool::Pool>,
+    pool: std::sync::Arc<ferry::client::pool::Pool>,
 ) -> ferry::protocol::BoxFuture<'static, ferry::daemon::server::Handled> {
     ferry::cli::warm::run(run, link, pool, table)
 }

@@ -21,8 +21,17 @@ const CL100K_VOCAB: &[u8] = include_bytes!("../assets/tokenizers/cl100k_base.bin
 /// cl100k_base's split pattern, as tiktoken defines it.
 const CL100K_PATTERN: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
 
+/// Why an encoding could not be built from the vocabulary and pattern ferry carries.
+#[derive(Debug, thiserror::Error)]
+enum BuildError {
+    #[error("the vocabulary is truncated")]
+    Truncated,
+    #[error("{0}")]
+    Pattern(#[from] Box<fancy_regex::Error>),
+}
+
 /// Reads a compact vocabulary: each token as a length byte then its bytes, in rank order.
-fn read_vocab(bytes: &[u8]) -> std::result::Result<FxHashMap<Vec<u8>, Rank>, String> {
+fn read_vocab(bytes: &[u8]) -> std::result::Result<FxHashMap<Vec<u8>, Rank>, BuildError> {
     let mut count = 0;
     let mut at = 0;
     while at < bytes.len() {
@@ -35,7 +44,7 @@ fn read_vocab(bytes: &[u8]) -> std::result::Result<FxHashMap<Vec<u8>, Rank>, Str
         let len = bytes[at] as usize;
         let token = bytes
             .get(at + 1..at + 1 + len)
-            .ok_or("the vocabulary is truncated")?;
+            .ok_or(BuildError::Truncated)?;
         encoder.insert(token.to_vec(), encoder.len() as Rank);
         at += 1 + len;
     }
@@ -48,14 +57,14 @@ struct Bpe {
     pattern: Regex,
 }
 
-fn build(encoding: Encoding) -> std::result::Result<Bpe, String> {
+fn build(encoding: Encoding) -> std::result::Result<Bpe, BuildError> {
     let (vocab, pattern): (&[u8], &str) = match encoding {
         Encoding::O200kBase => (O200K_VOCAB, tiktoken_rs::O200K_BASE_PAT_STR),
         Encoding::Cl100kBase => (CL100K_VOCAB, CL100K_PATTERN),
     };
     Ok(Bpe {
         encoder: read_vocab(vocab)?,
-        pattern: Regex::new(pattern).map_err(|e| e.to_string())?,
+        pattern: Regex::new(pattern).map_err(Box::new)?,
     })
 }
 
@@ -93,7 +102,7 @@ pub struct Tokenizer {
     pub encoding: Encoding,
 }
 
-type Built = std::result::Result<Bpe, String>;
+type Built = std::result::Result<Bpe, BuildError>;
 static O200K: OnceLock<Built> = OnceLock::new();
 static CL100K: OnceLock<Built> = OnceLock::new();
 

@@ -529,17 +529,19 @@ fn a_public_url_admits_its_own_host_and_origin_and_nothing_more() {
         );
     }
     // A URL that is not one is a usage error, in one line.
-    let run = env.run(&[
-        "serve",
-        "--cli",
-        "echo",
-        "--http",
-        "127.0.0.1:0",
-        "--public-url",
-        "mcp.example.com",
-    ]);
-    assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("error: --public-url expects an http(s) URL such as https://mcp.example.com/mcp, not \"mcp.example.com\""), "{}", run.stderr);
+    Test::with(env)
+        .args(&[
+            "serve",
+            "--cli",
+            "echo",
+            "--http",
+            "127.0.0.1:0",
+            "--public-url",
+            "mcp.example.com",
+        ])
+        .status(2)
+        .stderr_has("error: --public-url expects an http(s) URL such as https://mcp.example.com/mcp, not \"mcp.example.com\"")
+        .run();
 }
 
 #[test]

@@ -45,37 +45,34 @@ fn every_command_refuses_an_unknown_option_with_a_hint() {
         assert_eq!(run.stderr.lines().count(), 2, "{args:?}: {}", run.stderr);
     }
     // `find` used to take an option as a search word.
-    let typo = env.run(&["find", "issue", "--limt", "3"]);
-    assert_eq!(
-        (typo.code, typo.stderr.as_str()),
-        (
-            2,
-            "error: unknown option --limt\nhint: did you mean --limit? see: ferry find --help\n"
+    Test::with(env)
+        .args(&["find", "issue", "--limt", "3"])
+        .status(2)
+        .stderr(
+            "error: unknown option --limt\nhint: did you mean --limit? see: ferry find --help\n",
         )
-    );
+        .run();
 }
 
 #[test]
 fn a_global_option_a_command_would_ignore_is_refused() {
-    let env = Env::new();
-    let run = env.run(&["--refresh", "find", "issue"]);
-    assert_eq!(
-        (run.code, run.stderr.as_str()),
-        (2, "error: --refresh does not apply to `ferry find`\nhint: find searches the cache; refresh a server's with `ferry --refresh NAME`\n")
-    );
-    let run = env.run(&["--max-tokens", "100", "skill", "--check"]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .starts_with("error: --max-tokens does not apply to `ferry skill`\n"),
-        "{}",
-        run.stderr
-    );
-    let run = env.run(&["--json", "tokens"]);
-    assert_eq!(
-        (run.code, run.stderr.as_str()),
-        (2, "error: --json does not apply to `ferry tokens`\nhint: write it after the command: ferry tokens --json\n")
-    );
+    let env = Test::new()
+        .args(&["--refresh", "find", "issue"])
+        .status(2)
+        .stderr("error: --refresh does not apply to `ferry find`\nhint: find searches the cache; refresh a server's with `ferry --refresh NAME`\n")
+        .run();
+    let env = Test::with(env)
+        .args(&["--max-tokens", "100", "skill", "--check"])
+        .status(2)
+        .stderr(
+            "error: --max-tokens does not apply to `ferry skill`\nhint: see: ferry skill --help\n",
+        )
+        .run();
+    Test::with(env)
+        .args(&["--json", "tokens"])
+        .status(2)
+        .stderr("error: --json does not apply to `ferry tokens`\nhint: write it after the command: ferry tokens --json\n")
+        .run();
 }
 
 #[test]
@@ -90,14 +87,10 @@ fn project_files_may_have_comments_and_trailing_commas() {
     );
     assert_eq!(env.run(&["trust"]).code, 0);
     let expected = demo_file(&env, "abc.txt", "a b c");
-    let run = env.run(&["jsonc", "word_count", "abc.txt"]);
-    assert_eq!(
-        (run.code, run.stdout.as_str()),
-        (0, expected.as_str()),
-        "{}",
-        run.stderr
-    );
-    assert_eq!(run.stderr, "");
+    Test::with(env)
+        .args(&["jsonc", "word_count", "abc.txt"])
+        .stdout(&expected)
+        .run();
 }
 
 #[test]
@@ -112,16 +105,14 @@ fn skill_check_asks_the_server_and_cached_says_how_old_its_answer_is() {
             "env": {"HOSTILE_TOOLS": tools.display().to_string()}}}})
         .to_string(),
     );
-    let wrote = env.run(&["skill", "shifty"]);
-    assert_eq!(
-        wrote.stdout, "wrote skills/shifty/SKILL.md (2 tools)\n",
-        "{}",
-        wrote.stderr
-    );
-    assert_eq!(
-        env.run(&["skill", "--check"]).stdout,
-        "skills/shifty/SKILL.md: up to date\n"
-    );
+    let env = Test::with(env)
+        .args(&["skill", "shifty"])
+        .stdout("wrote skills/shifty/SKILL.md (2 tools)\n")
+        .run();
+    let env = Test::with(env)
+        .args(&["skill", "--check"])
+        .stdout("skills/shifty/SKILL.md: up to date\n")
+        .run();
     // The server's tools change; its config does not.
     std::fs::write(&tools, "[\"alpha\", \"beta\", \"gamma\"]").unwrap();
     let cached = env.run(&["skill", "--check", "--cached"]);
@@ -134,14 +125,11 @@ fn skill_check_asks_the_server_and_cached_says_how_old_its_answer_is() {
         "{}",
         cached.stdout
     );
-    let asked = env.run(&["skill", "--check"]);
-    assert_eq!(
-        (asked.code, asked.stdout.as_str()),
-        (
-            1,
-            "skills/shifty/SKILL.md: stale: the tools changed (run `ferry skill shifty`)\n"
-        )
-    );
+    Test::with(env)
+        .args(&["skill", "--check"])
+        .status(1)
+        .stdout("skills/shifty/SKILL.md: stale: the tools changed (run `ferry skill shifty`)\n")
+        .run();
 }
 
 #[test]
@@ -182,25 +170,27 @@ fn completions_name_servers_and_cached_tools() {
             "{shell}: ferry's own commands"
         );
     }
-    assert_eq!(env.run(&["__complete", "servers"]).stdout, "tour\n");
-    assert_eq!(
-        env.run(&["__complete", "tools", "tour"]).stdout,
-        "",
-        "nothing cached yet"
-    );
+    let env = Test::with(env)
+        .args(&["__complete", "servers"])
+        .stdout("tour\n")
+        .run();
+    // Nothing cached yet.
+    let env = Test::with(env).args(&["__complete", "tools", "tour"]).run();
     env.run(&["tour"]);
-    assert_eq!(
-        env.run(&["__complete", "tools", "tour"]).stdout,
-        "date\nword_count\nlist_files\npixel\n"
-    );
+    Test::with(env)
+        .args(&["__complete", "tools", "tour"])
+        .stdout("date\nword_count\nlist_files\npixel\n")
+        .run();
 }
 
 #[test]
 fn verbose_shows_the_traffic_and_the_era_and_silence_is_the_default() {
     let env = Env::new();
     let expected = demo_file(&env, "a", "a\n");
-    let quiet = env.run(&["demo", "word_count", "a"]);
-    assert_eq!(quiet.stderr, "");
+    let env = Test::with(env)
+        .args(&["demo", "word_count", "a"])
+        .stdout(&expected)
+        .run();
     let loud = env.run(&["--verbose", "demo", "--refresh", "word_count", "a"]);
     assert_eq!(loud.stdout, expected);
     assert!(
@@ -231,7 +221,7 @@ fn verbose_shows_the_traffic_and_the_era_and_silence_is_the_default() {
 /// `version` are commands, and a configured server still wins over any near command.
 #[test]
 fn ferry_names_missing_arguments_suggests_commands_and_knows_help_and_version() {
-    let env = Env::new();
+    let mut env = Env::new();
     let missing: [(&[&str], &str); 5] = [
         (&["find"], "error: missing required argument <WORDS>...\nhint: usage: ferry find <WORDS>...; see: ferry find --help\n"),
         (&["add"], "error: missing required argument <NAME>\nhint: usage: ferry add <NAME> [URL] [-- <COMMAND>...]; see: ferry add --help\n"),
@@ -240,8 +230,7 @@ fn ferry_names_missing_arguments_suggests_commands_and_knows_help_and_version() 
         (&["serve", "init"], "error: missing required argument <CLI>\nhint: usage: ferry serve init <CLI>; see: ferry serve init --help\n"),
     ];
     for (args, expected) in missing {
-        let run = env.run(args);
-        assert_eq!((run.code, run.stderr.as_str()), (2, expected), "{args:?}");
+        env = Test::with(env).args(args).status(2).stderr(expected).run();
     }
     for (typo, command) in [("serv", "serve"), ("impor", "import"), ("tokns", "tokens")] {
         let run = env.run(&[typo, "x"]);

@@ -582,3 +582,296 @@ fn running_as_root() -> bool {
             .is_some_and(|l| l.split_whitespace().nth(1) == Some("0"))
     })
 }
+
+/// Issue 27, item 6: a host's own variables are translated into what a shell sets
+/// (`${env:X}` is `${X}`, the workspace `${PWD}`, the user's home `${HOME}`), and a value only
+/// the host could supply (`${input:...}`, `${config:...}`...) becomes a variable the import
+/// names, per server, with the `export` line to set it; a call without it says the same.
+#[test]
+fn import_translates_host_variables_and_says_what_to_set() {
+    let env = Env::warm();
+    let script = everything_script();
+    env.write(
+        "home/.config/Code/User/mcp.json",
+        &serde_json::json!({
+            "inputs": [{"type": "promptString", "id": "api_token", "password": true}],
+            "servers": {
+                "ev": {"type": "stdio", "command": "node", "args": [script, "stdio"],
+                       "env": {"API_TOKEN": "${input:api_token}", "ROOT": "${workspaceFolder}",
+                               "HOMEDIR": "${userHome}", "LEVEL": "${env:EV_LEVEL}",
+                               "REGION": "${config:cloud.region}"}},
+                "plain": {"command": "node", "args": [script, "stdio"], "env": {"A": "${env:EV_LEVEL}"}}
+            }
+        })
+        .to_string(),
+    );
+    let run = env.run(&["import", "vscode"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        format!(
+            "imported 2 server(s) into {}:\n  ev     from ~/.config/Code/User/mcp.json\n  plain  from ~/.config/Code/User/mcp.json\n\
+             to set before calling them (only the host could supply these):\n  \
+             ev     export API_TOKEN=...   # was ${{input:api_token}}, a value the host prompts for\n  \
+             ev     export CLOUD_REGION=...   # was ${{config:cloud.region}}, a setting of the host's\n",
+            env.path("config/servers.json").display()
+        )
+    );
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.path("config/servers.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        config["mcpServers"]["ev"]["env"],
+        serde_json::json!({"API_TOKEN": "${API_TOKEN}", "ROOT": "${PWD}", "HOMEDIR": "${HOME}",
+                           "LEVEL": "${EV_LEVEL}", "REGION": "${CLOUD_REGION}"})
+    );
+
+    // A call without the value says what to export: a name a shell can set.
+    let call = |vars: &[(&str, &str)]| -> Run {
+        env.command(&["ev", "get-env", "--max-tokens", "100000"])
+            .env_remove("API_TOKEN")
+            .envs(vars.iter().copied())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+            .into()
+    };
+    let missing = call(&[("EV_LEVEL", "3"), ("CLOUD_REGION", "eu")]);
+    assert_eq!(
+        (missing.code, missing.stderr.as_str()),
+        (
+            2,
+            "error: environment variable API_TOKEN is not set (server \"ev\" uses it)\nhint: export API_TOKEN=... before running ferry\n"
+        )
+    );
+    let set = call(&[
+        ("EV_LEVEL", "3"),
+        ("CLOUD_REGION", "eu"),
+        ("API_TOKEN", "tok-1"),
+    ]);
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    let home = env.path("home").display().to_string();
+    for pair in [
+        "\"API_TOKEN\":\"tok-1\"".to_string(),
+        "\"LEVEL\":\"3\"".to_string(),
+        "\"REGION\":\"eu\"".to_string(),
+        format!("\"HOMEDIR\":\"{home}\""),
+    ] {
+        assert!(set.stdout.contains(&pair), "{pair} in {}", set.stdout);
+    }
+
+    // A config written before (or by hand) with a host's form reads the same variable.
+    env.write(
+        "config/servers.json",
+        &serde_json::json!({"mcpServers": {"old": {"command": "node", "args": [script, "stdio"],
+            "env": {"T": "${input:api_token}"}}}})
+        .to_string(),
+    );
+    let old: Run = env
+        .command(&["old", "echo", "--message", "x"])
+        .env_remove("API_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+        .into();
+    assert_eq!(old.code, 2, "{}", old.stderr);
+    assert!(
+        old.stderr
+            .ends_with("hint: export API_TOKEN=... before running ferry\n"),
+        "{}",
+        old.stderr
+    );
+}
+
+/// Issue 27, item 6: a repository's MCP file named by path is not copied into the user's
+/// config, where its servers would start untrusted: the import is refused (exit 2) with the
+/// `ferry trust` command that lets ferry read it in place. A file of the user's own is
+/// imported.
+#[test]
+fn import_of_a_repository_file_goes_through_trust() {
+    let env = Env::new();
+    let repo = env.path("work/repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(repo.join("sub")).unwrap();
+    let memory_file = env.path("work/memory.jsonl").display().to_string();
+    let entry = |name: &str| {
+        let mut parts = memory().split(' ').map(str::to_string).collect::<Vec<_>>();
+        let command = parts.remove(0);
+        serde_json::json!({name: {"command": command, "args": parts,
+            "env": {"MEMORY_FILE_PATH": memory_file}}})
+    };
+    env.write(
+        "work/repo/.mcp.json",
+        &serde_json::json!({"mcpServers": entry("mem")}).to_string(),
+    );
+    env.write(
+        "work/repo/.vscode/mcp.json",
+        &serde_json::json!({"servers": entry("vsmem")}).to_string(),
+    );
+    env.write(
+        "work/repo/.codex/config.toml",
+        "[mcp_servers.cx]\ncommand = \"node\"\n",
+    );
+    let root = std::fs::canonicalize(&repo).unwrap();
+    let in_repo = |dir: &str, args: &[&str]| -> Run {
+        env.command(args)
+            .current_dir(repo.join(dir))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+            .into()
+    };
+    for (dir, given, file) in [
+        (".", ".mcp.json", ".mcp.json"),
+        ("sub", "../.vscode/mcp.json", ".vscode/mcp.json"),
+    ] {
+        let run = in_repo(dir, &["import", given]);
+        let abs = root.join(file).display().to_string();
+        assert_eq!(
+            (run.code, run.stdout.as_str(), run.stderr.as_str()),
+            (
+                2,
+                "",
+                format!(
+                    "error: {abs} is a repository's file, not your own config: its servers are not copied into your config, where they would start without `ferry trust`\n\
+                     hint: run `ferry trust {abs}`: ferry then reads its servers in place, in that repository\n"
+                )
+                .as_str()
+            ),
+            "{given}"
+        );
+    }
+    let codex = in_repo(".", &["import", ".codex/config.toml"]);
+    assert_eq!(codex.code, 2, "{}", codex.stderr);
+    assert!(
+        codex.stderr.contains(&format!(
+            "hint: move the servers you want into {0}/.mcp.json and run `ferry trust {0}/.mcp.json`",
+            root.display()
+        )),
+        "{}",
+        codex.stderr
+    );
+    assert!(!env.path("config/servers.json").exists());
+
+    // The hint's command is what makes the server run, in the repository only.
+    let abs = root.join(".mcp.json").display().to_string();
+    assert_eq!(in_repo(".", &["trust", &abs]).code, 0);
+    let call = in_repo("sub", &["mem", "read_graph"]);
+    assert_eq!(call.code, 0, "{}", call.stderr);
+    assert_eq!(env.run(&["mem", "read_graph"]).code, 2);
+
+    // A file of the user's own, by path, is imported as before.
+    env.write(
+        "work/mine.json",
+        &serde_json::json!({"mcpServers": entry("own")}).to_string(),
+    );
+    let mine = env.run(&["import", "mine.json"]);
+    assert_eq!(mine.code, 0, "{}", mine.stderr);
+    assert!(mine.stdout.contains("  own  from "), "{}", mine.stdout);
+}
+
+/// Issue 27, item 6: `ferry import HOST --force` re-syncs a host config that changed since the
+/// last import: what the host changed is updated, what it added is added, what it kept is
+/// unchanged, and what it dropped is kept (never removed), each named.
+#[test]
+fn import_force_resyncs_a_changed_host_config() {
+    let env = Env::new();
+    let write = |servers: serde_json::Value| {
+        env.write(
+            "home/.cursor/mcp.json",
+            &serde_json::json!({ "mcpServers": servers }).to_string(),
+        );
+    };
+    write(serde_json::json!({
+        "alpha": {"command": "alpha-mcp", "args": ["--v", "1"]},
+        "beta": {"command": "beta-mcp"},
+        "gamma": {"command": "gamma-mcp"}
+    }));
+    let servers_json = env.path("config/servers.json").display().to_string();
+    let first = env.run(&["import", "cursor"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert_eq!(
+        first.stdout,
+        format!("imported 3 server(s) into {servers_json}:\n  alpha  from ~/.cursor/mcp.json\n  beta   from ~/.cursor/mcp.json\n  gamma  from ~/.cursor/mcp.json\n")
+    );
+    write(serde_json::json!({
+        "alpha": {"command": "alpha-mcp", "args": ["--v", "2"]},
+        "beta": {"command": "beta-mcp"},
+        "delta": {"command": "delta-mcp"}
+    }));
+    // Without --force a configured name is kept, and the import says how to replace it.
+    let plain = env.run(&["import", "cursor"]);
+    assert_eq!(
+        plain.stdout,
+        format!(
+            "imported 1 server(s) into {servers_json}:\n  delta  from ~/.cursor/mcp.json\n\
+             unchanged:\n  beta   from ~/.cursor/mcp.json\n\
+             kept existing (a server of that name is configured; `ferry import cursor --force` replaces it):\n  alpha  from ~/.cursor/mcp.json\n\
+             kept (imported before, no longer in the host's config; `ferry remove NAME` removes it):\n  gamma  from ~/.cursor/mcp.json\n"
+        )
+    );
+    let forced = env.run(&["import", "cursor", "--force"]);
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    assert_eq!(
+        forced.stdout,
+        format!(
+            "imported 1 server(s) into {servers_json}:\n\
+             updated (the host's entry changed):\n  alpha  from ~/.cursor/mcp.json\n\
+             unchanged:\n  beta   from ~/.cursor/mcp.json\n  delta  from ~/.cursor/mcp.json\n\
+             kept (imported before, no longer in the host's config; `ferry remove NAME` removes it):\n  gamma  from ~/.cursor/mcp.json\n"
+        )
+    );
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.path("config/servers.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        config["mcpServers"]["alpha"]["args"],
+        serde_json::json!(["--v", "2"])
+    );
+    assert_eq!(config["mcpServers"]["gamma"]["command"], "gamma-mcp");
+    // The record of what was imported holds entries, which may hold keys: private.
+    use std::os::unix::fs::PermissionsExt;
+    let record = env.path("config/imported.json");
+    let mode = std::fs::metadata(&record).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    // Once in sync, a forced import changes nothing.
+    let again = env.run(&["import", "cursor", "--force"]);
+    assert_eq!(
+        again.stdout,
+        format!(
+            "imported 0 server(s) into {servers_json}\nunchanged:\n  alpha  from ~/.cursor/mcp.json\n  beta   from ~/.cursor/mcp.json\n  delta  from ~/.cursor/mcp.json\n\
+             kept (imported before, no longer in the host's config; `ferry remove NAME` removes it):\n  gamma  from ~/.cursor/mcp.json\n"
+        )
+    );
+    // Once removed, a server the host dropped is no longer reported.
+    assert_eq!(env.run(&["remove", "gamma"]).code, 0);
+    let removed = env.run(&["import", "cursor", "--force"]);
+    assert_eq!(
+        removed.stdout,
+        format!(
+            "imported 0 server(s) into {servers_json}\nunchanged:\n  alpha  from ~/.cursor/mcp.json\n  beta   from ~/.cursor/mcp.json\n  delta  from ~/.cursor/mcp.json\n"
+        )
+    );
+}
+
+#[test]
+fn every_command_of_the_options_table_is_a_reserved_name() {
+    // A server named like one of ferry's commands could never be called: each command of the
+    // whole table (the binary's, serve and daemon included) is refused as a server name.
+    let reserved = ferry::client::config::RESERVED_NAMES;
+    let table = ferry::cli::table();
+    let commands: Vec<&str> = table.get_subcommands().map(|c| c.get_name()).collect();
+    let unreserved: Vec<&&str> = commands.iter().filter(|c| !reserved.contains(c)).collect();
+    assert!(unreserved.is_empty(), "not reserved: {unreserved:?}");
+    // And nothing is reserved that is no command: `help` is clap's, `call` is kept back.
+    let stale: Vec<&&str> = reserved
+        .iter()
+        .filter(|name| !commands.contains(name) && !["help", "call"].contains(name))
+        .collect();
+    assert!(stale.is_empty(), "reserved but no command: {stale:?}");
+    for name in commands.iter().filter(|c| !c.starts_with('_')) {
+        let added =
+            support::Env::new().run(&["add", name, "--", support::FERRY, "serve", "--demo"]);
+        assert_eq!(added.code, 2, "ferry add {name}: {}", added.stderr);
+    }
+}

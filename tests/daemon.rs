@@ -39,6 +39,22 @@ fn warm_pids(env: &Env) -> Vec<u32> {
         .collect()
 }
 
+/// How many requests the daemon has begun with the warm server `name`, as `ferry daemon
+/// status` counts them (a request counts when the daemon takes it on, before the server
+/// answers): a test waits on it to know a call is under way.
+fn begun(env: &Env, name: &str) -> u64 {
+    let status = env.run(&["daemon", "status"]);
+    status
+        .stdout
+        .lines()
+        .skip(2)
+        .find_map(|line| {
+            let columns: Vec<&str> = line.split_whitespace().collect();
+            (columns.first() == Some(&name)).then(|| columns.get(4)?.parse().ok())?
+        })
+        .unwrap_or(0)
+}
+
 /// The daemon's pid, if one runs.
 fn daemon_pid(env: &Env) -> Option<u32> {
     let status = env.run(&["daemon", "status"]);
@@ -380,6 +396,7 @@ fn interrupting_a_warm_call_keeps_the_server_and_a_crash_mid_call_is_exit_3() {
     add(&env, "ev", &everything(), "");
     assert_eq!(env.run(&["ev", "echo", "--message", "a"]).code, 0);
     let before = warm_pids(&env);
+    let calls = begun(&env, "ev");
     let child = env
         .command(&[
             "ev",
@@ -394,7 +411,10 @@ fn interrupting_a_warm_call_keeps_the_server_and_a_crash_mid_call_is_exit_3() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(800));
+    assert!(
+        wait_until(Duration::from_secs(20), || begun(&env, "ev") == calls + 1),
+        "the call never reached the daemon"
+    );
     // SAFETY (test): the ferry this test started.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
@@ -430,6 +450,7 @@ fn a_server_whose_caller_hung_up_still_stops_when_idle() {
     add(&env, "ev", &everything(), r#", "idleTimeout": 2"#);
     assert_eq!(env.run(&["ev", "echo", "--message", "a"]).code, 0);
     let pids = warm_pids(&env);
+    let calls = begun(&env, "ev");
     let child = env
         .command(&[
             "ev",
@@ -444,7 +465,10 @@ fn a_server_whose_caller_hung_up_still_stops_when_idle() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(800));
+    assert!(
+        wait_until(Duration::from_secs(20), || begun(&env, "ev") == calls + 1),
+        "the call never reached the daemon"
+    );
     // SAFETY (test): the ferry this test started.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
@@ -577,8 +601,11 @@ fn a_servers_question_is_answered_for_its_own_caller_only() {
         &format!(r#", "cwd": {:?}"#, env.path("work").display().to_string()),
     );
     // Roots are a handshake-era question (2026-07-28 servers cannot ask it).
-    let call = |dir: &str, delay: &str| {
-        env.command(&["roots", "where", "--delay", delay])
+    // A call makes NAME.started when it reaches the server and asks once NAME.go is made.
+    let call = |dir: &str, name: &str| {
+        let started = env.path(&format!("{name}.started")).display().to_string();
+        let go = env.path(&format!("{name}.go")).display().to_string();
+        env.command(&["roots", "where", "--started", &started, "--until", &go])
             .current_dir(env.path(dir))
             .env("FERRY_PROTOCOL_VERSION", "2025-11-25")
             .stdin(std::process::Stdio::null())
@@ -587,6 +614,8 @@ fn a_servers_question_is_answered_for_its_own_caller_only() {
             .spawn()
             .unwrap()
     };
+    let started = |name: &str| env.path(&format!("{name}.started")).exists();
+    let go = |name: &str| env.write(&format!("{name}.go"), "");
     let uri = |dir: &str| format!("file://{}", env.path(dir).display());
     let listed = env
         .command(&["roots"])
@@ -599,28 +628,37 @@ fn a_servers_question_is_answered_for_its_own_caller_only() {
         String::from_utf8_lossy(&listed.stderr)
     );
     // A asks while B waits too.
-    let a = call("work/a", "1.5");
-    std::thread::sleep(Duration::from_millis(500));
-    let b = call("work/b", "3");
-    let (a, b): (Run, Run) = (
-        a.wait_with_output().unwrap().into(),
-        b.wait_with_output().unwrap().into(),
+    let a = call("work/a", "a");
+    let b = call("work/b", "b");
+    assert!(
+        wait_until(Duration::from_secs(20), || started("a") && started("b")),
+        "the two calls never were in flight together"
     );
+    go("a");
+    let a: Run = a.wait_with_output().unwrap().into();
+    go("b");
+    let b: Run = b.wait_with_output().unwrap().into();
     assert!(
         !a.stdout.contains(&uri("work/b")),
         "A was answered with B's directory"
     );
-    assert!(
-        a.stdout == format!("{}\n", uri("work/a"))
-            || a.stderr
-                .contains("ferry cannot tell which of its calls in flight this roots/list is for"),
-        "{a:?}"
+    // Two callers in flight when it asked: the question is refused, and the call fails.
+    assert_eq!(
+        (a.code, a.stdout.as_str(), a.stderr.as_str()),
+        (
+            3,
+            "",
+            "error: roots answered tools/call with an error: ferry cannot tell which of its \
+             calls in flight this roots/list is for, so it answers for none (code -32603)\n"
+        )
     );
     assert_eq!(b.stdout, format!("{}\n", uri("work/b")), "{}", b.stderr);
     // The server has asked: calls now take turns, and each is answered for itself.
-    let c = call("work/a", "1");
-    std::thread::sleep(Duration::from_millis(300));
-    let d = call("work/b", "0.1");
+    let c = call("work/a", "c");
+    assert!(wait_until(Duration::from_secs(20), || started("c")));
+    let d = call("work/b", "d");
+    go("c");
+    go("d");
     let (c, d): (Run, Run) = (
         c.wait_with_output().unwrap().into(),
         d.wait_with_output().unwrap().into(),
@@ -944,7 +982,16 @@ fn a_detached_task_is_fetched_warm_by_its_id() {
 #[test]
 fn served_tasks_are_the_same_warm_and_cold_and_ctrl_c_cancels_them() {
     let env = Env::warm();
-    add(&env, "jobs", &served_tasks(), "");
+    // What the server is sent is kept, so the test can see a task being polled.
+    let sent = env.path("jobs.log");
+    let logged = format!("sh -c 'tee -a {} | {}'", sent.display(), served_tasks());
+    add(&env, "jobs", &logged, "");
+    let polls = || {
+        std::fs::read_to_string(&sent)
+            .unwrap_or_default()
+            .matches("\"tasks/get\"")
+            .count()
+    };
     for call in [
         &["jobs", "broken"][..],
         &["jobs", "crashed"],
@@ -956,6 +1003,7 @@ fn served_tasks_are_the_same_warm_and_cold_and_ctrl_c_cancels_them() {
         assert_same_warm_and_cold(&env, call, "");
     }
     let before = warm_pids(&env);
+    let polled = polls();
     let child = env
         .command(&["jobs", "soak", "--seconds", "41.5"])
         .stdin(std::process::Stdio::null())
@@ -966,8 +1014,11 @@ fn served_tasks_are_the_same_warm_and_cold_and_ctrl_c_cancels_them() {
     assert!(wait_until(Duration::from_secs(10), || {
         processes_matching("sleep 41.5").len() == 1
     }));
-    // Past half a second the call is a task.
-    std::thread::sleep(Duration::from_millis(800));
+    // Past half a second the call is a task: wait until it is polled as one.
+    assert!(
+        wait_until(Duration::from_secs(20), || polls() > polled),
+        "the call never became a task"
+    );
     // SAFETY (test): the ferry this test started.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
@@ -996,7 +1047,23 @@ fn a_detached_task_keeps_its_server_past_the_idle_time() {
     assert_eq!(detached.code, 0, "{}", detached.stderr);
     let id = detached.stdout.trim_end().to_string();
     let holder = warm_pids(&env);
-    std::thread::sleep(Duration::from_millis(2500));
+    // Wait until the daemon counts the server idle for 2 s, past its idle time of 1 s.
+    let idle_seconds = || -> u64 {
+        let status = env.run(&["daemon", "status"]).stdout;
+        status
+            .lines()
+            .skip(2)
+            .find_map(|line| {
+                let columns: Vec<&str> = line.split_whitespace().collect();
+                (columns.first() == Some(&"jobs"))
+                    .then(|| columns.get(2)?.strip_suffix('s')?.parse().ok())?
+            })
+            .unwrap_or(0)
+    };
+    assert!(
+        wait_until(Duration::from_secs(20), || idle_seconds() >= 2),
+        "the server was stopped as idle"
+    );
     assert_eq!(warm_pids(&env), holder, "the server was stopped as idle");
     let mut done = None;
     assert!(wait_until(Duration::from_secs(20), || {
@@ -1106,4 +1173,93 @@ fn sub_directories_and_panes_share_a_warm_server_keyed_by_project_root() {
     assert_eq!(allowed("other"), from_deep);
     let status = env.run(&["daemon", "status"]).stdout;
     assert_eq!(rows(&status, "files").len(), 1, "{status}");
+}
+
+/// Issue 27, item 3: a variable set per call (`REQ_ID=$RANDOM`) or by the shell and terminal
+/// reuses the warm server; a setting (`NODE_OPTIONS`, a token) gets a server of its own, as a
+/// cold call would; and a variable the server's config names keys it, whatever its name.
+/// `ferry daemon status` says which variable set the rows apart.
+#[test]
+fn a_per_call_variable_reuses_the_warm_server_and_a_setting_does_not() {
+    let env = Env::warm();
+    let (command, counter) = env.counted(&everything());
+    add(&env, "ev", &command, "");
+    let (named, named_counter) = {
+        let (line, _) = env.counted(&everything());
+        // A second counter file for the server whose config names SHARD_ID.
+        let other = env.path("spawns-named");
+        (
+            line.replace(
+                &env.path("spawns").display().to_string(),
+                &other.display().to_string(),
+            ),
+            other,
+        )
+    };
+    add(
+        &env,
+        "named",
+        &named,
+        r#", "env": {"SHARD": "${SHARD_ID}"}"#,
+    );
+    let call = |server: &str, vars: &[(&str, &str)], message: &str| -> Run {
+        env.command(&[server, "echo", "--message", message])
+            .envs(vars.iter().copied())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+            .into()
+    };
+    for (i, vars) in [
+        vec![("REQ_ID", "1")],
+        vec![("REQ_ID", "2"), ("SHLVL", "4")],
+        vec![("REQ_ID", "3"), ("TMUX_PANE", "%9"), ("OLDPWD", "/tmp")],
+        vec![
+            ("WINDOWID", "7"),
+            ("TERM_SESSION_ID", "w0t3"),
+            ("_", "/bin/ferry"),
+        ],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let run = call("ev", vars, &format!("m{i}"));
+        assert_eq!(run.stdout, format!("Echo: m{i}\n"), "{}", run.stderr);
+    }
+    assert_eq!(
+        spawns(&counter),
+        1,
+        "a per-call variable started a new server"
+    );
+
+    // A setting is another server, as a cold call would start it.
+    let set = call("ev", &[("GITHUB_TOKEN", "t2")], "s");
+    assert_eq!(set.stdout, "Echo: s\n", "{}", set.stderr);
+    assert_eq!(
+        spawns(&counter),
+        2,
+        "a setting must not reuse the warm server"
+    );
+    let again = call("ev", &[("GITHUB_TOKEN", "t2"), ("REQ_ID", "9")], "s2");
+    assert_eq!(again.stdout, "Echo: s2\n", "{}", again.stderr);
+    assert_eq!(spawns(&counter), 2);
+
+    // A variable the config names keys its server, though its name reads as nothing.
+    for (shard, message) in [("a", "n1"), ("a", "n2"), ("b", "n3")] {
+        let run = call("named", &[("SHARD_ID", shard)], message);
+        assert_eq!(run.stdout, format!("Echo: {message}\n"), "{}", run.stderr);
+    }
+    assert_eq!(spawns(&named_counter), 2);
+
+    let status = env.run(&["daemon", "status"]).stdout;
+    let ev: Vec<&str> = status.lines().filter(|l| l.starts_with("ev ")).collect();
+    assert_eq!(ev.len(), 2, "{status}");
+    assert!(
+        ev.iter()
+            .all(|row| row.ends_with("(apart by $GITHUB_TOKEN)")),
+        "{status}"
+    );
+    assert!(!status.contains("REQ_ID"), "{status}");
+    let named: Vec<&str> = status.lines().filter(|l| l.starts_with("named ")).collect();
+    assert_eq!(named.len(), 2, "{status}");
 }

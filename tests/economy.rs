@@ -226,7 +226,7 @@ command = ["python3", "mark.py"]
         from["servers"][0]["definitions"].as_u64().unwrap(),
         definitions
     );
-    assert!(report["eager_upfront"].as_u64().unwrap() >= definitions);
+    assert_eq!(report["eager_upfront"].as_u64().unwrap(), definitions);
 
     let text = env.run(&["tokens", "--manifest", &manifest]);
     assert_eq!(text.code, 0, "{}", text.stderr);
@@ -425,8 +425,9 @@ command = ["ls"]
         .map(|t| t["ask_per_call"].as_u64())
         .collect();
     let (long, short) = (asks[0].unwrap(), asks[1].unwrap());
-    // The message appears twice in the request (as the message and the field's description).
-    assert!(long >= short + 2 * 12, "{asks:?}");
+    // The message appears twice in the request (as the message and the field's description):
+    // the long one's 14 more tokens, twice.
+    assert_eq!(long, short + 2 * 14, "{asks:?}");
     assert_eq!(asks[2], None);
     let text = env.run(&["tokens", "--manifest", "ask.toml"]);
     assert!(text.stdout.contains("ask/call"), "{}", text.stdout);
@@ -480,4 +481,91 @@ fn one_server_that_cannot_start_is_noted_and_the_others_are_measured() {
         .stderr("error: could not start broken: command \"ferry-test-no-such-command\" not found\nhint: check the server's \"command\" in its configuration\n")
         .status(3)
         .run();
+}
+
+/// Issue 28: `ferry tokens --session` gives each path's round trips (the calls from a task to
+/// its first tool call) beside its tokens: eager loading calls at once; a host's deferred
+/// loading searches, then calls; ferry's `find` and the proxy's carry the top hit's help, so
+/// they too take two; a find, then `--help`, takes three. On the corpus (316 tools), 5 tools
+/// over 20 turns, with prompt caching.
+#[test]
+fn tokens_session_gives_round_trips_beside_tokens() {
+    let env = Env::new();
+    let mut args = vec!["tokens".to_string(), "--servers".into()];
+    for file in corpus_files() {
+        args.push("--from".into());
+        args.push(file);
+    }
+    args.extend(["--session", "5", "--turns", "20"].map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let text = env.run(&args);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    let table: Vec<&str> = text
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("session: "))
+        .skip(1)
+        .take(6)
+        .collect();
+    assert_eq!(
+        table,
+        [
+            "  path                      turns       billed  round trips  per task  steps",
+            "  MCP eager                    20       211255            5      1.00  call",
+            "  MCP deferred                 25        14102           10      2.00  search, call",
+            "  ferry                        25         2520           10      2.00  find+help, call",
+            "  ferry proxy                  25         3676           10      2.00  find+describe, call",
+            "  ferry, find then --help      30         2728           15      3.00  find, help, call",
+        ],
+        "{}",
+        text.stdout
+    );
+    let tools: usize = corpus_files()
+        .iter()
+        .map(|f| {
+            let doc: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+            doc["tools"].as_array().unwrap().len()
+        })
+        .sum();
+    assert_eq!(tools, 316);
+
+    let mut json_args = args.clone();
+    json_args.push("--json");
+    let run = env.run(&json_args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let rows: Vec<(String, u64, u64, u64, String)> = report["session"]["totals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["path"].as_str().unwrap().to_string(),
+                t["input_tokens"].as_f64().unwrap() as u64,
+                t["round_trips"].as_u64().unwrap(),
+                t["round_trips_per_task"].as_u64().unwrap(),
+                t["steps"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| s.as_str().unwrap())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            )
+        })
+        .collect();
+    let row = |path: &str, billed: u64, trips: u64, per_task: u64, steps: &str| {
+        (path.to_string(), billed, trips, per_task, steps.to_string())
+    };
+    assert_eq!(
+        rows,
+        [
+            row("MCP eager", 211255, 5, 1, "call"),
+            row("MCP deferred", 14102, 10, 2, "search, call"),
+            row("ferry", 2520, 10, 2, "find+help, call"),
+            row("ferry proxy", 3676, 10, 2, "find+describe, call"),
+            row("ferry, find then --help", 2728, 15, 3, "find, help, call"),
+        ]
+    );
 }

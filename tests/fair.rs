@@ -175,7 +175,26 @@ fn eight_unanswered_confirms_do_not_freeze_other_clients_calls() {
     }
     // Closing a session's stream ends its call: nothing it gated ever runs.
     drop(waiting);
-    std::thread::sleep(Duration::from_millis(300));
+    // Wait until the server counts the eight gated calls as ended.
+    let bearer = format!("Bearer {token}");
+    let ended = || -> u64 {
+        http_exchange(
+            served.port,
+            "GET",
+            "/metrics",
+            &[("Authorization", &bearer)],
+            "",
+            "",
+        )
+        .2
+        .lines()
+        .find_map(|l| l.strip_prefix("ferry_tool_call_duration_seconds_count{tool=\"remove\"} "))
+        .map_or(0, |n| n.parse().unwrap())
+    };
+    assert!(
+        wait_until(30, || ended() == 8),
+        "the closed streams' calls never ended"
+    );
     assert_eq!(removed(&env), "");
 }
 

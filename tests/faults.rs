@@ -7,53 +7,39 @@ use support::*;
 #[test]
 fn crash_mid_call_is_exit_3_with_the_stderr_tail() {
     let env = Env::new();
-    let run = env.run(&["--cmd", &fault("crash"), "echo", "--text", "hi"]);
-    assert_eq!(run.code, 3, "{}", run.stderr);
-    assert!(
-        run.stderr.starts_with(
-            "error: fault_server stopped: the server closed its output (exit status 1)\n"
-        ),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("  fatal: simulated crash\n") && run.stderr.contains("  line 5\n"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("hint: its stderr is in "),
-        "{}",
-        run.stderr
-    );
+    let log = env.path("cache/logs/fault_server.log");
+    Test::with(env)
+        .args(&["--cmd", &fault("crash"), "echo", "--text", "hi"])
+        .status(3)
+        .stderr(&format!(
+            "error: fault_server stopped: the server closed its output (exit status 1)\n\
+             server stderr (last lines):\n  fatal: simulated crash\n  line 1\n  line 2\n  \
+             line 3\n  line 4\n  line 5\nhint: its stderr is in {}\n",
+            log.display()
+        ))
+        .run();
 }
 
 #[test]
 fn a_server_that_never_answers_times_out_with_exit_4_and_is_killed() {
-    let env = Env::new();
     let marker = format!("hang-marker-{}", std::process::id());
-    let run = env.run(&[
-        "--timeout",
-        "1",
-        "--cmd",
-        &format!("{} {marker}", fault("hang")),
-        "echo",
-        "--text",
-        "hi",
-    ]);
-    assert_eq!(run.code, 4, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .starts_with("error: fault_server did not answer tools/call within 1s\n"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr
-            .contains("hint: raise the limit with --timeout SECONDS"),
-        "{}",
-        run.stderr
-    );
+    let _env = Test::new()
+        .args(&[
+            "--timeout",
+            "1",
+            "--cmd",
+            &format!("{} {marker}", fault("hang")),
+            "echo",
+            "--text",
+            "hi",
+        ])
+        .status(4)
+        .stderr(
+            "error: fault_server did not answer tools/call within 1s\n\
+             server stderr (last lines):\n  hanging on tools/call\n\
+             hint: raise the limit with --timeout SECONDS or \"timeout\" in the server's config\n",
+        )
+        .run();
     assert_eq!(
         processes_matching(&marker),
         Vec::<String>::new(),
@@ -63,14 +49,10 @@ fn a_server_that_never_answers_times_out_with_exit_4_and_is_killed() {
 
 #[test]
 fn garbage_on_stdout_is_skipped() {
-    let env = Env::new();
-    let run = env.run(&["--cmd", &fault("garbage"), "echo", "--text", "still works"]);
-    assert_eq!(
-        (run.code, run.stdout.as_str()),
-        (0, "still works\n"),
-        "{}",
-        run.stderr
-    );
+    Test::new()
+        .args(&["--cmd", &fault("garbage"), "echo", "--text", "still works"])
+        .stdout("still works\n")
+        .run();
 }
 
 #[test]
@@ -134,77 +116,66 @@ fn a_50_mb_stderr_flood_neither_blocks_nor_reaches_the_screen() {
 
 #[test]
 fn a_slow_start_is_waited_for() {
-    let env = Env::new();
-    let run = env.run(&["--cmd", &fault("slow-start"), "echo", "--text", "late"]);
-    assert_eq!(
-        (run.code, run.stdout.as_str()),
-        (0, "late\n"),
-        "{}",
-        run.stderr
-    );
+    Test::new()
+        .args(&["--cmd", &fault("slow-start"), "echo", "--text", "late"])
+        .stdout("late\n")
+        .run();
 }
 
 #[test]
 fn a_malformed_tool_is_skipped_and_the_rest_listed() {
-    let env = Env::new();
-    let run = env.run(&["--cmd", &fault("malformed-tool")]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let names: Vec<&str> = run
-        .stdout
-        .lines()
-        .map(|l| l.split(['(', ' ']).next().unwrap())
-        .collect();
-    assert_eq!(names, ["echo", "fail"]);
-    assert_eq!(
-        run.stderr,
-        "warning: fault_server: skipped tool #2: tool entry is not an object\nwarning: fault_server: skipped tool #3: tool entry has no string \"name\"\n"
-    );
+    Test::new()
+        .args(&["--cmd", &fault("malformed-tool")])
+        .stdout("echo(text) - Echo text\nfail() - Always fails\n")
+        .stderr("warning: fault_server: skipped tool #2: tool entry is not an object\nwarning: fault_server: skipped tool #3: tool entry has no string \"name\"\n")
+        .run();
 }
 
 #[test]
 fn pagination_is_followed() {
-    let env = Env::new();
-    let run = env.run(&["--cmd", &fault("paginate")]);
-    let names: Vec<&str> = run
-        .stdout
-        .lines()
-        .map(|l| l.split(['(', ' ']).next().unwrap())
-        .collect();
-    assert_eq!(
-        names,
-        ["tool_1", "tool_2", "tool_3", "tool_4", "tool_5", "tool_6"],
-        "{}",
-        run.stderr
-    );
-    let call = env.run(&["--cmd", &fault("paginate"), "tool_6", "--text", "x"]);
-    assert_eq!(call.stdout, "tool_6\n");
+    let env = Test::new()
+        .args(&["--cmd", &fault("paginate")])
+        .stdout(
+            "tool_1([text]) - Tool number 1\ntool_2([text]) - Tool number 2\n\
+             tool_3([text]) - Tool number 3\ntool_4([text]) - Tool number 4\n\
+             tool_5([text]) - Tool number 5\ntool_6([text]) - Tool number 6\n",
+        )
+        .run();
+    Test::with(env)
+        .args(&["--cmd", &fault("paginate"), "tool_6", "--text", "x"])
+        .stdout("tool_6\n")
+        .run();
 }
 
 #[test]
 fn a_server_that_cannot_start_is_exit_3_with_its_reason() {
     let env = Env::new();
-    let run = env.run(&["--cmd", &fault("exit-early")]);
-    assert_eq!(run.code, 3);
-    assert!(
-        run.stderr.contains("(exit status 3)")
-            && run.stderr.contains("  cannot start: missing config\n"),
-        "{}",
-        run.stderr
-    );
+    let log = env.path("cache/logs/fault_server.log");
+    let env = Test::with(env)
+        .args(&["--cmd", &fault("exit-early")])
+        .status(3)
+        .stderr(&format!(
+            "error: fault_server stopped: the server closed its output (exit status 3)\n\
+             server stderr (last lines):\n  cannot start: missing config\n\
+             hint: its stderr is in {}\n",
+            log.display()
+        ))
+        .run();
 
-    let missing = env.run(&["--cmd", "/nonexistent/server --flag"]);
-    assert_eq!(missing.code, 3);
-    assert_eq!(
-        missing.stderr,
-        "error: could not start server: command \"/nonexistent/server\" not found\nhint: check the server's \"command\" in its configuration\n"
-    );
+    Test::with(env)
+        .args(&["--cmd", "/nonexistent/server --flag"])
+        .status(3)
+        .stderr("error: could not start server: command \"/nonexistent/server\" not found\nhint: check the server's \"command\" in its configuration\n")
+        .run();
 }
 
 #[test]
 fn a_tool_error_is_exit_1_with_its_text() {
-    let env = Env::new();
-    let run = env.run(&["--cmd", &fault("normal"), "fail"]);
-    assert_eq!((run.code, run.stdout.as_str()), (1, "it failed\n"));
+    Test::new()
+        .args(&["--cmd", &fault("normal"), "fail"])
+        .status(1)
+        .stdout("it failed\n")
+        .run();
 }
 
 #[test]
@@ -224,13 +195,13 @@ fn ctrl_c_during_a_call_stops_the_server_too() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the server is up and the call is in flight.
-    let started = std::time::Instant::now();
-    while processes_matching(&marker).is_empty() {
-        assert!(started.elapsed().as_secs() < 20, "the server never started");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Wait until the call is in flight: the server says in its log that it has the call.
+    let log = env.path("cache/logs/fault_server.log");
+    assert!(
+        wait_until(20, || std::fs::read_to_string(&log)
+            .is_ok_and(|text| text.contains("hanging on tools/call\n"))),
+        "the call never reached the server"
+    );
     // SAFETY: signalling the ferry process this test started.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
@@ -278,24 +249,24 @@ fn a_reader_that_goes_away_ends_ferry_quietly() {
 fn an_http_server_that_wants_credentials_is_exit_5() {
     let env = Env::new();
     let (mut server, url) = http_fault_server("unauthorized");
-    let run = env.run(&[&url, "echo", "x"]);
+    // The one command that fixes it: sign in (or configure a header).
+    Test::with(env)
+        .args(&[&url, "echo", "x"])
+        .status(5)
+        .stderr(&format!("error: {url} needs you to sign in (HTTP 401)\nhint: run `ferry auth {url}`, then this command again (or put an Authorization header in the server's \"headers\")\n"))
+        .run();
     server.kill().unwrap();
     server.wait().unwrap();
-    assert_eq!(run.code, 5, "{}", run.stderr);
-    // The one command that fixes it: sign in (or configure a header).
-    assert_eq!(
-        run.stderr,
-        format!("error: {url} needs you to sign in (HTTP 401)\nhint: run `ferry auth {url}`, then this command again (or put an Authorization header in the server's \"headers\")\n")
-    );
 }
 
 #[test]
 fn an_error_with_a_null_id_answers_the_pending_request() {
-    let env = Env::new();
     let started = std::time::Instant::now();
-    let run = env.run(&["--timeout", "30", "--cmd", &fault("null-id-error")]);
-    assert_eq!(run.code, 3, "{}", run.stderr);
-    assert!(run.stderr.starts_with("error: fault_server answered initialize with an error: Invalid request: bad clientInfo (code -32600)\n"), "{}", run.stderr);
+    Test::new()
+        .args(&["--timeout", "30", "--cmd", &fault("null-id-error")])
+        .status(3)
+        .stderr("error: fault_server answered initialize with an error: Invalid request: bad clientInfo (code -32600)\n")
+        .run();
     // Answered, not waited out: far below the 30 s limit (a generous bound, not a benchmark).
     assert!(started.elapsed().as_secs() < 20);
 }
@@ -407,7 +378,7 @@ fn a_json_http_error_that_is_not_json_rpc_is_a_server_failure() {
 
 #[test]
 fn out_of_range_options_are_usage_errors() {
-    let env = Env::new();
+    let mut env = Env::new();
     let cases: [(&[&str], &str); 4] = [
         (&["--timeout", "1e300", "demo", "pixel"], "error: --timeout must be a number of seconds above 0 and at most 604800, not \"1e300\"\nhint: for example: --timeout 120\n"),
         (&["--max-tokens", "5", "demo", "pixel"], "error: --max-tokens must be at least 64: the line that reports a cut takes about 40\nhint: give --max-tokens 64 or more\n"),
@@ -415,8 +386,7 @@ fn out_of_range_options_are_usage_errors() {
         (&["demo", "word_count", "x", "--timeout", "0"], "error: --timeout must be a number of seconds above 0 and at most 604800, not \"0\"\nhint: for example: --timeout 120\n"),
     ];
     for (args, expected) in cases {
-        let run = env.run(args);
-        assert_eq!((run.code, run.stderr.as_str()), (2, expected), "{args:?}");
+        env = Test::with(env).args(args).status(2).stderr(expected).run();
     }
 }
 
@@ -424,22 +394,22 @@ fn out_of_range_options_are_usage_errors() {
 fn a_timeout_after_the_tool_name_holds_on_a_cold_cache_too() {
     // With nothing cached, the session that lists the tools also makes the call: it must take
     // the call's own --timeout, not the default minute.
-    let env = Env::new();
     let marker = format!("cold-timeout-marker-{}", std::process::id());
-    let run = env.run(&[
-        "--cmd",
-        &format!("{} {marker}", fault("hang")),
-        "echo",
-        "--text",
-        "hi",
-        "--timeout",
-        "1",
-    ]);
-    assert_eq!(run.code, 4, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .starts_with("error: fault_server did not answer tools/call within 1s\n"),
-        "{}",
-        run.stderr
-    );
+    Test::new()
+        .args(&[
+            "--cmd",
+            &format!("{} {marker}", fault("hang")),
+            "echo",
+            "--text",
+            "hi",
+            "--timeout",
+            "1",
+        ])
+        .status(4)
+        .stderr(
+            "error: fault_server did not answer tools/call within 1s\n\
+             server stderr (last lines):\n  hanging on tools/call\n\
+             hint: raise the limit with --timeout SECONDS or \"timeout\" in the server's config\n",
+        )
+        .run();
 }

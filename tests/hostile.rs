@@ -492,20 +492,18 @@ fn sigterm_is_heard_while_opening_a_fifo_and_during_an_endless_read() {
 #[test]
 fn a_crash_is_noticed_when_a_grandchild_holds_the_pipe() {
     let env = Env::new();
+    let log = env.path("cache/logs/hostile_server.log");
     let started = Instant::now();
-    let run = env.run(&["--cmd", &hostile("fork-exit"), "echo", "--text", "x"]);
-    assert_eq!(run.code, 3, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .starts_with("error: hostile_server stopped: the server exited (exit status 9)\n"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("  hostile: exiting during the call\n"),
-        "{}",
-        run.stderr
-    );
+    Test::with(env)
+        .args(&["--cmd", &hostile("fork-exit"), "echo", "--text", "x"])
+        .status(3)
+        .stderr(&format!(
+            "error: hostile_server stopped: the server exited (exit status 9)\n\
+             server stderr (last lines):\n  hostile: exiting during the call\n\
+             hint: its stderr is in {}\n",
+            log.display()
+        ))
+        .run();
     assert!(
         started.elapsed() < Duration::from_secs(20),
         "not the 60 s timeout"
@@ -516,28 +514,20 @@ fn a_crash_is_noticed_when_a_grandchild_holds_the_pipe() {
 
 #[test]
 fn odd_replies_are_decoded_leniently_or_fail_at_once() {
-    let env = Env::new();
-    let bad = env.run(&["--cmd", &hostile("bad-utf8"), "echo", "--text", "x"]);
-    assert_eq!(
-        (bad.code, bad.stdout.as_str()),
-        (0, "caf\u{fffd} ok\n"),
-        "{}",
-        bad.stderr
-    );
-    let batch = env.run(&["--cmd", &hostile("batch"), "echo", "--text", "x"]);
-    assert_eq!(
-        (batch.code, batch.stdout.as_str()),
-        (0, "batched x\n"),
-        "{}",
-        batch.stderr
-    );
+    let env = Test::new()
+        .args(&["--cmd", &hostile("bad-utf8"), "echo", "--text", "x"])
+        .stdout("caf\u{fffd} ok\n")
+        .run();
+    let env = Test::with(env)
+        .args(&["--cmd", &hostile("batch"), "echo", "--text", "x"])
+        .stdout("batched x\n")
+        .run();
     let started = Instant::now();
-    let empty = env.run(&["--cmd", &hostile("no-result"), "echo", "--text", "x"]);
-    assert_eq!(empty.code, 3, "{}", empty.stderr);
-    assert_eq!(
-        empty.stderr,
-        "error: hostile_server answered tools/call with neither a result nor an error\nhint: the server broke the protocol; report it to its authors\n"
-    );
+    Test::with(env)
+        .args(&["--cmd", &hostile("no-result"), "echo", "--text", "x"])
+        .status(3)
+        .stderr("error: hostile_server answered tools/call with neither a result nor an error\nhint: the server broke the protocol; report it to its authors\n")
+        .run();
     assert!(
         started.elapsed() < Duration::from_secs(20),
         "not the 60 s timeout"
@@ -546,16 +536,17 @@ fn odd_replies_are_decoded_leniently_or_fail_at_once() {
 
 #[test]
 fn a_tool_nested_past_the_recursion_limit_costs_only_itself() {
-    let env = Env::new();
     let server = hostile("deep-schema");
-    let listing = env.run(&["--cmd", &server]);
-    assert_eq!(listing.code, 0, "{}", listing.stderr);
-    assert_eq!(
-        listing.stdout,
-        "echo([text]) - Echo text back\nfail([text]) - Always fails\ndeep([x]) - Too deep\n"
-    );
-    let call = env.run(&["--cmd", &server, "echo", "--text", "still here"]);
-    assert_eq!(call.stdout, "still here\n");
+    let env = Test::new()
+        .args(&["--cmd", &server])
+        .stdout(
+            "echo([text]) - Echo text back\nfail([text]) - Always fails\ndeep([x]) - Too deep\n",
+        )
+        .run();
+    Test::with(env)
+        .args(&["--cmd", &server, "echo", "--text", "still here"])
+        .stdout("still here\n")
+        .run();
 }
 
 // 8. Concurrent writes of the config all land.
@@ -631,23 +622,16 @@ fn a_closed_pipe_is_a_quiet_end_and_a_full_disk_is_exit_1() {
 
 #[test]
 fn a_sampling_loop_is_refused_with_one_notice() {
-    let env = Env::new();
-    let run = env.run(&["--cmd", &hostile("sampling-loop"), "echo", "--text", "x"]);
-    assert_eq!(
-        (run.code, run.stdout.as_str()),
-        (0, "sampled\n"),
-        "{}",
-        run.stderr
-    );
-    assert_eq!(
-        run.stderr,
-        "ferry: the server asked for sampling (an LLM completion), which ferry does not provide; refused\n"
-    );
+    Test::new()
+        .args(&["--cmd", &hostile("sampling-loop"), "echo", "--text", "x"])
+        .stdout("sampled\n")
+        .stderr("ferry: the server asked for sampling (an LLM completion), which ferry does not provide; refused\n")
+        .run();
 }
 
 #[test]
 fn json_arguments_are_type_checked_and_odd_results_are_errors() {
-    let env = Env::new();
+    let mut env = Env::new();
     let server = hostile("normal");
     let run = env.run(&["--cmd", &server, "echo", "--json", "{\"text\": 5}"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
@@ -658,12 +642,11 @@ fn json_arguments_are_type_checked_and_odd_results_are_errors() {
         run.stderr
     );
     for (mode, kind) in [("content-string", "a string"), ("content-null", "null")] {
-        let run = env.run(&["--cmd", &hostile(mode), "echo", "--text", "x"]);
-        assert_eq!(run.code, 3, "{mode}: {}", run.stderr);
-        assert_eq!(
-            run.stderr,
-            format!("error: hostile_server sent a result ferry cannot read: its \"content\" is {kind}, not a list\nhint: run the same command with --json to see what it sent\n")
-        );
+        env = Test::with(env)
+            .args(&["--cmd", &hostile(mode), "echo", "--text", "x"])
+            .status(3)
+            .stderr(&format!("error: hostile_server sent a result ferry cannot read: its \"content\" is {kind}, not a list\nhint: run the same command with --json to see what it sent\n"))
+            .run();
     }
 }
 
@@ -674,20 +657,14 @@ fn tools_named_like_options_are_called_after_double_dash() {
         &env,
         serde_json::json!({"dashes": {"command": hostile_exe(), "args": ["stdio", "dash-tools"]}}),
     );
-    let run = env.run(&["dashes", "--", "-x", "--text", "one"]);
-    assert_eq!(
-        (run.code, run.stdout.as_str()),
-        (0, "one\n"),
-        "{}",
-        run.stderr
-    );
-    let run = env.run(&["dashes", "--", "--help", "--text", "two"]);
-    assert_eq!(
-        (run.code, run.stdout.as_str()),
-        (0, "two\n"),
-        "{}",
-        run.stderr
-    );
+    let env = Test::with(env)
+        .args(&["dashes", "--", "-x", "--text", "one"])
+        .stdout("one\n")
+        .run();
+    Test::with(env)
+        .args(&["dashes", "--", "--help", "--text", "two"])
+        .stdout("two\n")
+        .run();
 }
 
 #[test]
@@ -737,12 +714,11 @@ fn odd_config_shapes_are_warned_about() {
 
 #[test]
 fn find_with_a_zero_limit_is_a_usage_error() {
-    let env = Env::new();
-    let run = env.run(&["find", "anything", "--limit", "0"]);
-    assert_eq!(
-        (run.code, run.stderr.as_str()),
-        (2, "error: --limit must be 1 or more\nhint: for example: ferry find create issue --limit 10\n")
-    );
+    Test::new()
+        .args(&["find", "anything", "--limit", "0"])
+        .status(2)
+        .stderr("error: --limit must be 1 or more\nhint: for example: ferry find create issue --limit 10\n")
+        .run();
 }
 
 #[test]
@@ -780,13 +756,10 @@ fn stdin_arguments_are_limited_too() {
 fn a_session_the_server_forgot_is_started_again_once() {
     let env = Env::new();
     let http = HostileHttp::start(&env, "expire-session");
-    let run = env.run(&[&http.url(), "echo", "--text", "again"]);
-    assert_eq!(
-        (run.code, run.stdout.as_str()),
-        (0, "again\n"),
-        "{}",
-        run.stderr
-    );
+    let _env = Test::with(env)
+        .args(&[&http.url(), "echo", "--text", "again"])
+        .stdout("again\n")
+        .run();
     // The call was sent in the first session, refused, then sent in a second one.
     let requests = http.requests().to_ascii_lowercase();
     assert!(requests.contains("mcp-session-id: s1"), "{requests}");

@@ -61,9 +61,12 @@ fn setup(server: &AuthServer) -> Env {
     env
 }
 
+/// A "browser" that follows the authorization server's redirect back to ferry's listener.
+const BROWSER: &str = "curl -s -o /dev/null -L";
+
 fn run(env: &Env, args: &[&str]) -> Run {
     env.command(args)
-        .env("BROWSER", "curl -s -o /dev/null -L")
+        .env("BROWSER", BROWSER)
         .stdin(Stdio::null())
         .output()
         .unwrap()
@@ -89,13 +92,12 @@ fn sign_in_stores_a_private_token_that_no_output_shows() {
     let server = AuthServer::start();
     let env = setup(&server);
     // Before signing in: exit 5 and the one command that fixes it.
-    let refused = run(&env, &["secure", "whoami"]);
-    assert_eq!(refused.code, 5, "{}", refused.stderr);
-    assert!(
-        refused.stderr.contains("hint: run `ferry auth secure`"),
-        "{}",
-        refused.stderr
-    );
+    let env = Test::with(env)
+        .env("BROWSER", BROWSER)
+        .args(&["secure", "whoami"])
+        .status(5)
+        .stderr_has("hint: run `ferry auth secure`")
+        .run();
     let signed = run(&env, &["auth", "secure"]);
     assert_eq!(signed.code, 0, "{}", signed.stderr);
     assert_eq!(signed.stdout, "signed in to secure (scope: mcp:tools)\n");
@@ -182,7 +184,6 @@ fn an_expiring_token_is_refreshed_once_however_many_processes_need_it() {
     assert_eq!(server.control(None)["refreshes"], 1);
     assert_ne!(stored(&env)["accessToken"].as_str().unwrap(), first);
     // A token the server refuses (it forgot it) is refreshed, and the call goes through.
-    std::thread::sleep(std::time::Duration::from_millis(100));
     let mut doc = stored(&env);
     doc["accessToken"] = Value::String("tok-unknown".into());
     std::fs::write(token_file(&env), doc.to_string()).unwrap();
@@ -201,13 +202,12 @@ fn a_revoked_registration_or_a_tampered_answer_needs_a_new_sign_in() {
     let mut doc = stored(&env);
     doc["expiresAt"] = Value::from(1);
     std::fs::write(token_file(&env), doc.to_string()).unwrap();
-    let refused = run(&env, &["secure", "whoami"]);
-    assert_eq!(refused.code, 5, "{}", refused.stderr);
-    assert!(
-        refused.stderr.contains("ferry auth secure"),
-        "{}",
-        refused.stderr
-    );
+    let env = Test::with(env)
+        .env("BROWSER", BROWSER)
+        .args(&["secure", "whoami"])
+        .status(5)
+        .stderr_has("ferry auth secure")
+        .run();
     // Signing in again registers anew.
     let registrations = server.control(None)["registrations"].as_u64().unwrap();
     assert_eq!(run(&env, &["auth", "secure"]).code, 0);
@@ -254,30 +254,24 @@ fn an_issuer_or_resource_metadata_over_plain_http_is_refused() {
     server.control(Some(
         &serde_json::json!({ "issuer": elsewhere }).to_string(),
     ));
-    let refused = run(&env, &["auth", "secure"]);
-    assert_eq!(
-        (refused.code, refused.stdout.as_str(), refused.stderr),
-        (
-            5,
-            "",
-            format!(
-                "error: the authorization server {elsewhere} is not an https URL; refused\n{hint}"
-            )
-        )
-    );
+    let env = Test::with(env)
+        .env("BROWSER", BROWSER)
+        .args(&["auth", "secure"])
+        .status(5)
+        .stderr(&format!(
+            "error: the authorization server {elsewhere} is not an https URL; refused\n{hint}"
+        ))
+        .run();
     assert!(no_token(&env));
     server.control(Some(
         &serde_json::json!({ "issuer": null, "metadata": elsewhere }).to_string(),
     ));
-    let refused = run(&env, &["auth", "secure"]);
-    assert_eq!(
-        (refused.code, refused.stdout.as_str(), refused.stderr),
-        (
-            5,
-            "",
-            format!("error: the protected resource metadata {elsewhere}/.well-known/oauth-protected-resource/mcp is not an https URL; refused\n{hint}")
-        )
-    );
+    let env = Test::with(env)
+        .env("BROWSER", BROWSER)
+        .args(&["auth", "secure"])
+        .status(5)
+        .stderr(&format!("error: the protected resource metadata {elsewhere}/.well-known/oauth-protected-resource/mcp is not an https URL; refused\n{hint}"))
+        .run();
     assert!(no_token(&env));
     assert_eq!(server.control(None)["registrations"], 0);
     // The same server, its metadata and issuer on loopback, signs in.
@@ -295,12 +289,16 @@ fn a_sign_out_or_a_new_sign_in_reaches_the_warm_session() {
     let url = format!("{}/mcp", server.base);
     assert_eq!(env.run(&["add", "secure", &url]).code, 0);
     assert_eq!(run(&env, &["auth", "secure"]).code, 0);
-    let warm = run(&env, &["secure", "whoami"]);
-    assert_eq!(warm.stdout, "signed in\n", "{}", warm.stderr);
-    assert_eq!(
-        run(&env, &["auth", "--logout", "secure"]).stdout,
-        "signed out of secure\n"
-    );
+    let env = Test::with(env)
+        .env("BROWSER", BROWSER)
+        .args(&["secure", "whoami"])
+        .stdout("signed in\n")
+        .run();
+    let env = Test::with(env)
+        .env("BROWSER", BROWSER)
+        .args(&["auth", "--logout", "secure"])
+        .stdout("signed out of secure\n")
+        .run();
     let signed_out = run(&env, &["secure", "whoami"]);
     assert_eq!(
         signed_out.code, 5,

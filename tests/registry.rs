@@ -120,21 +120,18 @@ fn a_long_description_is_cut_to_the_registrys_limit() {
 
 #[test]
 fn a_bad_registry_name_is_a_usage_error() {
-    let env = Env::new();
-    let run = env.run(&[
-        "serve",
-        "--manifest",
-        &serve_manifest(),
-        "--server-json",
-        "--registry-name",
-        "serve-test",
-    ]);
-    assert_eq!(run.code, 2);
-    assert_eq!(run.stdout, "");
-    assert_eq!(
-        run.stderr,
-        "error: --registry-name expects a reverse-DNS name such as io.github.OWNER/NAME, not \"serve-test\"\nhint: a namespace you can prove: io.github.OWNER (GitHub) or a domain you own, reversed\n"
-    );
+    let env = Test::new()
+        .args(&[
+            "serve",
+            "--manifest",
+            &serve_manifest(),
+            "--server-json",
+            "--registry-name",
+            "serve-test",
+        ])
+        .status(2)
+        .stderr("error: --registry-name expects a reverse-DNS name such as io.github.OWNER/NAME, not \"serve-test\"\nhint: a namespace you can prove: io.github.OWNER (GitHub) or a domain you own, reversed\n")
+        .run();
     let without = env.run(&["serve", "--server-json"]);
     assert_eq!(without.code, 2, "{}", without.stderr);
     assert!(without.stderr.contains("--manifest"), "{}", without.stderr);

@@ -514,3 +514,602 @@ fn the_meter_says_what_its_figures_mean() {
         served.stdout
     );
 }
+
+// 15. `ferry serve` alone names every mode it has, and `--demo` is in its help.
+#[test]
+fn serve_alone_names_its_modes() {
+    let env = Test::new()
+        .args(&["serve"])
+        .status(2)
+        .stderr(
+            "error: ferry serve needs what to serve: --manifest FILE, --cli NAME, --servers or --demo\n\
+             hint: ferry serve --manifest tools.toml  or  ferry serve --cli git  or  ferry serve --servers  or  ferry serve --demo; draft a manifest with ferry serve init git\n",
+        )
+        .run();
+    let help = env.run(&["serve", "--help"]);
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    assert!(
+        help.stdout
+            .contains("\n      --demo\n          Serve the demo tools"),
+        "{}",
+        help.stdout
+    );
+}
+
+/// The Arguments section of a `--help`: each argument's line, by its name.
+fn arguments_of(help: &str) -> Vec<String> {
+    help.split("\nArguments:\n")
+        .nth(1)
+        .map(|rest| {
+            rest.split("\n\n").next().unwrap_or("").lines().fold(
+                Vec::<String>::new(),
+                |mut args, line| {
+                    // A long help puts the description on the lines below the name.
+                    match args.last_mut() {
+                        Some(last) if !line.trim_start().starts_with(['<', '[']) => {
+                            last.push(' ');
+                            last.push_str(line.trim());
+                        }
+                        _ => args.push(line.to_string()),
+                    }
+                    args
+                },
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// The commands a `--help` lists (not `help` itself).
+fn commands_of(help: &str) -> Vec<String> {
+    help.split("\nCommands:\n")
+        .nth(1)
+        .map(|rest| {
+            rest.split("\n\n")
+                .next()
+                .unwrap_or("")
+                .lines()
+                .filter_map(|l| l.split_whitespace().next())
+                .filter(|c| *c != "help")
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+// 15. Every command's --help says what each of its arguments is.
+#[test]
+fn every_commands_help_describes_its_arguments() {
+    let env = Env::new();
+    let mut undescribed = Vec::new();
+    let mut queue: Vec<Vec<String>> = vec![Vec::new()];
+    let mut seen = 0;
+    while let Some(path) = queue.pop() {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let help = env.run(&args);
+        assert_eq!(help.code, 0, "ferry {}: {}", args.join(" "), help.stderr);
+        seen += 1;
+        for line in arguments_of(&help.stdout) {
+            // `  <NAME>  what it is`: a name alone is a word the reader must guess at.
+            let described = line
+                .trim_start()
+                .split_once(|c: char| c == '>' || c == ']')
+                .is_some_and(|(_, rest)| {
+                    !rest.trim_start_matches(['.', ']', '>']).trim().is_empty()
+                });
+            if !described {
+                undescribed.push(format!("ferry {}: {}", path.join(" "), line.trim()));
+            }
+        }
+        for command in commands_of(&help.stdout) {
+            let mut deeper = path.clone();
+            deeper.push(command);
+            queue.push(deeper);
+        }
+    }
+    assert!(seen > 15, "only {seen} commands were looked at");
+    assert!(undescribed.is_empty(), "{}", undescribed.join("\n"));
+}
+
+// 15. Bash completion offers the commands a person types (never `__complete`) and a tool's
+// flags after its name.
+#[test]
+fn bash_completes_a_tools_flags_and_no_hidden_command() {
+    let env = Test::with(Env::warm())
+        .server("mem", entry(&support::memory()))
+        .scene();
+    let script = env.run(&["completions", "bash"]);
+    assert_eq!(script.code, 0, "{}", script.stderr);
+    let offered: Vec<&str> = script
+        .stdout
+        .lines()
+        .filter(|l| l.contains("opts=") && l.contains("__complete"))
+        .collect();
+    assert!(offered.is_empty(), "{}", offered.join("\n"));
+    assert!(!script.stdout.contains("subcmd____complete"));
+    // What a person types is all still offered.
+    assert!(
+        script.stdout.contains(" --version add remove "),
+        "{}",
+        script.stdout
+    );
+    env.write("work/ferry.bash", &script.stdout);
+    // The listing fills the cache completion reads.
+    let listed = env.run(&["mem"]);
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    let complete = |words: &str, current: usize| {
+        let bin = std::path::Path::new(support::FERRY).parent().unwrap();
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let output = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "source ./ferry.bash; COMP_WORDS=({words}); COMP_CWORD={current}; _ferry_dynamic; printf '%s\\n' \"${{COMPREPLY[@]}}\""
+            ))
+            .current_dir(env.path("work"))
+            .env("PATH", path)
+            .env("HOME", env.path("home"))
+            .env("FERRY_CONFIG_DIR", env.path("config"))
+            .env("FERRY_CACHE_DIR", env.path("cache"))
+            .env_remove("FERRY_NO_DAEMON")
+            .output()
+            .unwrap();
+        let mut words: Vec<String> = String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect();
+        words.sort();
+        words
+    };
+    assert_eq!(
+        complete("ferry mem create_entities --", 3),
+        ["--entities", "--help"]
+    );
+    assert_eq!(complete("ferry mem search_nodes --q", 3), ["--query"]);
+    let first = complete("ferry __", 1);
+    assert!(first.is_empty(), "{first:?}");
+}
+
+// 15. `ferry daemon status` tells a server reached by URL (its URL) and a `--cmd` server
+// from the config's.
+#[test]
+fn daemon_status_says_how_each_server_is_reached() {
+    let env = Env::warm();
+    let served = support::HttpServed::start(&env, &["--demo"]);
+    let token = served.token.clone().unwrap();
+    let env = Test::with(env)
+        .server(
+            "web",
+            json!({"url": served.url, "headers": {"Authorization": format!("Bearer {token}")}}),
+        )
+        .server("mem", entry(&support::memory()))
+        .scene();
+    for args in [
+        vec!["web", "date"],
+        vec!["mem", "read_graph"],
+        vec![
+            "--cmd",
+            &support::time_server(),
+            "get_current_time",
+            "--timezone",
+            "UTC",
+        ],
+    ] {
+        let run = env.run(&args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+    }
+    let status = env.run(&["daemon", "status"]);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    let row = |name: &str| {
+        status
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with(&format!("{name} ")))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        status
+            .stdout
+            .lines()
+            .nth(1)
+            .unwrap()
+            .ends_with("  directory or URL"),
+        "{}",
+        status.stdout
+    );
+    let web = row("web");
+    assert!(
+        web.len() == 1 && web[0].ends_with(&format!("  {}", served.url)),
+        "{}",
+        status.stdout
+    );
+    let work = env.path("work").display().to_string();
+    let config = row("mem");
+    let cmd = status
+        .stdout
+        .lines()
+        .filter(|l| l.ends_with(&format!("  {work}  (--cmd)")))
+        .count();
+    assert!(
+        config.len() == 1 && config[0].ends_with(&format!("  {work}")),
+        "{}",
+        status.stdout
+    );
+    assert_eq!(cmd, 1, "{}", status.stdout);
+}
+
+// 15. A server given its credentials as a configured header needs no sign-in, and says so.
+#[test]
+fn auth_status_names_a_configured_header() {
+    Test::new()
+        .server(
+            "web",
+            json!({"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer abc"}}),
+        )
+        .server("open", json!({"url": "http://127.0.0.1:9/open"}))
+        .args(&["auth", "--status"])
+        .stdout("web  no sign-in; sends the configured header Authorization\nopen  not signed in\n")
+        .run();
+}
+
+/// A ferry run at a terminal (a pseudo-terminal for its stdin, stdout and stderr), as a
+/// person runs it: the bytes it wrote, and answers typed when a prompt shows.
+struct AtTerminal {
+    child: std::process::Child,
+    master: std::fs::File,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl AtTerminal {
+    fn start(env: &Env, args: &[&str]) -> AtTerminal {
+        use std::os::fd::FromRawFd;
+        let (mut master, mut slave) = (0, 0);
+        let mut size = libc::winsize {
+            ws_row: 50,
+            ws_col: 400,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        };
+        let opened = unsafe {
+            libc::openpty(
+                &mut master,
+                &mut slave,
+                std::ptr::null_mut(),
+                std::ptr::null(),
+                &mut size,
+            )
+        };
+        assert_eq!(opened, 0, "openpty: {}", std::io::Error::last_os_error());
+        let slave = unsafe { std::fs::File::from_raw_fd(slave) };
+        let master = unsafe { std::fs::File::from_raw_fd(master) };
+        let child = env
+            .command(args)
+            .stdin(slave.try_clone().unwrap())
+            .stdout(slave.try_clone().unwrap())
+            .stderr(slave)
+            .spawn()
+            .unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut from = master.try_clone().unwrap();
+        let into = seen.clone();
+        // Until every copy of the terminal's other end is closed (EIO).
+        let reader = std::thread::spawn(move || {
+            let mut buffer = [0u8; 4096];
+            while let Ok(n @ 1..) = std::io::Read::read(&mut from, &mut buffer) {
+                into.lock().unwrap().extend_from_slice(&buffer[..n]);
+            }
+        });
+        AtTerminal {
+            child,
+            master,
+            seen,
+            reader: Some(reader),
+        }
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.seen.lock().unwrap()).into_owned()
+    }
+
+    /// Types `answer` (and Enter) once `prompt` shows.
+    fn answer(&mut self, prompt: &str, answer: &str) {
+        assert!(
+            support::wait_until(60, || self.text().contains(prompt)),
+            "no prompt {prompt:?} in {:?}",
+            self.text()
+        );
+        std::io::Write::write_all(&mut self.master, format!("{answer}\n").as_bytes()).unwrap();
+    }
+
+    /// Waits until `text` shows.
+    fn wait_for(&self, text: &str) {
+        assert!(
+            support::wait_until(60, || self.text().contains(text)),
+            "no {text:?} in {:?}",
+            self.text()
+        );
+    }
+
+    /// Ctrl-C, as the terminal sends it to the command.
+    fn interrupt(&self) {
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGINT) };
+    }
+
+    /// Waits for the end: the exit code and the screen as a terminal shows it.
+    fn finish(mut self) -> (i32, Vec<String>) {
+        let mut code = None;
+        assert!(
+            support::wait_until(120, || {
+                code = self.child.try_wait().unwrap();
+                code.is_some()
+            }),
+            "ferry did not end: {:?}",
+            self.text()
+        );
+        self.reader.take().unwrap().join().unwrap();
+        (code.unwrap().code().unwrap_or(-1), screen(&self.text()))
+    }
+}
+
+/// What a terminal shows of `bytes`: each row after carriage returns, erases to the end of
+/// the line (`ESC [ K`) and new lines are applied.
+fn screen(bytes: &str) -> Vec<String> {
+    let mut rows: Vec<Vec<char>> = vec![Vec::new()];
+    let mut column = 0;
+    let mut chars = bytes.chars().peekable();
+    while let Some(c) = chars.next() {
+        let row = rows.last_mut().unwrap();
+        match c {
+            '\r' => column = 0,
+            '\n' => {
+                rows.push(Vec::new());
+            }
+            '\x1b' => {
+                let mut sequence = String::new();
+                for next in chars.by_ref() {
+                    sequence.push(next);
+                    if next.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+                if sequence == "[K" {
+                    row.truncate(column);
+                }
+            }
+            c => {
+                if column < row.len() {
+                    row[column] = c;
+                } else {
+                    row.push(c);
+                }
+                column += 1;
+            }
+        }
+    }
+    rows.into_iter().map(|r| r.into_iter().collect()).collect()
+}
+
+// 9. A server's question during a task takes the status line away while it is open: the
+// question starts its own line and the person's answer stays beside the prompt.
+#[test]
+fn a_question_during_a_task_stays_on_screen() {
+    let env = Test::with(Env::warm())
+        .server("ev", entry(&support::everything()))
+        .scene();
+    // The daemon runs before the terminal is opened, so that only this ferry holds it.
+    assert_eq!(env.run(&["ev"]).code, 0);
+    let mut run = AtTerminal::start(
+        &env,
+        &[
+            "ev",
+            "simulate-research-query",
+            "--topic",
+            "x",
+            "--ambiguous",
+        ],
+    );
+    let prompt = "interpretation (technical (Technical/scientific perspective)|historical (Historical perspective)|current (Current events/news perspective)): ";
+    run.answer(prompt, "technical");
+    let (code, screen) = run.finish();
+    assert_eq!(code, 0, "{screen:#?}");
+    let question = screen
+        .iter()
+        .position(|row| row.contains("could have multiple interpretations"))
+        .unwrap_or_else(|| panic!("{screen:#?}"));
+    assert_eq!(
+        screen[question],
+        "ferry: The research query \"x\" could have multiple interpretations. Please clarify what you're looking for:",
+        "{screen:#?}"
+    );
+    assert_eq!(
+        screen[question + 1],
+        format!("{prompt}technical"),
+        "{screen:#?}"
+    );
+    assert!(
+        screen
+            .iter()
+            .any(|row| row == "- **Clarification**: technical"),
+        "{screen:#?}"
+    );
+}
+
+/// A server (the Python SDK) that lists `tools` as given.
+fn snapshot_of(env: &Env, tools: serde_json::Value) -> serde_json::Value {
+    let file = env.path("work/tools.json");
+    std::fs::write(&file, tools.to_string()).unwrap();
+    entry(&support::snapshot_server(&file))
+}
+
+// 9. A titled enum (oneOf of const and title, or the legacy enumNames) lists its choices,
+// each with its title, in the tool's --help; a value that is not one of them is refused.
+#[test]
+fn titled_choices_are_listed_in_help() {
+    let env = Env::warm();
+    let snap = snapshot_of(
+        &env,
+        json!([{"name": "paint", "description": "Paint the wall.", "inputSchema": {
+            "type": "object",
+            "properties": {
+                "color": {"type": "string", "oneOf": [
+                    {"const": "r", "title": "Red"}, {"const": "g", "title": "Green"}]},
+                "pet": {"type": "string", "enum": ["c", "d"], "enumNames": ["Cats", "Dogs"]}
+            },
+            "required": ["color"]}}]),
+    );
+    let env = Test::with(env)
+        .server("snap", snap)
+        .args(&["snap", "paint", "--help"])
+        .stdout("Paint the wall.\n--color r (Red)|g (Green) required\n--pet c (Cats)|d (Dogs)\n")
+        .run();
+    Test::with(env)
+        .args(&["snap", "paint", "--color", "x"])
+        .status(2)
+        .stderr(
+            "error: --color expects one of r, g, not \"x\"\nhint: see: ferry snap paint --help\n",
+        )
+        .run();
+}
+
+// 9. A form at the terminal: a yes-or-no field takes `yes`, a legacy titled enum lists its
+// choices with their titles and takes a title.
+#[test]
+fn a_form_takes_yes_no_and_titled_choices() {
+    let env = Test::with(Env::warm())
+        .server("ev", entry(&support::everything()))
+        .scene();
+    assert_eq!(env.run(&["ev"]).code, 0);
+    let mut run = AtTerminal::start(&env, &["ev", "trigger-elicitation-request"]);
+    run.answer("name (str): ", "Ann");
+    run.answer("check [optional] (y/n): ", "YES");
+    for field in [
+        "firstLine [optional] (str): ",
+        "email [optional] (str): ",
+        "homepage [optional] (str): ",
+        "birthdate [optional] (str): ",
+        "integer [optional] (int): ",
+        "number [optional] (num): ",
+        "untitledSingleSelectEnum [optional] (Monica|Rachel|Joey|Chandler|Ross|Phoebe): ",
+        "untitledMultipleSelectEnum [optional] (",
+    ] {
+        run.answer(field, "");
+    }
+    run.answer(
+        "titledSingleSelectEnum [optional] (hero-1 (Superman)|hero-2 (Green Lantern)|hero-3 (Wonder Woman)): ",
+        "hero-2",
+    );
+    run.answer("titledMultipleSelectEnum [optional] (", "");
+    run.answer(
+        "legacyTitledEnum [optional] (pet-1 (Cats)|pet-2 (Dogs)|pet-3 (Birds)|pet-4 (Fish)|pet-5 (Reptiles)): ",
+        "Dogs",
+    );
+    let (code, screen) = run.finish();
+    assert_eq!(code, 0, "{screen:#?}");
+    for line in ["- Name: Ann", "- Agreed to terms: true"] {
+        assert!(screen.iter().any(|row| row == line), "{line}: {screen:#?}");
+    }
+}
+
+// 12. The proxy's catalog says why a server's tools could not be listed, instead of "not
+// listed yet" for a listing that will never come.
+#[test]
+fn the_proxy_catalog_says_why_a_listing_failed() {
+    let env = Test::with(Env::warm())
+        .server("broken", json!({"command": "ferry-no-such-command"}))
+        .server("mem", entry(&support::memory()))
+        .scene();
+    let mut served = support::Served::start(&env, &["--servers"]);
+    let found = served.call(1, "server/discover", json!({}), &mut Vec::new());
+    let instructions = found["result"]["instructions"].as_str().unwrap_or_default();
+    assert!(
+        instructions.contains(
+            "\n- broken (tools could not be listed: could not start broken: command \"ferry-no-such-command\" not found)\n"
+        ),
+        "{found}"
+    );
+    assert!(!instructions.contains("not listed yet"), "{found}");
+}
+
+// 12. A count of the wrong type or out of range, given to one of ferry's own options, says
+// which option, what it must be, and gives an example.
+#[test]
+fn type_and_range_mistakes_have_hints() {
+    let env = Test::with(Env::warm())
+        .args(&["find", "-n", "abc", "echo"])
+        .status(2)
+        .stderr(
+            "error: --limit must be a whole number, not \"abc\"\nhint: for example: --limit 10\n",
+        )
+        .run();
+    let env = Test::with(env)
+        .args(&["tokens", "--session", "2.5"])
+        .status(2)
+        .stderr(
+            "error: --session must be a whole number, not \"2.5\"\nhint: for example: --session 10\n",
+        )
+        .run();
+    let env = Test::with(env)
+        .args(&["find", "--limit", "-1", "echo"])
+        .status(2)
+        .stderr(
+            "error: -1 is not a value ferry takes: counts and limits are whole numbers, 1 or more\n\
+             hint: see: ferry find --help\n",
+        )
+        .run();
+    // A wrong type inside an item of a tool's argument: the item counted from 1, in words.
+    Test::with(env)
+        .server("mem", entry(&support::memory()))
+        .args(&[
+            "mem",
+            "create_entities",
+            "--entities",
+            "[{\"name\": 1, \"entityType\": \"a\", \"observations\": []}]",
+        ])
+        .status(2)
+        .stderr(
+            "error: --entities item 1: name expects a string, not 1\n\
+             hint: see: ferry mem create_entities --help\n",
+        )
+        .run();
+}
+
+// 9. An error ends the progress line before it is written: it starts a line of its own.
+#[test]
+fn progress_is_cleared_before_an_error() {
+    let env = Test::with(Env::warm())
+        .server("ev", entry(&support::everything()))
+        .scene();
+    assert_eq!(env.run(&["ev"]).code, 0);
+    let run = AtTerminal::start(
+        &env,
+        &[
+            "ev",
+            "trigger-long-running-operation",
+            "--duration",
+            "30",
+            "--steps",
+            "30",
+        ],
+    );
+    run.wait_for("progress 1/30");
+    run.interrupt();
+    let (code, screen) = run.finish();
+    assert_ne!(code, 0, "{screen:#?}");
+    assert!(
+        screen.iter().any(|row| row
+            == "error: interrupted; the request was cancelled and the warm server keeps running"),
+        "{screen:#?}"
+    );
+    assert!(
+        !screen
+            .iter()
+            .any(|row| row.starts_with("progress") && row.contains("error")),
+        "{screen:#?}"
+    );
+}

@@ -151,12 +151,12 @@ fn quick_mode_refuses_options_that_run_code_or_write_files() {
     assert!(Served::is_error(&broken), "{broken}");
 
     // Shells and command runners are never served in quick mode.
-    let run = env.run(&["serve", "--cli", "sh"]);
-    assert_eq!(run.code, 2);
-    assert_eq!(
-        run.stderr,
-        "error: sh cannot be served in quick mode: a shell runs its arguments as code\nhint: write a manifest whose commands fix what may vary (ferry serve init)\n"
-    );
+    drop(rg);
+    Test::with(env)
+        .args(&["serve", "--cli", "sh"])
+        .status(2)
+        .stderr("error: sh cannot be served in quick mode: a shell runs its arguments as code\nhint: write a manifest whose commands fix what may vary (ferry serve init)\n")
+        .run();
 }
 
 /// A manifest in a temporary directory: a root, a sibling sharing its prefix, a symlink out.
@@ -646,31 +646,31 @@ fn a_bad_manifest_or_a_missing_command_is_refused_at_start() {
         "work/bad.toml",
         "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"no-such-command-anywhere\"]\n",
     );
-    let run = env.run(&["serve", "--manifest", "bad.toml"]);
-    assert_eq!(
-        (run.code, run.stderr.as_str()),
-        (2, "error: tool \"x\": command \"no-such-command-anywhere\" not found\nhint: install it, or give its full path in the manifest\n")
-    );
+    let env = Test::with(env)
+        .args(&["serve", "--manifest", "bad.toml"])
+        .status(2)
+        .stderr("error: tool \"x\": command \"no-such-command-anywhere\" not found\nhint: install it, or give its full path in the manifest\n")
+        .run();
     env.write(
         "work/broken.toml",
         "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\", \"{y}\"]\n",
     );
-    let run = env.run(&["serve", "--manifest", "broken.toml"]);
-    assert_eq!(
-        (run.code, run.stderr.as_str()),
-        (2, "error: broken.toml:4: tool \"x\": the command names {y}, which is not one of its params\nhint: fix line 4 of broken.toml and start again\n")
-    );
+    let env = Test::with(env)
+        .args(&["serve", "--manifest", "broken.toml"])
+        .status(2)
+        .stderr("error: broken.toml:4: tool \"x\": the command names {y}, which is not one of its params\nhint: fix line 4 of broken.toml and start again\n")
+        .run();
     // A model's value inside the script a shell runs would be code: refused at load, with
     // the form that passes it as data.
     env.write(
         "work/script.toml",
         "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"sh\", \"-c\", \"echo {x}\"]\n[tools.params.x]\ntype = \"string\"\n",
     );
-    let run = env.run(&["serve", "--manifest", "script.toml"]);
-    assert_eq!(
-        (run.code, run.stderr.as_str()),
-        (2, "error: script.toml:4: tool \"x\": {x} is in or before the script sh runs, so a model's value could become code; pass values after the script, as data: [\"sh\", \"-c\", \"echo \\\"$1\\\"\", \"sh\", \"{x}\"]\nhint: fix line 4 of script.toml and start again\n")
-    );
+    let env = Test::with(env)
+        .args(&["serve", "--manifest", "script.toml"])
+        .status(2)
+        .stderr("error: script.toml:4: tool \"x\": {x} is in or before the script sh runs, so a model's value could become code; pass values after the script, as data: [\"sh\", \"-c\", \"echo \\\"$1\\\"\", \"sh\", \"{x}\"]\nhint: fix line 4 of script.toml and start again\n")
+        .run();
     let run = env.run(&[
         "serve",
         "--http",
@@ -918,16 +918,16 @@ fn a_task_of_a_server_reached_by_url_is_fetched_cold() {
     );
 
     // An unknown task ID is the caller's mistake (issue 27, item 5): exit 2, with a hint.
-    let unknown = env.run(&[&served.url, "--task", "nope"]);
-    assert_eq!(unknown.code, 2, "{}", unknown.stderr);
-    assert!(
-        unknown
-            .stderr
-            .starts_with("error: mcp refused tasks/get: no task \"nope\" here"),
-        "{}",
-        unknown.stderr
-    );
-    assert!(unknown.stderr.contains("\nhint: "), "{}", unknown.stderr);
+    let url = served.url.clone();
+    Test::with(env)
+        .args(&[&url, "--task", "nope"])
+        .status(2)
+        .stderr(
+            "error: mcp refused tasks/get: no task \"nope\" here (it may have expired, or be \
+             another server's) (code -32602)\nhint: the server may have dropped the task (its \
+             ttl), or the id is another server's\n",
+        )
+        .run();
 }
 
 /// Ctrl-C on a cold call that became a task of a server reached by URL cancels the task before
@@ -944,8 +944,21 @@ fn ctrl_c_on_a_cold_task_cancels_it_on_the_server() {
         .spawn()
         .unwrap();
     assert!(wait_until(10, || processes_matching("sleep 37.25").len() == 1));
-    // Past half a second the call is a task.
-    std::thread::sleep(Duration::from_millis(800));
+    // Past half a second the call is a task: wait until the server counts it as one.
+    assert!(
+        wait_until(10, || http_exchange(
+            served.port,
+            "GET",
+            "/metrics",
+            &[],
+            "",
+            ""
+        )
+        .2
+        .lines()
+        .any(|line| line == "ferry_tasks 1")),
+        "the call never became a task"
+    );
     // SAFETY (test): the ferry this test started.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
@@ -956,4 +969,36 @@ fn ctrl_c_on_a_cold_task_cancels_it_on_the_server() {
         wait_until(10, || processes_matching("sleep 37.25").is_empty()),
         "the task's command still runs"
     );
+}
+
+#[test]
+fn serve_modes_exclude_each_other() {
+    // What is served is one of a manifest, quick mode's CLIs, the configured servers or the
+    // demo: any two together are a usage error naming both, before anything starts.
+    let modes: [(&[&str], &str); 4] = [
+        (&["--manifest", "tools.toml"], "--manifest <FILE>"),
+        (&["--cli", "git"], "--cli <NAME>"),
+        (&["--servers"], "--servers [<NAME>...]"),
+        (&["--demo"], "--demo"),
+    ];
+    for (first, first_shown) in modes {
+        for (second, second_shown) in modes {
+            if first == second {
+                continue;
+            }
+            let args: Vec<&str> = ["serve"]
+                .iter()
+                .chain(first)
+                .chain(second)
+                .copied()
+                .collect();
+            Test::new()
+                .args(&args)
+                .stderr(&format!(
+                    "error: the argument '{first_shown}' cannot be used with '{second_shown}'\nhint: see: ferry serve --help\n"
+                ))
+                .status(2)
+                .run();
+        }
+    }
 }

@@ -337,7 +337,11 @@ fn handshake_sessions_over_http() {
     let (status, headers, body) = exchange(&server.endpoint, "POST", &base, &init);
     assert_eq!(status, 200, "{body}");
     let session = header(&headers, "mcp-session-id").unwrap().to_string();
-    assert!(session.len() >= 32 && session.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+    // 16 random bytes in hex: visible ASCII, as the transport asks.
+    assert!(
+        session.len() == 32 && session.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{session}"
+    );
     assert_eq!(json_of(&body)["result"]["protocolVersion"], "2025-11-25");
     let mut with = base.to_vec();
     with.push(("Mcp-Session-Id", &session));
@@ -434,6 +438,18 @@ fn a_stateless_client_that_leaves_stops_its_command_and_duplicate_ids_are_refuse
 
     // A session request whose client leaves at once runs on (2025-11-25), and once it has
     // finished its id may be used again.
+    // How many calls of `slow` have ended, as the server's metrics count them.
+    let slow_ended = || -> u64 {
+        let auth = server.token.as_ref().map(|t| format!("Bearer {t}"));
+        let headers: Vec<(&str, &str)> =
+            auth.iter().map(|a| ("Authorization", a.as_str())).collect();
+        http_exchange(server.port, "GET", "/metrics", &headers, "", "")
+            .2
+            .lines()
+            .find_map(|l| l.strip_prefix("ferry_tool_call_duration_seconds_count{tool=\"slow\"} "))
+            .map_or(0, |n| n.parse().unwrap())
+    };
+    let ended_before = slow_ended();
     let leaving = json!({"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {"name": "slow", "arguments": {"seconds": 0.4375}}}).to_string();
     let stream = post_and_keep_open(&server.endpoint, &with, &leaving);
     let started = std::time::Instant::now();
@@ -444,7 +460,10 @@ fn a_stateless_client_that_leaves_stops_its_command_and_duplicate_ids_are_refuse
     while !processes_matching("sleep 0.4375").is_empty() && started.elapsed().as_secs() < 10 {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert!(
+        wait_until(10, || slow_ended() == ended_before + 1),
+        "the call whose client left never ended"
+    );
     let again = json!({"jsonrpc": "2.0", "id": 12, "method": "tools/list"}).to_string();
     let (status, _, body) = exchange(&server.endpoint, "POST", &with, &again);
     assert_eq!(status, 200, "{body}");
@@ -709,19 +728,18 @@ required = false
         "work/twice.toml",
         "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\", \"{a}\", \"{b}\"]\n[tools.params.a]\ntype = \"string\"\nheader = \"Zone\"\n[tools.params.b]\ntype = \"string\"\nheader = \"zone\"\n",
     );
-    let run = env.run(&["serve", "--manifest", "twice.toml"]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("declared twice"), "{}", run.stderr);
+    let env = Test::with(env)
+        .args(&["serve", "--manifest", "twice.toml"])
+        .status(2)
+        .stderr_has("declared twice")
+        .run();
     env.write(
         "work/arrayed.toml",
         "[[tools]]\nname = \"x\"\ndescription = \"d\"\ncommand = [\"echo\", \"{a}\"]\n[tools.params.a]\ntype = \"array\"\nitems = \"string\"\nheader = \"Zone\"\n",
     );
-    let run = env.run(&["serve", "--manifest", "arrayed.toml"]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("header applies to strings, paths, integers and booleans only"),
-        "{}",
-        run.stderr
-    );
+    Test::with(env)
+        .args(&["serve", "--manifest", "arrayed.toml"])
+        .status(2)
+        .stderr_has("header applies to strings, paths, integers and booleans only")
+        .run();
 }

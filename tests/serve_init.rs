@@ -83,13 +83,17 @@ fn an_argparse_draft_keeps_subcommands_choices_and_numbers() {
 
 #[test]
 fn a_cli_without_help_is_a_clear_error() {
-    let env = Env::new();
     let silent = notes_cli().replace("notes-cli", "silent");
-    let run = env.run(&["serve", "init", &silent]);
-    assert_eq!(run.code, 2);
-    assert_eq!(run.stderr, format!("error: {silent} --help printed nothing\nhint: write the manifest by hand; see the README's manifest example\n"));
-    let run = env.run(&["serve", "init", "no-such-cli-anywhere"]);
-    assert_eq!((run.code, run.stderr.as_str()), (2, "error: command \"no-such-cli-anywhere\" not found\nhint: install it, or give its full path\n"));
+    let env = Test::new()
+        .args(&["serve", "init", &silent])
+        .status(2)
+        .stderr(&format!("error: {silent} --help printed nothing\nhint: write the manifest by hand; see the README's manifest example\n"))
+        .run();
+    Test::with(env)
+        .args(&["serve", "init", "no-such-cli-anywhere"])
+        .status(2)
+        .stderr("error: command \"no-such-cli-anywhere\" not found\nhint: install it, or give its full path\n")
+        .run();
 }
 
 #[test]
@@ -127,14 +131,12 @@ fn bad_help(mode: &str) -> String {
 
 #[test]
 fn a_binary_help_is_one_clear_line() {
-    let env = Env::new();
     let cli = bad_help("binary");
-    let run = env.run(&["serve", "init", &cli]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert_eq!(
-        run.stderr,
-        format!("error: {cli} --help printed binary data, not a help text\nhint: write the manifest by hand; see the README's manifest example\n")
-    );
+    Test::new()
+        .args(&["serve", "init", &cli])
+        .status(2)
+        .stderr(&format!("error: {cli} --help printed binary data, not a help text\nhint: write the manifest by hand; see the README's manifest example\n"))
+        .run();
 }
 
 #[test]
@@ -162,12 +164,10 @@ fn huge_foreign_and_hanging_helps_still_draft_within_limits() {
 #[test]
 fn a_cli_that_refuses_help_is_one_clear_line() {
     // dash's and mawk's answer to --help (and to -h): no help to draft from.
-    let env = Env::new();
     let cli = bad_help("refuse");
-    let run = env.run(&["serve", "init", &cli]);
-    assert_eq!((run.code, run.stdout.as_str()), (2, ""), "{}", run.stderr);
-    assert_eq!(
-        run.stderr,
-        "error: {cli} has no --help (it answered: refuse-help: 0: Illegal option -help)\nhint: write the manifest by hand; see the README's manifest example\n".replace("{cli}", &cli)
-    );
+    Test::new()
+        .args(&["serve", "init", &cli])
+        .status(2)
+        .stderr(&format!("error: {cli} has no --help (it answered: refuse-help: 0: Illegal option -help)\nhint: write the manifest by hand; see the README's manifest example\n"))
+        .run();
 }

@@ -67,7 +67,7 @@ fn lists_everything_one_line_per_tool_then_from_cache_without_spawning() {
 
 #[test]
 fn local_validation_errors_exit_2_without_starting_the_server() {
-    let env = Env::new();
+    let mut env = Env::new();
     let (server, counter) = env.counted(&everything());
     assert_eq!(env.run(&["--cmd", &server]).code, 0);
     // Hints are commands that run as printed: they name the server as it was given.
@@ -96,9 +96,7 @@ fn local_validation_errors_exit_2_without_starting_the_server() {
     for (args, expected) in cases {
         let mut all = vec!["--cmd", server.as_str()];
         all.extend_from_slice(args);
-        let run = env.run(&all);
-        assert_eq!((run.code, run.stderr.as_str()), (2, expected), "{args:?}");
-        assert_eq!(run.stdout, "");
+        env = Test::with(env).args(&all).status(2).stderr(expected).run();
     }
     assert_eq!(
         spawns(&counter),
@@ -107,56 +105,51 @@ fn local_validation_errors_exit_2_without_starting_the_server() {
     );
 
     // An unknown tool refreshes the list once, then is an error.
-    let unknown = env.run(&["--cmd", &server, "ech", "--message", "x"]);
-    assert_eq!(unknown.code, 2);
-    assert_eq!(
-        unknown.stderr,
-        format!("error: unknown tool \"ech\" on sh\nhint: did you mean `{named} echo`? `{named}` lists its tools\n")
-    );
+    let _env = Test::with(env)
+        .args(&["--cmd", &server, "ech", "--message", "x"])
+        .status(2)
+        .stderr(&format!("error: unknown tool \"ech\" on sh\nhint: did you mean `{named} echo`? `{named}` lists its tools\n"))
+        .run();
     assert_eq!(spawns(&counter), 2);
 }
 
 #[test]
 fn calls_with_strings_numbers_booleans_enums_and_json() {
-    let env = Env::new();
     let server = everything();
-    let echo = env.run(&["--cmd", &server, "echo", "--message", "héllo, wörld ✓"]);
-    assert_eq!(
-        (echo.code, echo.stdout.as_str()),
-        (0, "Echo: héllo, wörld ✓\n"),
-        "{}",
-        echo.stderr
-    );
+    let env = Test::new()
+        .args(&["--cmd", &server, "echo", "--message", "héllo, wörld ✓"])
+        .stdout("Echo: héllo, wörld ✓\n")
+        .run();
 
-    let positional = env.run(&["--cmd", &server, "echo", "just one word"]);
-    assert_eq!(positional.stdout, "Echo: just one word\n");
+    let env = Test::with(env)
+        .args(&["--cmd", &server, "echo", "just one word"])
+        .stdout("Echo: just one word\n")
+        .run();
 
-    let sum = env.run(&["--cmd", &server, "get-sum", "--a", "2.5", "--b=-4"]);
-    assert_eq!(
-        sum.stdout, "The sum of 2.5 and -4 is -1.5.\n",
-        "{}",
-        sum.stderr
-    );
+    let env = Test::with(env)
+        .args(&["--cmd", &server, "get-sum", "--a", "2.5", "--b=-4"])
+        .stdout("The sum of 2.5 and -4 is -1.5.\n")
+        .run();
 
-    let json = env.run(&[
-        "--cmd",
-        &server,
-        "get-sum",
-        "--json",
-        "{\"a\": 1, \"b\": 2}",
-        "--b",
-        "40",
-    ]);
-    assert_eq!(
-        json.stdout, "The sum of 1 and 40 is 41.\n",
-        "flags override --json keys"
-    );
+    // Flags override --json keys.
+    let env = Test::with(env)
+        .args(&[
+            "--cmd",
+            &server,
+            "get-sum",
+            "--json",
+            "{\"a\": 1, \"b\": 2}",
+            "--b",
+            "40",
+        ])
+        .stdout("The sum of 1 and 40 is 41.\n")
+        .run();
 
-    let stdin = env.run_with_stdin(
-        &["--cmd", &server, "get-sum", "--json", "-"],
-        "{\"a\": 3, \"b\": 4}",
-    );
-    assert_eq!(stdin.stdout, "The sum of 3 and 4 is 7.\n");
+    let env = Test::with(env)
+        .args(&["--cmd", &server, "get-sum", "--json", "-"])
+        .stdin("{\"a\": 3, \"b\": 4}")
+        .stdout("The sum of 3 and 4 is 7.\n")
+        .run();
 
     // Enum plus boolean true and false: the image block appears only with --includeImage.
     let with_image = env.run(&[
@@ -278,25 +271,23 @@ fn content_kinds_images_links_embedded_resources_and_structured_content() {
 
 #[test]
 fn resources_and_prompts() {
-    let env = Env::new();
     let server = everything();
-    let resources = env.run(&["--cmd", &server, "--resources"]);
-    assert_eq!(resources.code, 0, "{}", resources.stderr);
-    assert!(
-        resources.stdout.lines().count() >= 2,
-        "{}",
-        resources.stdout
-    );
-    let uri = resources
-        .stdout
-        .lines()
-        .next()
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap()
-        .to_string();
-    let read = env.run(&["--cmd", &server, "--read", &uri]);
+    let env = Test::new()
+        .args(&["--cmd", &server, "--resources"])
+        .stdout(
+            "demo://resource/static/document/architecture.md architecture.md (text/markdown) - Static document file exposed from /docs: architecture.md\n\
+             demo://resource/static/document/extension.md extension.md (text/markdown) - Static document file exposed from /docs: extension.md\n\
+             demo://resource/static/document/features.md features.md (text/markdown) - Static document file exposed from /docs: features.md\n\
+             demo://resource/static/document/how-it-works.md how-it-works.md (text/markdown) - Static document file exposed from /docs: how-it-works.md\n\
+             demo://resource/static/document/instructions.md instructions.md (text/markdown) - Static document file exposed from /docs: instructions.md\n\
+             demo://resource/static/document/startup.md startup.md (text/markdown) - Static document file exposed from /docs: startup.md\n\
+             demo://resource/static/document/structure.md structure.md (text/markdown) - Static document file exposed from /docs: structure.md\n\
+             demo://resource/dynamic/text/{resourceId} Dynamic Text Resource (template)\n\
+             demo://resource/dynamic/blob/{resourceId} Dynamic Blob Resource (template)\n",
+        )
+        .run();
+    let uri = "demo://resource/static/document/architecture.md";
+    let read = env.run(&["--cmd", &server, "--read", uri]);
     assert_eq!(read.code, 0, "{}", read.stderr);
     assert!(!read.stdout.is_empty());
 
@@ -322,16 +313,17 @@ fn filesystem_help_arrays_objects_stdin_and_tool_errors() {
     std::fs::write(dir.join("b.txt"), "bravo\n").unwrap();
     let server = filesystem(&std::fs::canonicalize(&dir).unwrap());
 
-    let help = env.run(&["--cmd", &server, "edit_file", "--help"]);
-    assert_eq!(
-        help.stdout,
+    let env = Test::with(env)
+        .args(&["--cmd", &server, "edit_file", "--help"])
+        .stdout(
         "Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.\n\
          --path str required\n\
          --edits obj[] required\n  \
          oldText str required: Text to search for - must match exactly\n  \
          newText str required: Text to replace with\n\
-         --dryRun bool =false: Preview changes using git-style diff format\n"
-    );
+         --dryRun bool =false: Preview changes using git-style diff format\n",
+        )
+        .run();
 
     let a = dir.join("a.txt").display().to_string();
     let b = dir.join("b.txt").display().to_string();
@@ -351,8 +343,10 @@ fn filesystem_help_arrays_objects_stdin_and_tool_errors() {
         multiple.stdout
     );
 
-    let positional = env.run(&["--cmd", &server, "read_text_file", &a]);
-    assert_eq!(positional.stdout, "alpha\nbeta\n");
+    let env = Test::with(env)
+        .args(&["--cmd", &server, "read_text_file", &a])
+        .stdout("alpha\nbeta\n")
+        .run();
 
     let edits = r#"[{"oldText": "beta", "newText": "gamma"}]"#;
     let edit = env.run_with_stdin(

@@ -168,8 +168,10 @@ pub fn ferry_rates(index: &Index, tasks: &[Task]) -> (Rates, Vec<String>) {
                 task.text
             );
         }
+        // What `find` shows: the ranking, or the weak matches when no tool shares a word.
         let names: Vec<String> = index
-            .rank(&task.text)
+            .search(&task.text)
+            .0
             .iter()
             .take(10)
             .map(|(d, _)| format!("{}/{}", d.server, d.tool.name))

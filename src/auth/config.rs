@@ -39,6 +39,21 @@ impl AuthMethod {
     }
 }
 
+/// What is wrong with a server's `"oauth"` block.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum OAuthConfigError {
+    #[error("\"oauth\" must be an object")]
+    NotObject,
+    #[error("\"oauth\".{0} must be text")]
+    NotText(&'static str),
+    #[error("\"oauth\".scopes must be text or a list")]
+    Scopes,
+    #[error("\"oauth\".callbackPort must be a port number")]
+    CallbackPort,
+    #[error("\"oauth\".grant must be authorization_code or client_credentials, not {0:?}")]
+    Grant(String),
+}
+
 /// The server's `"oauth"` block in servers.json.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OAuthConfig {
@@ -58,15 +73,15 @@ pub struct OAuthConfig {
 
 impl OAuthConfig {
     /// Reads the `"oauth"` block; `Err` says what is wrong with it.
-    pub fn from_value(value: &Value) -> std::result::Result<OAuthConfig, String> {
+    pub fn from_value(value: &Value) -> std::result::Result<OAuthConfig, OAuthConfigError> {
         let Some(map) = value.as_object() else {
-            return Err("\"oauth\" must be an object".into());
+            return Err(OAuthConfigError::NotObject);
         };
-        let text = |key: &str| -> std::result::Result<Option<String>, String> {
+        let text = |key: &'static str| -> std::result::Result<Option<String>, OAuthConfigError> {
             match map.get(key) {
                 None | Some(Value::Null) => Ok(None),
                 Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(_) => Err(format!("\"oauth\".{key} must be text")),
+                Some(_) => Err(OAuthConfigError::NotText(key)),
             }
         };
         let scopes = match map.get("scopes") {
@@ -79,24 +94,20 @@ impl OAuthConfig {
                     .collect::<Vec<_>>()
                     .join(" "),
             ),
-            Some(_) => return Err("\"oauth\".scopes must be text or a list".into()),
+            Some(_) => return Err(OAuthConfigError::Scopes),
         };
         let callback_port = match map.get("callbackPort") {
             None | Some(Value::Null) => None,
             Some(v) => Some(
                 v.as_u64()
                     .filter(|p| (1..=65535).contains(p))
-                    .ok_or("\"oauth\".callbackPort must be a port number")? as u16,
+                    .ok_or(OAuthConfigError::CallbackPort)? as u16,
             ),
         };
         let grant = match text("grant")?.as_deref() {
             None | Some("authorization_code") => Grant::AuthorizationCode,
             Some("client_credentials") => Grant::ClientCredentials,
-            Some(other) => {
-                return Err(format!(
-                "\"oauth\".grant must be authorization_code or client_credentials, not {other:?}"
-            ))
-            }
+            Some(other) => return Err(OAuthConfigError::Grant(other.to_string())),
         };
         Ok(OAuthConfig {
             client_id: text("clientId")?,

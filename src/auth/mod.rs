@@ -6,12 +6,23 @@
 //! gives it, scopes from the challenge, `iss` checked (RFC 9207), refresh, step-up on 403
 //! `insufficient_scope`, and client credentials for machines.
 //!
+//! A client may also prove itself with a signed assertion (`private_key_jwt`, `jwt`), and
+//! tokens are bound to a key (DPoP, RFC 9449) when the authorization server offers it.
+//!
 //! Tokens live in `~/.config/ferry/auth/` (0700), one file per server URL (0600), refreshed
-//! before they expire, one refresh at a time across processes (a lock beside the file). They
-//! are never printed: not in logs, errors or `--json` output.
+//! before they expire. Every rewrite of a token file (a sign-in, a refresh, a noted refusal)
+//! holds the file's lock (`store::TokenLock`), so one refresh runs at a time across
+//! processes and nothing puts back a refresh token the server has rotated. Tokens are never
+//! printed: not in logs, errors or `--json` output.
+//!
+//! Files: `sign_in` (the flows, the bearer a request carries, refresh), `discovery` (the
+//! metadata documents), `token` (the token endpoint), `store` (token files and their lock),
+//! `config` (the `"oauth"` block and `WWW-Authenticate` challenges), `browser` (the loopback
+//! redirect), `jwt` (signing keys and DPoP proofs).
 //!
 //! The HTTP transport calls this module through a small interface ([`bearer`], [`refresh`],
-//! [`sign_in`], [`remember`], [`note_refusal`]); nothing here knows about MCP messages.
+//! [`sign_in`] for client credentials, [`remember`], [`note_refusal`]); `ferry auth` signs in,
+//! lists and forgets. Nothing here knows about MCP messages.
 
 mod browser;
 mod config;
@@ -23,7 +34,7 @@ mod store;
 mod token;
 
 pub use browser::Browser;
-pub use config::{AuthMethod, Challenge, Grant, OAuthConfig};
+pub use config::{AuthMethod, Challenge, Grant, OAuthConfig, OAuthConfigError};
 pub use sign_in::{bearer, refresh, sign_in};
 pub use store::{
     auth_dir, forget, load, note_refusal, remember, remembered, save, token_file, Credential,
@@ -97,6 +108,7 @@ mod tests {
         );
         assert!(OAuthConfig::from_value(&json!({"grant": "implicit"}))
             .unwrap_err()
+            .to_string()
             .contains("implicit"));
     }
 

@@ -110,7 +110,7 @@ pub async fn sign_in(
         }
         .exchange(form, scope)
         .await?;
-        save(server_url, &stored)?;
+        save(server_url, &stored).await?;
         return Ok(stored);
     }
     let supports_s256 = documents::lists(&server_meta.code_challenge_methods_supported, "S256");
@@ -283,7 +283,7 @@ pub async fn sign_in(
     }
     .exchange(form, scope)
     .await?;
-    save(server_url, &stored)?;
+    save(server_url, &stored).await?;
     Ok(stored)
 }
 
@@ -300,12 +300,9 @@ pub async fn bearer(url: &str, config: Option<&OAuthConfig>) -> Option<Credentia
 /// Exchanges the refresh token for new tokens, under the server's lock (`config` gives the
 /// key of a client that signs its requests).
 pub async fn refresh(url: &str, config: Option<&OAuthConfig>) -> Result<Stored> {
-    let lock_path = token_file(url).with_extension("lock");
-    let lock = tokio::task::spawn_blocking(move || lock_file(&lock_path))
-        .await
-        .map_err(|e| Error::auth(e.to_string()))??;
+    let lock = TokenLock::wait(url).await?;
     // Another process may have refreshed while this one waited.
-    let stored = load(url).ok_or_else(|| Error::auth("not signed in"))?;
+    let stored = lock.load().ok_or_else(|| Error::auth("not signed in"))?;
     if !stored.expiring() {
         drop(lock);
         return Ok(stored);
@@ -348,7 +345,7 @@ pub async fn refresh(url: &str, config: Option<&OAuthConfig>) -> Result<Stored> 
     if renewed.refresh_token.is_none() {
         renewed.refresh_token = Some(refresh_token);
     }
-    save(url, &renewed)?;
+    lock.save(&renewed)?;
     drop(lock);
     Ok(renewed)
 }

@@ -102,16 +102,59 @@ pub fn load(url: &str) -> Option<Stored> {
     Stored::parse(&std::fs::read(token_file(url)).ok()?)
 }
 
-/// Saves a sign-in: 0600 in a 0700 directory, written beside and renamed.
-pub fn save(url: &str, stored: &Stored) -> Result<()> {
-    let path = token_file(url);
-    let bytes = serde_json::to_vec(stored).map_err(|e| Error::server(e.to_string()))?;
-    crate::paths::write_private(&path, &bytes).map_err(|e| {
-        Error::server(format!(
-            "cannot save the sign-in in {}: {e}",
-            path.display()
-        ))
-    })
+/// The refresh lock of one server's token file (a `.lock` file beside it), held while the file
+/// is read and rewritten: a refresh, a new sign-in and a noted refusal each rewrite the file
+/// under it, so none of them puts back tokens another has just replaced (a refresh token the
+/// server has rotated is dead). Released when dropped.
+pub struct TokenLock {
+    _file: std::fs::File,
+    token_file: PathBuf,
+}
+
+impl TokenLock {
+    /// Waits (blocking) for the lock of the token file at `token_file` (making its 0700
+    /// directory first, for a first sign-in).
+    pub(super) fn take_at(token_file: PathBuf) -> Result<TokenLock> {
+        if let Some(dir) = token_file.parent() {
+            crate::paths::ensure_secret_dir(dir)
+                .map_err(|e| Error::auth(format!("cannot make {}: {e}", dir.display())))?;
+        }
+        let file = lock_file(&token_file.with_extension("lock"))?;
+        Ok(TokenLock {
+            _file: file,
+            token_file,
+        })
+    }
+
+    /// Waits for the lock of `url`'s token file without holding up other tasks.
+    pub(super) async fn wait(url: &str) -> Result<TokenLock> {
+        let token_file = token_file(url);
+        tokio::task::spawn_blocking(move || TokenLock::take_at(token_file))
+            .await
+            .map_err(|e| Error::auth(e.to_string()))?
+    }
+
+    /// The sign-in stored now (read under the lock: no one else is rewriting it).
+    pub(super) fn load(&self) -> Option<Stored> {
+        Stored::parse(&std::fs::read(&self.token_file).ok()?)
+    }
+
+    /// Rewrites the token file: 0600 in a 0700 directory, written beside and renamed.
+    pub(super) fn save(&self, stored: &Stored) -> Result<()> {
+        let path = &self.token_file;
+        let bytes = serde_json::to_vec(stored).map_err(|e| Error::server(e.to_string()))?;
+        crate::paths::write_private(path, &bytes).map_err(|e| {
+            Error::server(format!(
+                "cannot save the sign-in in {}: {e}",
+                path.display()
+            ))
+        })
+    }
+}
+
+/// Saves a sign-in, under the refresh lock.
+pub async fn save(url: &str, stored: &Stored) -> Result<()> {
+    TokenLock::wait(url).await?.save(stored)
 }
 
 /// Forgets a sign-in; false when there was none.
@@ -143,9 +186,21 @@ pub fn remembered(url: &str) -> Option<Challenge> {
 }
 
 /// Marks a stored sign-in as spent (the server refused its token), so the next call refreshes
-/// it, or as needing more scope (a 403 `insufficient_scope`) for the next sign-in.
-pub fn note_refusal(url: &str, challenge: &Challenge) {
-    let Some(mut stored) = load(url) else {
+/// it, or as needing more scope (a 403 `insufficient_scope`) for the next sign-in. Waits for a
+/// refresh under way, and marks what it stored.
+pub async fn note_refusal(url: &str, challenge: &Challenge) {
+    let (token_file, challenge) = (token_file(url), challenge.clone());
+    let _ = tokio::task::spawn_blocking(move || note_refusal_at(token_file, &challenge)).await;
+}
+
+fn note_refusal_at(token_file: PathBuf, challenge: &Challenge) {
+    if !token_file.exists() {
+        return;
+    }
+    let Ok(lock) = TokenLock::take_at(token_file) else {
+        return;
+    };
+    let Some(mut stored) = lock.load() else {
         return;
     };
     if challenge.error.as_deref() == Some("insufficient_scope") {
@@ -153,10 +208,78 @@ pub fn note_refusal(url: &str, challenge: &Challenge) {
     } else {
         stored.expires_at = 1;
     }
-    let _ = save(url, &stored);
+    let _ = lock.save(&stored);
 }
 
 pub(super) fn lock_file(path: &std::path::Path) -> Result<std::fs::File> {
     crate::paths::locked_file(path)
         .map_err(|e| Error::auth(format!("cannot lock {}: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::MetadataExt;
+
+    /// Whether someone waits for the lock on the file with inode `inode` (Linux lists a
+    /// blocked `flock` in /proc/locks with `->`); `true` where that cannot be seen, so the
+    /// test goes on at once (the lock still keeps the file as it was).
+    fn someone_waits_on(inode: u64) -> bool {
+        let Ok(locks) = std::fs::read_to_string("/proc/locks") else {
+            return true;
+        };
+        let tail = format!(":{inode} ");
+        locks
+            .lines()
+            .any(|line| line.contains("->") && line.contains(&tail))
+    }
+
+    #[test]
+    fn a_refusal_noted_during_a_refresh_waits_for_it_and_keeps_the_new_refresh_token() {
+        let dir = std::env::temp_dir().join(format!("ferry-token-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("server.json");
+        let old = Stored {
+            issuer: "https://auth.example".into(),
+            access_token: "old".into(),
+            refresh_token: Some("r1".into()),
+            expires_at: 10_000_000_000,
+            ..Stored::default()
+        };
+        // A refresh under way: it holds the lock and has sent r1, which the server rotates.
+        let refresh = TokenLock::take_at(file.clone()).unwrap();
+        refresh.save(&old).unwrap();
+        let written = std::fs::read(&file).unwrap();
+        let inode = std::fs::metadata(file.with_extension("lock"))
+            .unwrap()
+            .ino();
+        // Meanwhile a request with the old token is refused.
+        let noting = {
+            let file = file.clone();
+            std::thread::spawn(move || note_refusal_at(file, &Challenge::default()))
+        };
+        while !noting.is_finished() && !someone_waits_on(inode) {
+            std::thread::yield_now();
+        }
+        assert_eq!(
+            std::fs::read(&file).unwrap(),
+            written,
+            "the refusal rewrote the token file while a refresh held its lock"
+        );
+        let renewed = Stored {
+            access_token: "new".into(),
+            refresh_token: Some("r2".into()),
+            ..old.clone()
+        };
+        refresh.save(&renewed).unwrap();
+        drop(refresh);
+        noting.join().unwrap();
+        let now = Stored::parse(&std::fs::read(&file).unwrap()).unwrap();
+        assert_eq!(now.refresh_token.as_deref(), Some("r2"));
+        assert_eq!(now.access_token, "new");
+        // The refusal is still noted: the next call refreshes (with r2).
+        assert_eq!(now.expires_at, 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -133,10 +133,22 @@ fn status(only: Option<&str>) -> Result<Outcome> {
             .collect(),
     };
     for spec in servers {
-        let Ok((url, _)) = spec.http_target() else {
+        let Ok((url, headers)) = spec.http_target() else {
             continue;
         };
         let line = match auth::load(&url) {
+            // A server given its credentials in the config needs no sign-in: not "not signed in".
+            None if !headers.is_empty() => {
+                let names: Vec<String> = headers
+                    .iter()
+                    .map(|(name, _)| escape_line(name).into_owned())
+                    .collect();
+                format!(
+                    "no sign-in; sends the configured header{} {}",
+                    if names.len() == 1 { "" } else { "s" },
+                    names.join(", ")
+                )
+            }
             None => "not signed in".to_string(),
             Some(stored) => {
                 let left = stored.expires_at.saturating_sub(

@@ -13,12 +13,13 @@ use crate::client::cache::View;
 use crate::client::catalog::{self, Listing};
 use crate::client::config::ServerSpec;
 use crate::client::handler::declared_capabilities;
+use crate::client::lease::{Caller, Lease};
 use crate::client::pins;
+use crate::client::pool::Pool;
 use crate::client::tasks::{self, Called, Fetched, Task};
 use crate::client::{CacheEntry, Era, RequestContext, Session, Target};
 use crate::daemon;
 use crate::daemon::client::Handed;
-use crate::daemon::pool::{Busy, Pool, ServerRef};
 use crate::daemon::wire::Run;
 use crate::protocol::json_kind;
 use crate::protocol::tools::Tool;
@@ -57,32 +58,8 @@ fn server_options() -> Command {
         .no_binary_name(true)
         .disable_help_flag(true)
         .disable_version_flag(true)
-        .arg(
-            Arg::new("refresh")
-                .long("refresh")
-                .action(ArgAction::SetTrue),
-        )
-        .arg(Arg::new("json").long("json").action(ArgAction::SetTrue))
-        .arg(
-            Arg::new("no-daemon")
-                .long("no-daemon")
-                .action(ArgAction::SetTrue),
-        )
-        .arg(Arg::new("detach").long("detach").action(ArgAction::SetTrue))
+        .args(options::server_args())
         .arg(Arg::new("task").long("task").value_name("ID"))
-        // A negative value is a value ferry refuses with its reason, not an unknown option.
-        .arg(
-            Arg::new("max-tokens")
-                .long("max-tokens")
-                .value_name("N")
-                .allow_negative_numbers(true),
-        )
-        .arg(
-            Arg::new("timeout")
-                .long("timeout")
-                .value_name("SECONDS")
-                .allow_negative_numbers(true),
-        )
         .arg(
             Arg::new("tools")
                 .long("tools")
@@ -130,17 +107,21 @@ pub fn parse_server_words(
         }
         Some(_) => {}
     }
-    let matches = server_options()
-        .try_get_matches_from(words)
-        .map_err(|e| {
-            let (first, suggestion) = super::clap_message(&e);
-            let options = "--refresh, --json, --max-tokens N, --timeout SECONDS, --detach, --resources, --read URI, --prompts, --prompt NAME, --task ID";
-            let hint = match suggestion {
-                Some(s) => format!("did you mean {s}? a server takes {options} before a tool"),
-                None => format!("a server takes {options} before a tool; `{}` lists its tools", spec.invocation),
-            };
-            Error::usage(format!("{first} for server {}", spec.name)).with_hint(hint)
-        })?;
+    let matches = server_options().try_get_matches_from(words).map_err(|e| {
+        let (first, suggestion) = super::clap_message(&e);
+        let options = format!(
+            "{}, --resources, --read URI, --prompts, --prompt NAME, --task ID",
+            options::server_hint()
+        );
+        let hint = match suggestion {
+            Some(s) => format!("did you mean {s}? a server takes {options} before a tool"),
+            None => format!(
+                "a server takes {options} before a tool; `{}` lists its tools",
+                spec.invocation
+            ),
+        };
+        Error::usage(format!("{first} for server {}", spec.name)).with_hint(hint)
+    })?;
     globals.refresh |= matches.get_flag("refresh");
     globals.json |= matches.get_flag("json");
     globals.no_daemon |= matches.get_flag("no-daemon");
@@ -179,52 +160,6 @@ pub struct Ctx {
     pub pool: Option<Arc<Pool>>,
 }
 
-/// A session for one command: its own, or a turn on the daemon's warm one.
-enum Held<'a> {
-    Own(Box<Session>),
-    Warm {
-        server: Box<ServerRef>,
-        session: Arc<Session>,
-        pool: &'a Pool,
-        _busy: Busy<'a>,
-    },
-}
-
-impl Held<'_> {
-    /// Records that a task left running lives in this session (the warm pool's), for a
-    /// later `--task ID`, and keeps the session for the task's lifetime.
-    fn remember_task(&self, task: &Task) {
-        if let Held::Warm { server, pool, .. } = self {
-            pool.remember_task(server, &task.id, task.ttl);
-        }
-    }
-
-    fn session(&self) -> &Session {
-        match self {
-            Held::Own(session) => session,
-            Held::Warm { session, .. } => session,
-        }
-    }
-
-    /// Ends the command's use of the session: its own is closed (after a call, once the
-    /// cache is up to date), a warm one stays, its tools listed again if they changed.
-    async fn end(self, spec: &ServerSpec, after_call: bool) {
-        match self {
-            Held::Own(session) if after_call => catalog::close_after_call(spec, *session).await,
-            Held::Own(session) => session.close().await,
-            Held::Warm {
-                server,
-                session,
-                pool,
-                _busy,
-            } => {
-                drop(_busy);
-                pool.after_call(&server, &session);
-            }
-        }
-    }
-}
-
 impl Ctx {
     /// This process, each command with a session of its own.
     pub fn local() -> Ctx {
@@ -241,7 +176,7 @@ impl Ctx {
         spec: &ServerSpec,
         timeout: Option<f64>,
         refresh: bool,
-    ) -> Result<Held<'_>> {
+    ) -> Result<Lease<'_>> {
         self.open_for(spec, timeout, refresh, None).await
     }
 
@@ -252,32 +187,13 @@ impl Ctx {
         timeout: Option<f64>,
         refresh: bool,
         task: Option<&str>,
-    ) -> Result<Held<'_>> {
-        let opening = async {
-            match &self.pool {
-                None => {
-                    let era = catalog::remembered_era(spec, refresh);
-                    let handler = self.console.handler();
-                    catalog::open_session(spec, catalog::timeout_for(spec, timeout), era, handler)
-                        .await
-                        .map(|session| Held::Own(Box::new(session)))
-                }
-                Some(pool) => {
-                    let mut server = ServerRef::resolve_in(spec, self.console.environment())?;
-                    server.elicitation = self.console.elicits();
-                    let (session, busy) = match task {
-                        Some(id) => pool.begin_for_task(&server, id).await?,
-                        None => pool.begin(&server).await?,
-                    };
-                    Ok(Held::Warm {
-                        server: Box::new(server),
-                        session,
-                        pool,
-                        _busy: busy,
-                    })
-                }
-            }
+    ) -> Result<Lease<'_>> {
+        let caller = Caller {
+            handler: self.console.handler(),
+            environment: self.console.environment(),
+            elicits: self.console.elicits(),
         };
+        let opening = Lease::open(spec, self.pool.as_deref(), caller, timeout, refresh, task);
         if !self.console.stderr_is_terminal() {
             return opening.await;
         }
@@ -370,7 +286,12 @@ pub fn run_server(
             return answered;
         }
         let handed = match handover() {
-            Some(run) => daemon::client::hand_over(run, true, super::warm::answer_question),
+            Some(run) => daemon::client::hand_over(
+                run,
+                true,
+                super::handover::answer_question,
+                super::status_line::write,
+            ),
             None => Handed::Cold,
         };
         match handed {
@@ -477,7 +398,7 @@ async fn run_action(
             // --refresh finds out the protocol era anew too.
             let held = ctx.open(&spec, globals.timeout, globals.refresh).await?;
             let entry = catalog::refresh_tools(&spec, held.session()).await;
-            held.end(&spec, false).await;
+            held.end(false).await;
             print_listing(&spec, &Listing::new(entry?), &globals, ctx)?;
             Ok(Outcome::Success)
         }
@@ -485,49 +406,51 @@ async fn run_action(
         Action::Task(id) => fetch_task(spec, &id, &globals, &options, ctx).await,
         Action::Resources => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
-            if declares(&spec, held.session(), "resources") == Some(false) {
-                held.end(&spec, false).await;
-                ctx.console.emit(&offers_none(&spec, "resources"))?;
-                return Ok(Outcome::Success);
-            }
-            let listed = list_resources(held.session()).await;
-            held.end(&spec, false).await;
+            let listed = match declares(&spec, held.session(), "resources") {
+                Some(false) => Ok(offers_none(&spec, "resources")),
+                _ => list_resources(held.session()).await,
+            };
+            held.end(false).await;
             ctx.console.emit(&listed?)?;
             Ok(Outcome::Success)
         }
         Action::Read(uri) => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
-            if declares(&spec, held.session(), "resources") == Some(false) {
-                held.end(&spec, false).await;
-                return Err(none_to_ask_for(&spec, "resources"));
+            let outcome = async {
+                if declares(&spec, held.session(), "resources") == Some(false) {
+                    return Err(none_to_ask_for(&spec, "resources"));
+                }
+                let timeout = catalog::timeout_for(&spec, globals.timeout);
+                let result = held
+                    .session()
+                    .request_with(
+                        "resources/read",
+                        json!({"uri": uri}),
+                        &ctx.request(timeout, Vec::new()),
+                    )
+                    .await;
+                let result = match result {
+                    Err(e) => Err(unlisted_read(&spec, held.session(), &uri, e).await),
+                    ok => ok,
+                };
+                ctx.console.finish_progress();
+                finish(&spec, "resource", result, &options, false, ctx)
             }
-            let timeout = catalog::timeout_for(&spec, globals.timeout);
-            let result = held
-                .session()
-                .request_with(
-                    "resources/read",
-                    json!({"uri": uri}),
-                    &ctx.request(timeout, Vec::new()),
-                )
-                .await;
-            let result = match result {
-                Err(e) => Err(unlisted_read(&spec, held.session(), &uri, e).await),
-                ok => ok,
-            };
-            ctx.console.finish_progress();
-            let outcome = finish(&spec, "resource", result, &options, false, ctx);
-            held.end(&spec, false).await;
+            .await;
+            held.end(false).await;
             outcome
         }
         Action::Prompts => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
-            if declares(&spec, held.session(), "prompts") == Some(false) {
-                held.end(&spec, false).await;
+            let prompts = match declares(&spec, held.session(), "prompts") {
+                Some(false) => None,
+                _ => Some(held.session().list_all("prompts/list", "prompts").await),
+            };
+            held.end(false).await;
+            let Some(prompts) = prompts else {
                 ctx.console.emit(&offers_none(&spec, "prompts"))?;
                 return Ok(Outcome::Success);
-            }
-            let prompts = held.session().list_all("prompts/list", "prompts").await;
-            held.end(&spec, false).await;
+            };
             let mut out = String::new();
             for prompt in prompts?.0 {
                 out.push_str(&prompts::prompt_line(&prompt));
@@ -542,14 +465,15 @@ async fn run_action(
         }
         Action::Prompt(name, words) => {
             let held = ctx.open(&spec, globals.timeout, false).await?;
-            if declares(&spec, held.session(), "prompts") == Some(false) {
-                held.end(&spec, false).await;
-                return Err(none_to_ask_for(&spec, "prompts"));
+            let outcome = async {
+                if declares(&spec, held.session(), "prompts") == Some(false) {
+                    return Err(none_to_ask_for(&spec, "prompts"));
+                }
+                let timeout = catalog::timeout_for(&spec, globals.timeout);
+                get_prompt(&spec, held.session(), &name, &words, &options, timeout, ctx).await
             }
-            let timeout = catalog::timeout_for(&spec, globals.timeout);
-            let outcome =
-                get_prompt(&spec, held.session(), &name, &words, &options, timeout, ctx).await;
-            held.end(&spec, false).await;
+            .await;
+            held.end(false).await;
             outcome
         }
     }
@@ -573,7 +497,7 @@ async fn fetch_task(
         .await?;
     let timeout = catalog::timeout_for(&spec, globals.timeout);
     let fetched = tasks::fetch(held.session(), id, &ctx.request(timeout, Vec::new())).await;
-    held.end(&spec, false).await;
+    held.end(false).await;
     match fetched? {
         Fetched::Running(task) => {
             ctx.console.emit(&if options.raw_json {
@@ -637,7 +561,7 @@ async fn call_tool(
         tool
     });
     tracing::debug!(server = %spec.name, tool = name, hit = cached_tool.is_some(), "cache lookup for the call");
-    let mut held: Option<Held> = None;
+    let mut held: Option<Lease> = None;
     let tool = match cached_tool {
         Some(tool) => tool,
         // Not cached (or not there): list once more before calling it unknown.
@@ -654,7 +578,7 @@ async fn call_tool(
                     tool
                 }
                 Err(e) => {
-                    opened.end(&spec, false).await;
+                    opened.end(false).await;
                     return Err(e);
                 }
             }
@@ -667,80 +591,82 @@ async fn call_tool(
         .iter()
         .take_while(|w| *w != "--")
         .any(|w| w == "--help" || w == "-h");
-    if report.blocks(name) && !wants_help {
-        if let Some(held) = held {
-            held.end(&spec, false).await;
+    // Everything the call needs before a session is used for it; a refusal, a usage error or
+    // the tool's help ends here, and so does a session opened to list the tools.
+    let prepared = async {
+        if report.blocks(name) && !wants_help {
+            return Err(report.refusal(name));
         }
-        return Err(report.refusal(name));
-    }
-    let schema = ToolSchema::from_input_schema(&tool.input_schema);
-    let tool_ref = ToolRef {
-        tool: name,
-        command: &spec.invocation,
-    };
-    let parsed = match parse_arguments(tool_ref, &schema, words, ctx).await {
-        Ok(parsed) => parsed,
-        Err(e) => {
-            if let Some(held) = held {
-                held.end(&spec, false).await;
+        let schema = ToolSchema::from_input_schema(&tool.input_schema);
+        let tool_ref = ToolRef {
+            tool: name,
+            command: &spec.invocation,
+        };
+        let parsed = parse_arguments(tool_ref, &schema, words, ctx).await?;
+        if parsed.options.help {
+            return Ok(None);
+        }
+        let mut options = call_options(&globals);
+        options.raw_json |= parsed.options.raw_json;
+        options.detach |= parsed.options.detach;
+        options.max_tokens = parsed
+            .options
+            .max_tokens
+            .or(options.max_tokens)
+            .or(spec.max_tokens);
+        options.timeout = parsed.options.timeout.or(options.timeout);
+        let params = json!({"name": name, "arguments": parsed.arguments});
+        if options.detach {
+            let era = catalog::remembered_era(&spec, false);
+            if let Some(refusal) = cold_task_refusal(&spec, ctx, None, era.as_ref()) {
+                return Err(refusal);
             }
-            return Err(e);
+        }
+        Ok(Some((options, params)))
+    }
+    .await;
+    let (options, params) = match prepared {
+        Ok(Some(call)) => call,
+        stopped => {
+            if let Some(held) = held {
+                held.end(false).await;
+            }
+            stopped?;
+            ctx.warn_all_lines(&report.warnings());
+            ctx.console.emit(&marked_help(&tool, &report))?;
+            return Ok(Outcome::Success);
         }
     };
-    if parsed.options.help {
-        if let Some(held) = held {
-            held.end(&spec, false).await;
-        }
-        ctx.warn_all_lines(&report.warnings());
-        ctx.console.emit(&marked_help(&tool, &report))?;
-        return Ok(Outcome::Success);
-    }
-    let mut options = call_options(&globals);
-    options.raw_json |= parsed.options.raw_json;
-    options.detach |= parsed.options.detach;
-    options.max_tokens = parsed
-        .options
-        .max_tokens
-        .or(options.max_tokens)
-        .or(spec.max_tokens);
-    options.timeout = parsed.options.timeout.or(options.timeout);
     let timeout = catalog::timeout_for(&spec, options.timeout);
-    let params = json!({"name": name, "arguments": parsed.arguments});
     // Parameters the tool mirrors into headers (`x-mcp-header`) travel as Mcp-Param-*.
     let param_headers =
         crate::protocol::tools::param_headers(&tool.input_schema, &params["arguments"]);
-    if options.detach {
-        let era = catalog::remembered_era(&spec, false);
-        if let Some(refusal) = cold_task_refusal(&spec, ctx, None, era.as_ref()) {
-            if let Some(held) = held {
-                held.end(&spec, false).await;
-            }
-            return Err(refusal);
-        }
-    }
     let held = match held {
         Some(held) => {
             // Opened to list the tools before the call's own options were known.
-            if let Held::Own(session) = &held {
-                session.set_timeout(timeout);
-            }
+            held.set_timeout(timeout);
             held
         }
         None => ctx.open(&spec, options.timeout, false).await?,
     };
     let request = ctx.request(timeout, param_headers);
-    let result = match call_or_task(&spec, &tool, &held, params, &options, &request, ctx).await {
-        Ok(None) => {
-            held.end(&spec, true).await;
-            return Ok(Outcome::Success);
+    let outcome = match call_or_task(&spec, &tool, &held, params, &options, &request, ctx).await {
+        // Detached: the task's id is out.
+        Ok(None) => Ok(Outcome::Success),
+        result => {
+            ctx.console.finish_progress();
+            finish(
+                &spec,
+                name,
+                result.map(Option::unwrap_or_default),
+                &options,
+                true,
+                ctx,
+            )
         }
-        Ok(Some(result)) => Ok(result),
-        Err(e) => Err(e),
     };
-    ctx.console.finish_progress();
-    let outcome = finish(&spec, name, result, &options, true, ctx);
     // The output is out; the cache is brought up to date while the server stops.
-    held.end(&spec, true).await;
+    held.end(true).await;
     outcome
 }
 
@@ -749,7 +675,7 @@ async fn call_tool(
 async fn call_or_task(
     spec: &ServerSpec,
     tool: &Tool,
-    held: &Held<'_>,
+    held: &Lease<'_>,
     params: Value,
     options: &CallOptions,
     request: &RequestContext,
@@ -769,7 +695,7 @@ async fn call_or_task(
             drop(session.send_on_drop("tasks/cancel", json!({"taskId": task.id}), request));
             return Err(refusal);
         }
-        held.remember_task(&task);
+        held.remember_task(&task.id, task.ttl);
         let id = flags::shell_word(&task.id);
         ctx.console.emit(&escape_line(&task.id))?;
         ctx.console.warn(&format!(

@@ -4,6 +4,9 @@
 use super::terminal::{emit, warn};
 use crate::client::catalog;
 use crate::client::config::{self, check_server_name, project_files, Registry, ServerSpec};
+use crate::client::import::record::{self, Change, ImportRecord, Imported};
+use crate::client::import::repository::repository_file;
+use crate::client::import::translate::translate_entry;
 use crate::client::import::{read_servers, ImportSource};
 use crate::client::trust::{unsafe_reason, TrustState, TrustStore};
 use crate::client::CacheEntry;
@@ -268,21 +271,41 @@ pub fn remove(matches: &ArgMatches) -> Result<Outcome> {
     .with_hint("servers from project files (.mcp.json...) are removed by editing those files"))
 }
 
-/// `ferry import HOST|PATH` (a host of [`HOSTS`](crate::client::import::HOSTS)): the user's own
-/// configuration, each server with the file it came from; the repository's files are named,
-/// not imported.
+/// `ferry import HOST|PATH [--force]` (a host of [`HOSTS`](crate::client::import::HOSTS)): the
+/// user's own configuration, each server with the file it came from and the hosts' variables
+/// translated; the repository's files are named, not imported, and one named by path is
+/// refused for `ferry trust`. `--force` re-syncs servers the host changed.
 pub fn import(matches: &ArgMatches) -> Result<Outcome> {
-    let source = matches
+    let word = matches
         .get_one::<String>("source")
         .cloned()
         .unwrap_or_default();
+    let force = matches.get_flag("force");
     let cwd = std::env::current_dir().map_err(|e| {
         Error::usage(format!("cannot read the current directory: {e}"))
             .with_hint("cd into a directory that exists")
     })?;
-    let source = ImportSource::parse(&source);
-    let found = read_servers(&source, &crate::paths::home_dir(), &cwd).map_err(|why| {
-        Error::usage(why).with_hint(format!(
+    let home = crate::paths::home_dir();
+    let source = ImportSource::parse(&word);
+    // The record knows a path by where it points, wherever it was named from.
+    let mut source_key = word.clone();
+    if let ImportSource::File(_) = &source {
+        if let Some(path) = source.paths(&home, &cwd).into_iter().next() {
+            if let Some(file) = repository_file(&path, &home).filter(|_| path.is_file()) {
+                return Err(Error::usage(format!(
+                    "{} is a repository's file, not your own config: its servers are not copied into your config, where they would start without `ferry trust`",
+                    crate::render::text::escape_line(&file.path.display().to_string())
+                ))
+                .with_hint(crate::render::text::escape_line(&file.hint()).into_owned()));
+            }
+            source_key = std::fs::canonicalize(&path)
+                .unwrap_or(path)
+                .display()
+                .to_string();
+        }
+    }
+    let found = read_servers(&source, &home, &cwd).map_err(|why| {
+        Error::usage(why.to_string()).with_hint(format!(
             "name a host ({}) or a config file",
             crate::client::import::host_words()
         ))
@@ -306,7 +329,8 @@ pub fn import(matches: &ArgMatches) -> Result<Outcome> {
     }
     let mut accepted = Vec::new();
     let mut origins = Vec::new();
-    for (name, entry, file) in found.servers {
+    let mut host_values = Vec::new();
+    for (name, mut entry, file) in found.servers {
         if let Err(e) = check_server_name(&name) {
             warn(&format!("skipped {name}: {}", e.message));
             continue;
@@ -316,34 +340,113 @@ pub fn import(matches: &ArgMatches) -> Result<Outcome> {
                 "warning: {name} uses the {kind} transport; ferry speaks Streamable HTTP to it"
             ));
         }
+        let values = translate_entry(&mut entry);
+        if !values.is_empty() {
+            host_values.push((name.clone(), values));
+        }
         origins.push(file);
         accepted.push((name, entry));
     }
-    let skipped = config::write_user_servers(&accepted, false)?;
+
+    let path = config::user_config_path();
+    let current = config::read_json(&path)?;
+    let configured = current
+        .as_ref()
+        .and_then(|doc| doc.get("mcpServers"))
+        .and_then(Value::as_object);
+    let changes: Vec<Change> = accepted
+        .iter()
+        .map(|(name, entry)| record::change(configured.and_then(|c| c.get(name)), entry, force))
+        .collect();
+    let writes: Vec<(String, Map<String, Value>)> = accepted
+        .iter()
+        .zip(&changes)
+        .filter(|(_, c)| matches!(c, Change::Added | Change::Updated))
+        .map(|(server, _)| server.clone())
+        .collect();
+    config::write_user_servers(&writes, true)?;
+
+    let mut log = ImportRecord::load();
+    let names: Vec<&str> = accepted.iter().map(|(n, _)| n.as_str()).collect();
+    // A server removed since (`ferry remove`) is neither kept nor remembered.
+    let (gone, removed): (Vec<_>, Vec<_>) = log
+        .gone_from(&source_key, &names)
+        .into_iter()
+        .partition(|(name, _)| configured.is_some_and(|c| c.contains_key(name)));
+    for (name, _) in &removed {
+        log.servers.remove(name);
+    }
+    for (((name, entry), file), change) in accepted.iter().zip(&origins).zip(&changes) {
+        if *change != Change::Kept {
+            log.servers.insert(
+                name.clone(),
+                Imported {
+                    source: source_key.clone(),
+                    file: file.clone(),
+                    entry: entry.clone(),
+                },
+            );
+        }
+    }
+    if let Err(e) = log.save() {
+        warn(&format!(
+            "warning: cannot write {}: {e}; `ferry import --force` will not know what it imported",
+            ImportRecord::path().display()
+        ));
+    }
+
     let width = accepted
         .iter()
         .map(|(n, _)| n.chars().count())
+        .chain(gone.iter().map(|(n, _)| n.chars().count()))
         .max()
         .unwrap_or(0);
-    let (mut added, mut kept) = (String::new(), String::new());
-    for ((name, _), file) in accepted.iter().zip(&origins) {
-        let line = format!("  {name:width$}  from {file}\n");
-        if skipped.contains(name) {
-            kept.push_str(&line);
-        } else {
-            added.push_str(&line);
-        }
-    }
-    let count = accepted.len() - skipped.len();
+    let section = |wanted: Change| -> String {
+        accepted
+            .iter()
+            .zip(&origins)
+            .zip(&changes)
+            .filter(|(_, c)| **c == wanted)
+            .map(|(((name, _), file), _)| format!("  {name:width$}  from {file}\n"))
+            .collect()
+    };
+    let count = writes.len();
     let mut out = format!(
-        "imported {count} server(s) into {}{}\n{added}",
-        config::user_config_path().display(),
-        if count > 0 { ":" } else { "" }
+        "imported {count} server(s) into {}{}\n{}",
+        path.display(),
+        if count > 0 { ":" } else { "" },
+        section(Change::Added)
     );
+    let updated = section(Change::Updated);
+    if !updated.is_empty() {
+        out.push_str(&format!("updated (the host's entry changed):\n{updated}"));
+    }
+    let unchanged = section(Change::Unchanged);
+    if !unchanged.is_empty() {
+        out.push_str(&format!("unchanged:\n{unchanged}"));
+    }
+    let kept = section(Change::Kept);
     if !kept.is_empty() {
         out.push_str(&format!(
-            "kept existing (a server of that name is configured):\n{kept}"
+            "kept existing (a server of that name is configured; `ferry import {word} --force` replaces it):\n{kept}"
         ));
+    }
+    if !gone.is_empty() {
+        out.push_str("kept (imported before, no longer in the host's config; `ferry remove NAME` removes it):\n");
+        for (name, file) in &gone {
+            out.push_str(&format!("  {name:width$}  from {file}\n"));
+        }
+    }
+    if !host_values.is_empty() {
+        out.push_str("to set before calling them (only the host could supply these):\n");
+        for (name, values) in &host_values {
+            for value in values {
+                out.push_str(&format!(
+                    "  {name:width$}  export {}=...   # was {}, {}\n",
+                    value.name, value.original, value.what
+                ));
+            }
+        }
     }
     emit(&crate::render::text::escape_text(&out))?;
     Ok(Outcome::Success)

@@ -17,7 +17,8 @@ use crate::protocol::tool_text::tool_texts;
 use crate::protocol::tools::Tool;
 use crate::render::tool::{find_answer, FoundTool};
 use crate::tokens::find::{
-    fitting_servers, load_documents, save_documents, shown, Document, Index,
+    fitting_servers, load_documents, save_documents, servers_by_fit, shown, Document, Index,
+    WEAK_MARK,
 };
 use crate::{Error, Outcome, Result};
 use clap::ArgMatches;
@@ -172,7 +173,9 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
         }
     }
     let index = Index::new(documents);
-    let mut ranked = index.rank(&query.join(" "));
+    // No tool shares a word with the task (one in another language, say): the nearest by
+    // meaning, if any is near enough, shown as weak matches.
+    let (mut ranked, weak) = index.search(&query.join(" "));
     // A hit whose full definition is unusable (the full parse refuses it) is passed over.
     let mut usable: Vec<(usize, String)> = Vec::new();
     let mut kept = Vec::new();
@@ -205,11 +208,26 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
                     .and_then(|tools| tools.iter().find(|t| &t.name == name))
                     .expect("parsed above"),
                 with_help: *help && with_help,
-                mark: source.pins.as_ref().and_then(|p| p.label(name)),
+                mark: source
+                    .pins
+                    .as_ref()
+                    .and_then(|p| p.label(name))
+                    .or_else(|| weak.then(|| WEAK_MARK.to_string())),
             }
         })
         .collect();
     let mut answer = find_answer(&hits);
+    if weak {
+        let servers = weak_servers(&kept);
+        answer.push_str(&format!(
+            "weak matches: no tool shares a word with the task, these are the nearest by meaning; the servers that fit best: {} (list one whole: ferry {})\n",
+            servers.join(", "),
+            servers[0]
+        ));
+        emit(&answer)?;
+        std::mem::forget(index);
+        return Ok(Outcome::Success);
+    }
     let servers = fitting_servers(&kept);
     if let Some(first) = servers.first() {
         answer.push_str(&format!(
@@ -222,6 +240,19 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
     // the search itself.
     std::mem::forget(index);
     Ok(Outcome::Success)
+}
+
+/// The servers that weak matches come from, best first (at least the first hit's).
+fn weak_servers<'a, T>(kept: &[(&'a Document<T>, f64)]) -> Vec<&'a str> {
+    let servers = servers_by_fit(kept);
+    if servers.is_empty() {
+        kept.iter()
+            .take(1)
+            .map(|(d, _)| d.server.as_str())
+            .collect()
+    } else {
+        servers
+    }
 }
 
 /// A server's cached tools as documents to search: from the search file kept beside its cache

@@ -15,10 +15,12 @@ mod config;
 mod demo;
 mod find;
 pub mod flags;
+mod handover;
 pub mod options;
 mod review;
 mod skill;
 mod sources;
+pub mod status_line;
 pub mod terminal;
 mod tokens;
 mod tokens_served;
@@ -79,7 +81,7 @@ diagnostics: --verbose or FERRY_LOG=debug shows the JSON-RPC traffic on stderr";
 /// The one definition of ferry's commands and options: parsing, `--help`, "did you mean" and
 /// shell completions all come from it.
 pub fn command() -> Command {
-    let count = || clap::value_parser!(usize);
+    let count = || clap::builder::ValueParser::new(whole_number);
     Command::new("ferry")
         .about(ABOUT)
         .version(env!("CARGO_PKG_VERSION"))
@@ -87,57 +89,16 @@ pub fn command() -> Command {
         .external_subcommand_value_parser(clap::value_parser!(String))
         .override_usage("ferry [OPTIONS] [COMMAND | SERVER [TOOL [ARGS]...]]")
         .after_help(AFTER_HELP)
-        .arg(
-            Arg::new("refresh")
-                .long("refresh")
-                .action(ArgAction::SetTrue)
-                .help("List the server's tools again (and find out its protocol era anew)"),
-        )
-        .arg(
-            Arg::new("json")
-                .long("json")
-                .action(ArgAction::SetTrue)
-                .help("Print the exact result envelope"),
-        )
-        .arg(
-            Arg::new("max-tokens")
-                .long("max-tokens")
-                .value_name("N")
-                .allow_negative_numbers(true)
-                .help("Keep output under N tokens (64 or more); the full output is saved to a file"),
-        )
-        .arg(
-            Arg::new("timeout")
-                .long("timeout")
-                .value_name("SECONDS")
-                .allow_negative_numbers(true)
-                .help("Per-request limit (default 60)"),
-        )
-        .arg(
-            Arg::new("cmd")
-                .long("cmd")
-                .value_name("COMMAND")
-                .num_args(1..)
-                .allow_hyphen_values(true)
-                .help("An ad-hoc stdio server: --cmd 'COMMAND ARGS' [TOOL [ARGS]...]"),
-        )
-        .arg(
-            Arg::new("no-daemon")
-                .long("no-daemon")
-                .action(ArgAction::SetTrue)
-                .help("Start the server for this call only, not through the warm daemon"),
-        )
-        .arg(
-            Arg::new("verbose")
-                .long("verbose")
-                .short('v')
-                .action(ArgAction::SetTrue)
-                .help("Show the JSON-RPC traffic, the era chosen, cache decisions and timings on stderr"),
-        )
+        .args(options::global_args())
         .subcommand(
             Command::new("add")
                 .about("Add a server: NAME -- COMMAND [ARGS...] (stdio) or NAME URL (Streamable HTTP)")
-                .arg(Arg::new("name").required(true).value_name("NAME"))
+                .arg(
+                    Arg::new("name")
+                        .required(true)
+                        .value_name("NAME")
+                        .help("The server's name, as you will type it: ferry NAME"),
+                )
                 .arg(Arg::new("url").value_name("URL").help("The server's Streamable HTTP endpoint"))
                 .arg(
                     Arg::new("command")
@@ -211,6 +172,12 @@ pub fn command() -> Command {
                             "{}, or a file",
                             crate::client::import::host_words()
                         )),
+                )
+                .arg(
+                    Arg::new("force")
+                        .long("force")
+                        .action(ArgAction::SetTrue)
+                        .help("Re-sync: replace servers whose entry the host changed (none is removed)"),
                 ),
         )
         .subcommand(
@@ -455,8 +422,17 @@ pub fn command() -> Command {
             Command::new("__complete")
                 .hide(true)
                 .arg(Arg::new("what").required(true))
-                .arg(Arg::new("server")),
+                .arg(Arg::new("server"))
+                .arg(Arg::new("tool")),
         )
+}
+
+/// The binary's whole options table: [`command`] with serve's, `ask`'s and the daemon's.
+pub fn table() -> Command {
+    command()
+        .subcommand(crate::serve::command())
+        .subcommand(crate::serve::ask::command())
+        .subcommand(crate::daemon::command())
 }
 
 /// Runs a command this module does not know (`serve`, `daemon`), given its matches and the
@@ -565,13 +541,15 @@ fn fast_path(args: &[OsString], table: &dyn Fn() -> Command) -> Option<Result<Ou
     let command = quick_server_command(&words)?;
     diagnostics(false);
     // A running daemon does the whole command: no config, cache or schema read here.
-    let maybe_warm =
-        !crate::daemon::client::disabled_by_env() && !words.iter().any(|w| w == "--no-daemon");
+    let maybe_warm = !crate::daemon::client::disabled_by_env() && !options::asks_cold(&words);
     if maybe_warm {
-        if let Some(run) = warm::handover(args, false) {
-            if let Handed::Done(result) =
-                crate::daemon::client::hand_over(run, false, warm::answer_question)
-            {
+        if let Some(run) = handover::handover(args, false) {
+            if let Handed::Done(result) = crate::daemon::client::hand_over(
+                run,
+                false,
+                handover::answer_question,
+                status_line::write,
+            ) {
                 return Some(result);
             }
         }
@@ -600,7 +578,7 @@ fn run_server_command(
     };
     // A named server's config was read (and its warnings printed) here.
     let warned = matches!(&command.server, ServerWord::Named(word) if !word.contains("://"));
-    let handover = || warm::handover(args, warned);
+    let handover = || handover::handover(args, warned);
     call::run_server(spec, &command.words, command.globals, Some(&handover))
 }
 
@@ -696,10 +674,37 @@ fn clap_outcome(error: clap::Error) -> Result<Outcome> {
                 line.trim_start_matches("Usage: ")
             )
         }
+        // A count's example beside where to read more.
+        None if error.kind() == ErrorKind::ValueValidation => {
+            match error.get(ContextKind::InvalidArg) {
+                Some(ContextValue::String(arg)) => format!(
+                    "for example: {} 10",
+                    arg.split_whitespace().next().unwrap_or(arg)
+                ),
+                _ => format!("see: {command} --help"),
+            }
+        }
         None => format!("see: {command} --help"),
     };
     Err(Error::usage(first).with_hint(hint))
 }
+
+/// A count given to one of ferry's own options (`--limit`, `--session`, `--turns`).
+fn whole_number(text: &str) -> std::result::Result<usize, NotAWholeNumber> {
+    text.parse().map_err(|_| NotAWholeNumber)
+}
+
+/// What a count must be, said in the error of a value that is not one.
+#[derive(Debug, Clone)]
+struct NotAWholeNumber;
+
+impl std::fmt::Display for NotAWholeNumber {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a whole number")
+    }
+}
+
+impl std::error::Error for NotAWholeNumber {}
 
 /// A clap error's one line, in ferry's words, and the option or command it suggests.
 pub(crate) fn clap_message(error: &clap::Error) -> (String, Option<String>) {
@@ -709,8 +714,27 @@ pub(crate) fn clap_message(error: &clap::Error) -> (String, Option<String>) {
         _ => None,
     };
     let first = match (error.kind(), invalid) {
+        // `--limit -1`: a negative number reads as an option to clap; it is a value out of range.
+        (ErrorKind::UnknownArgument, Some(arg)) if arg.parse::<f64>().is_ok() => {
+            format!(
+                "{arg} is not a value ferry takes: counts and limits are whole numbers, 1 or more"
+            )
+        }
         (ErrorKind::UnknownArgument, Some(arg)) if arg.starts_with('-') => {
             format!("unknown option {arg}")
+        }
+        // A value of the wrong type for one of ferry's own options: the option, what it must
+        // be, what was given.
+        (ErrorKind::ValueValidation, Some(arg)) => {
+            let flag = arg.split_whitespace().next().unwrap_or(&arg).to_string();
+            let what = std::error::Error::source(error)
+                .map_or_else(|| "valid".to_string(), |e| e.to_string());
+            match error.get(ContextKind::InvalidValue) {
+                Some(ContextValue::String(value)) => {
+                    format!("{flag} must be {what}, not {value:?}")
+                }
+                _ => format!("{flag} must be {what}"),
+            }
         }
         (ErrorKind::UnknownArgument, Some(arg)) => format!("unexpected argument {arg:?}"),
         // clap's own text lists the names on the lines after its first.

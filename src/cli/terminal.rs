@@ -74,11 +74,11 @@ impl Console for Local {
     }
 
     fn warn(&self, line: &str) {
-        warn(line)
+        super::status_line::write(&format!("{}\n", escape_line(line)));
     }
 
     fn status(&self, text: &str) {
-        let _ = std::io::stderr().write_all(text.as_bytes());
+        super::status_line::write(text);
     }
 
     fn stderr_is_terminal(&self) -> bool {
@@ -123,6 +123,8 @@ pub fn report(error: &Error) {
     if error.kind == ErrorKind::ClosedPipe {
         return;
     }
+    // A status or progress line still drawn would run into the error's first line.
+    super::status_line::clear();
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "error: {}", escape_line(&error.message));
     if let Some(detail) = &error.detail {
@@ -199,7 +201,7 @@ impl TerminalHandler {
     /// Clears a progress line left on the terminal.
     pub fn finish_progress(&self) {
         if self.progress_shown.swap(false, Ordering::SeqCst) {
-            let _ = write!(std::io::stderr(), "\r\x1b[K");
+            super::status_line::clear();
         }
     }
 }
@@ -253,7 +255,7 @@ impl ClientHandler for TerminalHandler {
             return;
         }
         self.progress_shown.store(true, Ordering::SeqCst);
-        let _ = write!(std::io::stderr(), "\r\x1b[K{}", progress_line(params));
+        super::status_line::show(&progress_line(params));
     }
 }
 
@@ -301,6 +303,8 @@ fn elicit(params: &Value) -> Value {
         .message
         .as_deref()
         .unwrap_or("The server asks for input.");
+    // The status line stays away while the person answers, so the prompt stays on screen.
+    let _question = super::status_line::question();
     let mut err = std::io::stderr();
     let _ = writeln!(err, "ferry: {}", escape_text(message));
     if let Some(url) = elicitation.url() {
@@ -324,13 +328,7 @@ fn elicit(params: &Value) -> Value {
             "{}{} ({}): ",
             escape_line(&prop.name),
             if prop.required { "" } else { " [optional]" },
-            escape_line(&answer_kind(
-                &prop.shape,
-                params.pointer(&format!(
-                    "/requestedSchema/properties/{}",
-                    prop.name.replace('~', "~0").replace('/', "~1")
-                ))
-            ))
+            escape_line(&answer_kind(&prop.shape))
         );
         let _ = err.flush();
         let Some(answer) = read_line() else {
@@ -349,29 +347,11 @@ fn elicit(params: &Value) -> Value {
 }
 
 /// What an answer may be, as the prompt says it: `y/n` for a yes-or-no question, the choices
-/// of an enum (titled ones too), else the type.
-fn answer_kind(shape: &crate::schema::Shape, raw: Option<&Value>) -> String {
+/// of an enum (each with its title, where it has one), else the type.
+fn answer_kind(shape: &crate::schema::Shape) -> String {
     use crate::schema::Kind;
-    // A titled enum (`oneOf` of `const` and `title`): its values, each with its title.
-    let titled: Vec<String> = raw
-        .and_then(SchemaView::new)
-        .and_then(|r| r.one_of())
-        .map(|options| {
-            options
-                .iter()
-                .filter_map(|o| {
-                    let o = SchemaView::new(o)?;
-                    let value = crate::schema::render_value(o.constant()?);
-                    Some(match o.title() {
-                        Some(title) if title != value => format!("{value} ({title})"),
-                        _ => value,
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    if !titled.is_empty() {
-        return titled.join("|");
+    if let Some(titled) = crate::render::tool::titled_type(shape) {
+        return titled;
     }
     match &shape.kind {
         Kind::Bool => "y/n".to_string(),
@@ -404,7 +384,13 @@ fn answer_value(shape: &crate::schema::Shape, answer: &str) -> Value {
             "n" | "no" | "false" => Value::Bool(false),
             _ => Value::String(answer.to_string()),
         },
-        Kind::Str | Kind::Enum(_) => Value::String(answer.to_string()),
+        // A choice by its title (`Dogs` for `pet-2`) is the choice.
+        Kind::Enum(_) => shape
+            .titles
+            .iter()
+            .find(|(_, title)| title.eq_ignore_ascii_case(answer))
+            .map_or_else(|| Value::String(answer.to_string()), |(v, _)| v.clone()),
+        Kind::Str => Value::String(answer.to_string()),
         _ => serde_json::from_str(answer).unwrap_or_else(|_| Value::String(answer.to_string())),
     }
 }
@@ -431,7 +417,7 @@ mod answer_tests {
     #[test]
     fn yes_no_questions_take_y_yes_n_no() {
         let confirm = shape(json!({"type": "boolean"}));
-        assert_eq!(answer_kind(&confirm, None), "y/n");
+        assert_eq!(answer_kind(&confirm), "y/n");
         for (typed, value) in [
             ("y", true),
             ("yes", true),
@@ -447,14 +433,15 @@ mod answer_tests {
     #[test]
     fn enums_list_their_choices_titled_or_not() {
         assert_eq!(
-            answer_kind(&shape(json!({"type": "string", "enum": ["a", "b"]})), None),
+            answer_kind(&shape(json!({"type": "string", "enum": ["a", "b"]}))),
             "a|b"
         );
         let raw = json!({"type": "string", "oneOf": [
             {"const": "red", "title": "Red light"}, {"const": "green", "title": "green"}]});
-        assert_eq!(
-            answer_kind(&shape(raw.clone()), Some(&raw)),
-            "red (Red light)|green"
-        );
+        assert_eq!(answer_kind(&shape(raw)), "red (Red light)|green");
+        let legacy =
+            shape(json!({"type": "string", "enum": ["p1", "p2"], "enumNames": ["Cats", "Dogs"]}));
+        assert_eq!(answer_kind(&legacy), "p1 (Cats)|p2 (Dogs)");
+        assert_eq!(answer_value(&legacy, "dogs"), json!("p2"));
     }
 }

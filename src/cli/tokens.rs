@@ -7,8 +7,8 @@ use super::Globals;
 use crate::tokenizer::{Encoding, Tokenizer};
 use crate::tokens::meter::{
     self, break_even, break_even_words, session_cost, Host, Meter, ServerCost, Session,
-    LOOKUPS_EAGER, LOOKUPS_ONE_STEP, LOOKUPS_TWO_STEP,
 };
+use crate::tokens::round_trips::{self, Steps};
 use crate::{Error, Outcome, Result};
 use clap::ArgMatches;
 use serde_json::{json, Value};
@@ -156,21 +156,21 @@ impl<'a> Report<'a> {
                 colour: Some(0),
                 upfront: self.eager as f64,
                 per_use: 0.0,
-                lookups: LOOKUPS_EAGER,
+                steps: round_trips::EAGER,
             },
             SessionPath {
                 name: "MCP deferred",
                 colour: Some(1),
                 upfront: self.deferred as f64,
                 per_use: self.deferred_per_use,
-                lookups: LOOKUPS_ONE_STEP,
+                steps: round_trips::DEFERRED,
             },
             SessionPath {
                 name: "ferry",
                 colour: Some(2),
                 upfront: self.ferry_upfront as f64,
                 per_use: self.ferry_per_use,
-                lookups: LOOKUPS_ONE_STEP,
+                steps: round_trips::FERRY,
             },
         ];
         if let Some((upfront, per_use)) = proxy {
@@ -179,7 +179,7 @@ impl<'a> Report<'a> {
                 colour: Some(3),
                 upfront: upfront as f64,
                 per_use,
-                lookups: LOOKUPS_ONE_STEP,
+                steps: round_trips::PROXY,
             });
         }
         paths.push(SessionPath {
@@ -187,21 +187,20 @@ impl<'a> Report<'a> {
             colour: None,
             upfront: self.ferry_upfront as f64,
             per_use: self.ferry_per_use,
-            lookups: LOOKUPS_TWO_STEP,
+            steps: round_trips::FIND_THEN_HELP,
         });
         paths
     }
 
-    /// Each path's model turns and billed input tokens over the session.
-    fn sessions(&self, proxy: Option<(usize, f64)>) -> Vec<(&'static str, usize, f64)> {
+    /// Each path's model turns, billed input tokens and round trips over the session.
+    fn sessions(&self, proxy: Option<(usize, f64)>) -> Vec<SessionTotal> {
         self.session_paths(proxy)
             .iter()
-            .map(|p| {
-                (
-                    p.name,
-                    self.session.turns.max(1) + self.session.tools_used * p.lookups,
-                    session_cost(p.upfront, p.per_use, p.lookups, self.session),
-                )
+            .map(|p| SessionTotal {
+                path: p.name,
+                turns: self.session.turns.max(1) + self.session.tools_used * p.steps.lookups(),
+                billed: session_cost(p.upfront, p.per_use, p.steps.lookups(), self.session),
+                steps: p.steps,
             })
             .collect()
     }
@@ -235,7 +234,7 @@ impl<'a> Report<'a> {
                 let colour = p.colour?;
                 Some((
                     colour,
-                    meter::session_by_turn(p.upfront, p.per_use, p.lookups, self.session),
+                    meter::session_by_turn(p.upfront, p.per_use, p.steps.lookups(), self.session),
                 ))
             })
             .collect();
@@ -399,20 +398,33 @@ impl<'a> Report<'a> {
                 if s.prompt_cache { "on (reads 0.1x, writes 1.25x)" } else { "off" }
             );
             let sessions = self.sessions(proxy);
-            let _ = writeln!(out, "  {:24} {:>6} {:>12}", "path", "turns", "billed");
-            for (path, turns, total) in &sessions {
-                let _ = writeln!(out, "  {path:24} {turns:>6} {total:>12.0}");
+            let _ = writeln!(
+                out,
+                "  {:24} {:>6} {:>12} {:>12} {:>9}  steps",
+                "path", "turns", "billed", "round trips", "per task"
+            );
+            for t in &sessions {
+                let _ = writeln!(
+                    out,
+                    "  {:24} {:>6} {:>12.0} {:>12} {:>9.2}  {}",
+                    t.path,
+                    t.turns,
+                    t.billed,
+                    t.steps.over(s),
+                    t.steps.per_task() as f64,
+                    t.steps.shown()
+                );
             }
-            let find = |name: &str| sessions.iter().find(|(p, _, _)| *p == name);
+            let find = |name: &str| sessions.iter().find(|t| t.path == name);
             if let (Some(one), Some(two)) = (find("ferry"), find("ferry, find then --help")) {
                 let _ = writeln!(
                     out,
                     "  ferry's one-step find saves {} model turns and {:.0} tokens against a find, then --help, per tool.",
-                    two.1 - one.1,
-                    two.2 - one.2
+                    two.turns - one.turns,
+                    two.billed - one.billed
                 );
             }
-            out.push_str("  (each model turn resends the context; a tool's per-use text joins it after its lookup turns and stays)\n");
+            out.push_str("  (each model turn resends the context; a tool's per-use text joins it after its lookup turns and stays;\n   a round trip is one call from a task to the first tool call, `+` joins what one answer carries)\n");
         }
         out
     }
@@ -454,7 +466,8 @@ impl<'a> Report<'a> {
             },
             "session": {
                 "tools_used": self.session.tools_used, "turns": self.session.turns, "prompt_cache": self.session.prompt_cache,
-                "totals": self.sessions(proxy).iter().map(|(p, turns, t)| json!({"path": p, "model_turns": turns, "input_tokens": t.round()})).collect::<Vec<_>>(),
+                "totals": self.sessions(proxy).iter().map(|t| json!({"path": t.path, "model_turns": t.turns, "input_tokens": t.billed.round(),
+                    "round_trips": t.steps.over(self.session), "round_trips_per_task": t.steps.per_task(), "steps": t.steps.0})).collect::<Vec<_>>(),
             },
         })
     }
@@ -467,7 +480,18 @@ struct SessionPath {
     colour: Option<usize>,
     upfront: f64,
     per_use: f64,
-    lookups: usize,
+    /// The calls from a task to the tool's first call.
+    steps: Steps,
+}
+
+/// One path's figures over the session.
+struct SessionTotal {
+    path: &'static str,
+    /// Model turns: the task turns and each tool's lookups.
+    turns: usize,
+    /// Input tokens billed, in full-price equivalents.
+    billed: f64,
+    steps: Steps,
 }
 
 /// The proxy's figures beside the host's own loading of the same servers.

@@ -96,7 +96,7 @@ pub fn served(what: Served, meter: &Meter, as_json: bool) -> Result<Outcome> {
                 .as_ref()
                 .map(|h| (h.command.clone(), meter.shell_use(&h.command, &h.text))),
             asks: def.confirm.as_ref().map(|message| {
-                let question = crate::serve::ask::Question::Confirm {
+                let question = crate::protocol::question::Question::Confirm {
                     message: message.clone(),
                 };
                 let (method, params) = question.request();

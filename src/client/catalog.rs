@@ -240,7 +240,7 @@ pub fn unknown_tool(spec: &ServerSpec, name: &str, tools: &[Tool]) -> Error {
     let shown = crate::render::text::escape_line(name);
     // A tool the config hides is not a typo: say which key hides it.
     if !spec.allows_tool(name) {
-        let file = file_name(&spec.origin);
+        let file = super::config::file_name(&spec.origin);
         let key = if spec.include_tools.is_empty()
             || spec
                 .include_tools
@@ -268,12 +268,4 @@ pub fn unknown_tool(spec: &ServerSpec, name: &str, tools: &[Tool]) -> Error {
         )),
         None => error.with_hint(format!("`{}` lists its tools", spec.invocation)),
     }
-}
-
-/// The last part of a config file's path (`servers.json`), as messages name it.
-pub fn file_name(origin: &str) -> &str {
-    std::path::Path::new(origin)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or(origin)
 }

@@ -306,26 +306,63 @@ pub fn digest(definition: &Value) -> String {
     sum.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Why an identity's pins cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum PinsError {
+    #[error("cannot read the pins in {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the pins in {} belong to another server", path.display())]
+    OtherServer { path: PathBuf },
+    #[error("the pins in {} cannot be read ({source}); they are left as they are", path.display())]
+    Unreadable {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("cannot make {}: {source}", dir.display())]
+    Directory {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot lock {}: {source}", path.display())]
+    Lock {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Encode(serde_json::Error),
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl crate::error::Failure for PinsError {
+    fn kind(&self) -> crate::ErrorKind {
+        crate::ErrorKind::Usage
+    }
+    fn hint(&self) -> Option<String> {
+        Some("fix or remove the file, then review again".into())
+    }
+}
+
 /// Reads an identity's pins: `Ok(None)` when it has none yet, `Err` when the file is there
 /// but cannot be read (it is then never written over).
-pub fn load(identity: &str) -> std::result::Result<Option<PinFile>, String> {
+pub fn load(identity: &str) -> std::result::Result<Option<PinFile>, PinsError> {
     let path = path_for(identity);
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read the pins in {}: {e}", path.display())),
+        Err(source) => return Err(PinsError::Read { path, source }),
     };
     match serde_json::from_slice::<PinFile>(&bytes) {
         Ok(file) if file.identity == identity => Ok(Some(file)),
         // Another identity with the same hash: kept apart, never mixed.
-        Ok(_) => Err(format!(
-            "the pins in {} belong to another server",
-            path.display()
-        )),
-        Err(e) => Err(format!(
-            "the pins in {} cannot be read ({e}); they are left as they are",
-            path.display()
-        )),
+        Ok(_) => Err(PinsError::OtherServer { path }),
+        Err(source) => Err(PinsError::Unreadable { path, source }),
     }
 }
 
@@ -334,17 +371,21 @@ pub fn load(identity: &str) -> std::result::Result<Option<PinFile>, String> {
 fn update(
     identity: &str,
     change: impl FnOnce(Option<PinFile>) -> Option<PinFile>,
-) -> std::result::Result<(), String> {
+) -> std::result::Result<(), PinsError> {
     let path = path_for(identity);
     crate::paths::ensure_secret_dir(&dir())
-        .map_err(|e| format!("cannot make {}: {e}", dir().display()))?;
-    let _lock = crate::paths::locked_file(&path.with_extension("lock"))
-        .map_err(|e| format!("cannot lock {}: {e}", path.display()))?;
+        .map_err(|source| PinsError::Directory { dir: dir(), source })?;
+    let _lock = crate::paths::locked_file(&path.with_extension("lock")).map_err(|source| {
+        PinsError::Lock {
+            path: path.clone(),
+            source,
+        }
+    })?;
     let now = load(identity)?;
     if let Some(file) = change(now) {
-        let bytes = serde_json::to_vec(&file).map_err(|e| e.to_string())?;
+        let bytes = serde_json::to_vec(&file).map_err(PinsError::Encode)?;
         crate::paths::write_private(&path, &bytes)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            .map_err(|source| PinsError::Write { path, source })?;
     }
     Ok(())
 }
@@ -527,8 +568,7 @@ pub fn accept(spec: &ServerSpec, tools: &[&Tool], names: &[String]) -> Result<Ve
             }
         }
         Some(file)
-    })
-    .map_err(|why| Error::usage(why).with_hint("fix or remove the file, then review again"))?;
+    })?;
     taken.retain(|n| !n.is_empty());
     Ok(taken)
 }

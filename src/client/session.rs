@@ -458,7 +458,7 @@ impl Session {
                     .entry("extensions")
                     .or_insert_with(|| Value::Object(Map::new()));
                 if let Value::Object(extensions) = extensions {
-                    extensions.insert(super::tasks::EXTENSION.into(), json!({}));
+                    extensions.insert(crate::protocol::task_status::EXTENSION.into(), json!({}));
                 }
             }
         }

@@ -43,6 +43,10 @@ pub enum Handed {
 /// Answers the daemon's questions in this process (standard input, files, the terminal).
 pub type Answerer = fn(Question) -> Answer;
 
+/// Writes the daemon's stderr text in this process (where the terminal's status line is
+/// kept: a status update must not draw over a question open at the terminal).
+pub type Stderr = fn(&str);
+
 /// Whether `FERRY_NO_DAEMON` switches the warm path off.
 pub fn disabled_by_env() -> bool {
     std::env::var_os("FERRY_NO_DAEMON").is_some_and(|v| !v.is_empty() && v != "0")
@@ -279,7 +283,7 @@ impl Drop for Interrupts {
 /// Hands `run` to the daemon, starting one if `start` says so and none runs, and relays the
 /// command until its end. Nothing is written to stdout or stderr unless the result is
 /// [`Handed::Done`].
-pub fn hand_over(run: Run, start: bool, answer: Answerer) -> Handed {
+pub fn hand_over(run: Run, start: bool, answer: Answerer, stderr: Stderr) -> Handed {
     let dir = socket::run_dir();
     // A directory that is not private is never used: the socket in it could be anyone's.
     if dir.exists() {
@@ -298,15 +302,33 @@ pub fn hand_over(run: Run, start: bool, answer: Answerer) -> Handed {
         Err(_) if !start => return Handed::Absent,
         Err(_) => match connect_or_start(&op) {
             Ok(connection) => connection,
-            Err(why) => return Handed::Unavailable(why),
+            Err(why) => return Handed::Unavailable(why.to_string()),
         },
     };
-    relay(connection, answer, &interrupts)
+    relay(connection, answer, stderr, &interrupts)
+}
+
+/// Why the daemon could not be started (the call then runs without it).
+#[derive(Debug, thiserror::Error)]
+enum StartError {
+    #[error("{0}")]
+    RunDir(Error),
+    #[error("cannot lock {}: {source}", path.display())]
+    Lock {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot find ferry's program: {0}")]
+    Program(std::io::Error),
+    #[error("cannot start the daemon: {0}")]
+    Spawn(std::io::Error),
+    #[error("the daemon did not start listening")]
+    NotListening,
 }
 
 /// Starts the daemon (one starter at a time) and hands it `op`.
-fn connect_or_start(op: &ToDaemon) -> std::result::Result<Connection, String> {
-    socket::ensure_run_dir().map_err(|e| e.message)?;
+fn connect_or_start(op: &ToDaemon) -> std::result::Result<Connection, StartError> {
+    socket::ensure_run_dir().map_err(StartError::RunDir)?;
     let lock = take_start_lock()?;
     // Someone else may have started it while this caller waited for the lock.
     if let Ok(connection) = Connection::open(op) {
@@ -322,14 +344,19 @@ fn connect_or_start(op: &ToDaemon) -> std::result::Result<Connection, String> {
             return Ok(connection);
         }
         if Instant::now() > deadline {
-            return Err("the daemon did not start listening".into());
+            return Err(StartError::NotListening);
         }
         std::thread::sleep(Duration::from_millis(5));
     }
 }
 
 /// Relays a command's messages until its end.
-fn relay(mut connection: Connection, answer: Answerer, interrupts: &Interrupts) -> Handed {
+fn relay(
+    mut connection: Connection,
+    answer: Answerer,
+    stderr: Stderr,
+    interrupts: &Interrupts,
+) -> Handed {
     let answers = match connection.stream.try_clone() {
         Ok(stream) => Arc::new(Mutex::new(stream)),
         Err(e) => return Handed::Unavailable(e.to_string()),
@@ -357,9 +384,7 @@ fn relay(mut connection: Connection, answer: Answerer, interrupts: &Interrupts) 
                     return Handed::Done(Err(crate::console::write_error(e)));
                 }
             }
-            ToCaller::Err(text) => {
-                let _ = std::io::stderr().lock().write_all(text.as_bytes());
-            }
+            ToCaller::Err(text) => stderr(&text),
             // Answered off this thread: a question can wait on a person or a pipe, and
             // Ctrl-C must still be heard.
             ToCaller::Ask { id, question } => {
@@ -400,15 +425,15 @@ fn stop_other() {
 }
 
 /// The exclusive lock one starter holds while it looks for the daemon and starts it.
-fn take_start_lock() -> std::result::Result<std::fs::File, String> {
+fn take_start_lock() -> std::result::Result<std::fs::File, StartError> {
     let path = socket::lock_path();
-    crate::paths::locked_file(&path).map_err(|e| format!("cannot lock {}: {e}", path.display()))
+    crate::paths::locked_file(&path).map_err(|source| StartError::Lock { path, source })
 }
 
 /// Starts `ferry __daemon` in a session of its own, detached from this terminal; its
 /// diagnostics go to the daemon's log.
-fn start_daemon() -> std::result::Result<(), String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find ferry's program: {e}"))?;
+fn start_daemon() -> std::result::Result<(), StartError> {
+    let exe = std::env::current_exe().map_err(StartError::Program)?;
     let log = crate::paths::log_dir();
     let _ = crate::paths::ensure_private_dir(&log);
     let stderr = std::fs::OpenOptions::new()
@@ -431,10 +456,7 @@ fn start_daemon() -> std::result::Result<(), String> {
             Ok(())
         });
     }
-    command
-        .spawn()
-        .map(|_| ())
-        .map_err(|e| format!("cannot start the daemon: {e}"))
+    command.spawn().map(|_| ()).map_err(StartError::Spawn)
 }
 
 /// `ferry daemon status` from a running daemon (another ferry's too), and whether it is this

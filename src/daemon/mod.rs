@@ -2,15 +2,16 @@
 //! calls, so a call costs milliseconds and a stateful server keeps its state.
 //!
 //! `client` is the caller's side (find or start the daemon, hand it a whole `ferry <server>
-//! ...` command, relay what comes back); `server` is the daemon process, which runs handed-over
-//! commands with the CLI's own code (a `server::Runner` the binary supplies); `pool` its warm
-//! sessions; `wire` the typed messages on the socket (`transport::socket`); `guard` the
-//! watchdog each server runs under, so that no server outlives the daemon, even a daemon
-//! killed with SIGKILL.
+//! ...` command, relay what comes back, or say why it could not, and the call runs cold);
+//! `server` is the daemon process, which runs handed-over commands with the CLI's own code (a
+//! `server::Runner` the binary supplies), keeping its warm sessions in `client::pool` (one per
+//! server, project and the settings that change what it does; shared with `ferry serve
+//! --servers`); `wire` the typed messages on the socket (one JSON message per line; where the
+//! socket lives and who may use it is `transport::socket`'s); `guard` the watchdog each server
+//! runs under, so that no server outlives the daemon, even a daemon killed with SIGKILL.
 
 pub mod client;
 pub mod guard;
-pub mod pool;
 pub mod server;
 pub mod wire;
 
@@ -98,7 +99,7 @@ pub fn status_text(status: &wire::Status) -> String {
         .unwrap_or(6)
         .max(6);
     out.push_str(&format!(
-        "{:width$}  {:>7}  {:>6}  {:>8}  {:>5}  {:>9}  directory\n",
+        "{:width$}  {:>7}  {:>6}  {:>8}  {:>5}  {:>9}  directory or URL\n",
         "server", "pid", "idle", "stops in", "calls", "memory"
     ));
     for server in &status.servers {
@@ -118,8 +119,9 @@ pub fn status_text(status: &wire::Status) -> String {
                 crate::render::text::escape_line(&server.apart.join(", "))
             )
         };
+        let from = if server.command_line { "  (--cmd)" } else { "" };
         out.push_str(&format!(
-            "{name:width$}  {pid:>7}  {:>6}  {:>8}  {:>5}  {:>9}  {dir}{apart}\n",
+            "{name:width$}  {pid:>7}  {:>6}  {:>8}  {:>5}  {:>9}  {dir}{from}{apart}\n",
             duration_text(server.idle_ms),
             duration_text(left),
             server.calls,

@@ -5,8 +5,8 @@
 //! that a warm command prints exactly what a cold one would); the daemon gives it the warm
 //! pool and a [`CallerLink`] to the ferry process that handed it over.
 
-use super::pool::Pool;
 use super::wire::{line, Answer, Dirs, Hello, Question, Run, Status, ToCaller, ToDaemon};
+use crate::client::pool::Pool;
 use crate::protocol::BoxFuture;
 use crate::transport::framing::{self, FrameError};
 use crate::transport::socket::{self, MESSAGE_LIMIT};
@@ -261,7 +261,7 @@ fn status(daemon: &Daemon) -> Status {
         pid,
         identity: daemon.identity.clone(),
         up_ms: daemon.started.elapsed().as_millis() as u64,
-        rss_kb: super::pool::rss_kb(pid),
+        rss_kb: crate::client::pool::rss_kb(pid),
         servers: daemon.pool.status(),
     }
 }

@@ -21,9 +21,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// A server as the daemon resolves it (kept under its old name for `ferry serve --servers`).
-pub use super::pool::ServerRef;
-
 /// The first message each way: who speaks (`daemon::identity`), and the daemon's process id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hello {
@@ -142,7 +139,7 @@ pub struct Status {
     pub identity: String,
     pub up_ms: u64,
     pub rss_kb: u64,
-    pub servers: Vec<super::pool::ServerStatus>,
+    pub servers: Vec<crate::client::pool::ServerStatus>,
 }
 
 /// One message as a line.
@@ -282,7 +279,7 @@ mod tests {
             identity: "ferry".into(),
             up_ms: 1000,
             rss_kb: 6000,
-            servers: vec![super::super::pool::ServerStatus {
+            servers: vec![crate::client::pool::ServerStatus {
                 name: "ev".into(),
                 identity: "stdio\0node".into(),
                 pid: Some(99),
@@ -296,6 +293,7 @@ mod tests {
                 rss_kb: None,
                 dir: Some("/src/repo".into()),
                 apart: vec!["$AWS_PROFILE".into()],
+                command_line: false,
             }],
         }));
         round_trip(ToCaller::Stopped(2));

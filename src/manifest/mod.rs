@@ -26,7 +26,7 @@ pub mod template;
 pub mod toml_tree;
 mod uri;
 
-pub use files::{confine, mime_for_path, read_confined};
+pub use files::{confine, mime_for_path, read_confined, PathRefusal};
 pub use listing::input_schema;
 pub use load::{load, parse};
 pub use model::*;

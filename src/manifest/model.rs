@@ -70,20 +70,32 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_MAX_OUTPUT: usize = 1024 * 1024;
 pub const DEFAULT_CONCURRENCY: usize = 8;
 
-/// A manifest that could not be loaded: where, and why.
-#[derive(Debug, Clone, PartialEq)]
+/// A manifest that could not be loaded: where, and why (`FILE:LINE: reason`).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{file}:{line}: {reason}")]
 pub struct ManifestError {
     pub file: String,
     pub line: usize,
     pub reason: String,
 }
 
+/// A usage error (exit 2) that says which line to fix.
+impl crate::error::Failure for ManifestError {
+    fn kind(&self) -> crate::ErrorKind {
+        crate::ErrorKind::Usage
+    }
+    fn hint(&self) -> Option<String> {
+        Some(format!(
+            "fix line {} of {} and start again",
+            self.line, self.file
+        ))
+    }
+}
+
 impl ManifestError {
-    /// As ferry's usage error (exit 2).
+    /// As ferry's usage error (exit 2), keeping this one as its cause.
     pub fn into_error(self) -> crate::Error {
-        crate::Error::usage(format!("{}:{}: {}", self.file, self.line, self.reason)).with_hint(
-            format!("fix line {} of {} and start again", self.line, self.file),
-        )
+        self.into()
     }
 }
 

@@ -12,7 +12,7 @@ use super::model::{
     DEFAULT_CONCURRENCY, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT,
 };
 use super::policy::file_name;
-use super::template::Element;
+use super::template::{Element, Refusal};
 use crate::Error;
 use serde_json::{json, Map};
 use std::path::PathBuf;
@@ -321,19 +321,19 @@ pub fn check_args(
     program: &str,
     args: &[String],
     allowed: Option<&[String]>,
-) -> Result<(), String> {
+) -> Result<(), Refusal> {
     let cli = file_name(program);
     if args.iter().any(|a| a.contains('\0')) {
-        return Err("an argument contains a NUL byte".into());
+        return Err(Refusal("an argument contains a NUL byte".into()));
     }
     if let Some(allowed) = allowed {
         match args.first() {
             Some(first) if allowed.iter().any(|a| a == first) => {}
             _ => {
-                return Err(format!(
+                return Err(Refusal(format!(
                 "{cli} is limited to the subcommands {}; the first argument must be one of them",
                 allowed.join(", ")
-            ))
+            )))
             }
         }
     }
@@ -343,7 +343,7 @@ pub fn check_args(
             .iter()
             .find(|(c, sub, _)| *c == cli && arg == sub)
         {
-            return Err(format!("{cli} {sub} is refused: it {why}"));
+            return Err(Refusal(format!("{cli} {sub} is refused: it {why}")));
         }
     }
     // Global options with values (`git --namespace x clone`) hide where the subcommand
@@ -364,10 +364,10 @@ pub fn check_args(
             let scoped =
                 entry.subcommands.is_empty() || words.iter().any(|w| entry.subcommands.contains(w));
             if scoped && is_option(arg, entry.option) {
-                return Err(format!(
+                return Err(Refusal(format!(
                     "{cli} {} is refused: it {}",
                     entry.option, entry.why
-                ));
+                )));
             }
         }
     }
@@ -595,7 +595,8 @@ mod tests {
             };
             let line = args(&[sub, &value, "x"]);
             let refusal = check_args(&format!("/usr/bin/{}", entry.cli), &line, None)
-                .expect_err(&format!("{} {:?}", entry.cli, line));
+                .expect_err(&format!("{} {:?}", entry.cli, line))
+                .0;
             assert!(refusal.contains(entry.option), "{refusal}");
             assert!(check_args(entry.cli, &args(&[sub, "x"]), None).is_ok());
         }
@@ -606,7 +607,9 @@ mod tests {
     fn every_refused_subcommand_is_refused() {
         for (cli, sub, _) in REFUSED_SUBCOMMANDS {
             let program = format!("/usr/bin/{cli}");
-            let refusal = check_args(&program, &args(&[sub, "x"]), None).expect_err(sub);
+            let refusal = check_args(&program, &args(&[sub, "x"]), None)
+                .expect_err(sub)
+                .0;
             assert!(
                 refusal.starts_with(&format!("{cli} {sub} is refused")),
                 "{refusal}"
@@ -685,7 +688,7 @@ mod tests {
         assert!(check_args("git", &args(&["log", "-n", "3"]), Some(&allowed)).is_ok());
         assert_eq!(
             check_args("git", &args(&["push"]), Some(&allowed)),
-            Err("git is limited to the subcommands log, status, diff; the first argument must be one of them".into())
+            Err(Refusal("git is limited to the subcommands log, status, diff; the first argument must be one of them".into()))
         );
         assert!(check_args("git", &args(&["--no-pager", "log"]), Some(&allowed)).is_err());
     }

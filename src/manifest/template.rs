@@ -46,8 +46,21 @@ fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '-'
 }
 
+/// Why a string is not a valid command element (each says the element, quoted).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ElementError {
+    #[error("{0:?} has a '{{' with no '}}' (write {{{{ for a literal brace)")]
+    Unclosed(String),
+    #[error("{text:?} has a placeholder {{{inner}}} that is not a parameter name (write {{{{ for a literal brace)")]
+    NotAName { text: String, inner: String },
+    #[error("{0:?} has a '}}' with no '{{' (write }}}} for a literal brace)")]
+    Unopened(String),
+    #[error("{text:?}: {{{name}*}} must be a whole element, or end one after fixed text (\"--x={{{name}*}}\"), one per item")]
+    SpreadInside { text: String, name: String },
+}
+
 /// Parses one string element; `Err` says why it is not a valid element.
-pub fn parse_element(text: &str) -> Result<Element, String> {
+pub fn parse_element(text: &str) -> Result<Element, ElementError> {
     let mut pieces: Vec<Piece> = Vec::new();
     let mut literal = String::new();
     let mut spread: Option<String> = None;
@@ -65,9 +78,7 @@ pub fn parse_element(text: &str) -> Result<Element, String> {
             '{' => {
                 let rest = &text[i + 1..];
                 let Some(end) = rest.find('}') else {
-                    return Err(format!(
-                        "{text:?} has a '{{' with no '}}' (write {{{{ for a literal brace)"
-                    ));
+                    return Err(ElementError::Unclosed(text.to_string()));
                 };
                 let inner = &rest[..end];
                 let (name, star) = match inner.strip_suffix('*') {
@@ -78,9 +89,10 @@ pub fn parse_element(text: &str) -> Result<Element, String> {
                     || !name.chars().all(is_name_char)
                     || name.starts_with(|c: char| c.is_ascii_digit())
                 {
-                    return Err(format!(
-                        "{text:?} has a placeholder {{{inner}}} that is not a parameter name (write {{{{ for a literal brace)"
-                    ));
+                    return Err(ElementError::NotAName {
+                        text: text.to_string(),
+                        inner: inner.to_string(),
+                    });
                 }
                 if star {
                     spread = Some(name.to_string());
@@ -93,11 +105,7 @@ pub fn parse_element(text: &str) -> Result<Element, String> {
                     chars.next();
                 }
             }
-            '}' => {
-                return Err(format!(
-                    "{text:?} has a '}}' with no '{{' (write }}}} for a literal brace)"
-                ))
-            }
+            '}' => return Err(ElementError::Unopened(text.to_string())),
             c => literal.push(c),
         }
     }
@@ -110,9 +118,10 @@ pub fn parse_element(text: &str) -> Result<Element, String> {
             [Piece::Text(fixed), Piece::Param(only)] if *only == name => {
                 Ok(Element::Repeat(fixed.clone(), name))
             }
-            _ => Err(format!(
-                "{text:?}: {{{name}*}} must be a whole element, or end one after fixed text (\"--x={{{name}*}}\"), one per item"
-            )),
+            _ => Err(ElementError::SpreadInside {
+                text: text.to_string(),
+                name,
+            }),
         };
     }
     Ok(match pieces.as_slice() {
@@ -178,7 +187,8 @@ pub fn value_text(value: &Value) -> String {
 }
 
 /// Why a call's values cannot become a command line.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
 pub struct Refusal(pub String);
 
 /// Renders the template with the call's values (defaults already filled in, paths already

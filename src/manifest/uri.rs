@@ -3,18 +3,25 @@
 
 use serde_json::{Map, Value};
 
+/// Why a URI template cannot be served.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum UriTemplateError {
+    #[error("a '{{' with no '}}'")]
+    Unclosed,
+    #[error("{{{0}}} is not a simple variable (letters, digits, '_')")]
+    NotSimple(String),
+}
+
 /// The variables of a URI template (`repo://commit/{sha}` → `sha`): simple `{name}` forms.
-pub fn uri_variables(template: &str) -> Result<Vec<String>, String> {
+pub fn uri_variables(template: &str) -> Result<Vec<String>, UriTemplateError> {
     let mut names = Vec::new();
     let mut rest = template;
     while let Some(start) = rest.find('{') {
         let after = &rest[start + 1..];
-        let end = after.find('}').ok_or("a '{' with no '}'")?;
+        let end = after.find('}').ok_or(UriTemplateError::Unclosed)?;
         let name = &after[..end];
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!(
-                "{{{name}}} is not a simple variable (letters, digits, '_')"
-            ));
+            return Err(UriTemplateError::NotSimple(name.to_string()));
         }
         names.push(name.to_string());
         rest = &after[end + 1..];

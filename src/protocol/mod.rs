@@ -13,6 +13,7 @@ pub mod json_schema;
 pub mod lenient;
 pub mod messages;
 pub mod params;
+pub mod question;
 pub mod task_status;
 pub mod tool_text;
 pub mod tools;
@@ -28,6 +29,10 @@ use std::pin::Pin;
 /// A boxed future, so the handlers of either side (a client's answers to server requests, a
 /// server's tool provider) can be trait objects.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Sends a notification to the client for the request being served (progress, log
+/// messages); it goes where the transport routes that request's messages.
+pub type Notifier = std::sync::Arc<dyn Fn(Value) + Send + Sync>;
 
 /// The stateless protocol revision: no handshake, `server/discover`, per-request `_meta`.
 pub const STATELESS_VERSION: &str = "2026-07-28";
@@ -69,14 +74,6 @@ pub fn json_kind(value: &Value) -> &'static str {
         Value::Array(_) => "a list",
         Value::Object(_) => "an object",
     }
-}
-
-/// The protocol version a stateless request declares in its `_meta`, if any.
-pub fn request_version(params: &Value) -> Option<&str> {
-    params::Params::new(params)
-        .meta()
-        .and_then(|m| m.protocol_version())
-        .and_then(Value::as_str)
 }
 
 /// A request object.

@@ -14,6 +14,19 @@ pub struct Tool {
     pub raw: Value,
 }
 
+/// Why an entry of `tools` is unusable (the entry is skipped with a warning).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BadTool {
+    #[error("tool entry is not an object")]
+    NotObject,
+    #[error("tool entry has no string \"name\"")]
+    NoName,
+    #[error("tool {0:?} has an inputSchema that is not an object")]
+    Schema(String),
+    #[error("tool {name:?} declares an invalid x-mcp-header: {problem}")]
+    Header { name: String, problem: String },
+}
+
 impl Tool {
     /// The `name` of a tool definition, when it is a string.
     pub fn name_of(raw: &Value) -> Option<&str> {
@@ -21,34 +34,28 @@ impl Tool {
     }
 
     /// Reads one entry of `tools`; `Err` says why the entry is unusable.
-    pub fn from_value(raw: &Value) -> Result<Tool, String> {
+    pub fn from_value(raw: &Value) -> Result<Tool, BadTool> {
         Tool::from_owned(raw.clone())
     }
 
     /// As `from_value`, keeping `raw` without a copy.
-    pub fn from_owned(raw: Value) -> Result<Tool, String> {
+    pub fn from_owned(raw: Value) -> Result<Tool, BadTool> {
         if !raw.is_object() {
-            return Err("tool entry is not an object".into());
+            return Err(BadTool::NotObject);
         }
         let entry = ListView::new(&raw);
         let name = match entry.name() {
             Some(name) if !name.is_empty() => name.to_string(),
-            _ => return Err("tool entry has no string \"name\"".into()),
+            _ => return Err(BadTool::NoName),
         };
         let description = entry.description().unwrap_or("").to_string();
         let input_schema = match entry.input_schema() {
             Some(schema @ Value::Object(_)) => schema.clone(),
             None | Some(Value::Null) => serde_json::json!({"type": "object"}),
-            Some(_) => {
-                return Err(format!(
-                    "tool {name:?} has an inputSchema that is not an object"
-                ))
-            }
+            Some(_) => return Err(BadTool::Schema(name)),
         };
         if let Some(problem) = header_problem(&input_schema) {
-            return Err(format!(
-                "tool {name:?} declares an invalid x-mcp-header: {problem}"
-            ));
+            return Err(BadTool::Header { name, problem });
         }
         Ok(Tool {
             name,

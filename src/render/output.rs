@@ -31,9 +31,11 @@ impl OutputContext {
     /// Writes bytes to a file named by their content and returns its path: the same bytes
     /// always get the same name, so a warm call and a cold one print the same line, and a
     /// repeated image is not stored twice.
-    fn save(&self, bytes: &[u8], extension: &str) -> Result<PathBuf, String> {
-        paths::ensure_private_dir(&self.dir)
-            .map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
+    fn save(&self, bytes: &[u8], extension: &str) -> Result<PathBuf, SaveError> {
+        paths::ensure_private_dir(&self.dir).map_err(|source| SaveError::Directory {
+            dir: self.dir.clone(),
+            source,
+        })?;
         let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
         let hash: String = digest.as_ref()[..8]
             .iter()
@@ -47,12 +49,30 @@ impl OutputContext {
         let temp = paths::temp_beside(&path);
         std::fs::write(&temp, bytes)
             .and_then(|_| std::fs::rename(&temp, &path))
-            .map_err(|e| {
+            .map_err(|source| {
                 let _ = std::fs::remove_file(&temp);
-                format!("cannot write {}: {e}", path.display())
+                SaveError::Write {
+                    path: path.clone(),
+                    source,
+                }
             })?;
         Ok(path)
     }
+}
+
+/// Why output was not saved to a file (the listing says so in its line instead).
+#[derive(Debug, thiserror::Error)]
+enum SaveError {
+    #[error("cannot create {}: {source}", dir.display())]
+    Directory {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 /// Renders a `tools/call` result (or a `prompts/get`/`resources/read` result) as text, with

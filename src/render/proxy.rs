@@ -45,20 +45,30 @@ pub fn three_tools() -> Vec<Value> {
     ]
 }
 
-/// The instructions for servers given as (name, tool count if known, their instructions).
-pub fn instructions_text(servers: &[(String, Option<usize>, Option<String>)]) -> String {
+/// Servers whose listing failed, each with why: `(name, why)`.
+pub type Failures<'a> = &'a [(String, String)];
+
+/// The instructions for servers given as (name, tool count if known, their instructions);
+/// `failed`: the servers whose listing failed, with why.
+pub fn instructions_text(
+    servers: &[(String, Option<usize>, Option<String>)],
+    failed: Failures,
+) -> String {
     let mut out = String::from(
         "Tools of these MCP servers are reached through find (search by task), describe and call:\n",
     );
-    catalog_lines(&mut out, servers);
+    catalog_lines(&mut out, servers, failed);
     out.trim_end().to_string()
 }
 
 /// The instructions with `--expose all`: the same catalog for tools listed as `server__tool`,
 /// then each server's own instructions, which the host would have had from it directly.
-pub fn exposed_instructions_text(servers: &[(String, Option<usize>, Option<String>)]) -> String {
+pub fn exposed_instructions_text(
+    servers: &[(String, Option<usize>, Option<String>)],
+    failed: Failures,
+) -> String {
     let mut out = String::from("Tools of these MCP servers are listed as server__tool:\n");
-    catalog_lines(&mut out, servers);
+    catalog_lines(&mut out, servers, failed);
     for (name, _, instructions) in servers {
         let Some(text) = instructions
             .as_deref()
@@ -83,13 +93,26 @@ const SERVER_INSTRUCTIONS_MAX: usize = 8_000;
 
 /// A line per server: its name, its tool count in proper number, and a few words of what it
 /// is for.
-fn catalog_lines(out: &mut String, servers: &[(String, Option<usize>, Option<String>)]) {
+fn catalog_lines(
+    out: &mut String,
+    servers: &[(String, Option<usize>, Option<String>)],
+    failed: Failures,
+) {
     for (name, count, server_instructions) in servers {
+        let why = failed.iter().find(|(n, _)| n == name).map(|(_, why)| why);
         let name = crate::render::text::escape_line(name);
-        let count = match count {
-            Some(1) => "1 tool".to_string(),
-            Some(n) => format!("{n} tools"),
-            None => "tools not listed yet".to_string(),
+        let count = match (count, why) {
+            (Some(1), _) => "1 tool".to_string(),
+            (Some(n), _) => format!("{n} tools"),
+            // Not "not listed yet" for a listing that will not come: the model is told why.
+            (None, Some(why)) => {
+                let why: String = why.chars().take(FAILURE_CHARS).collect();
+                format!(
+                    "tools could not be listed: {}",
+                    crate::render::text::escape_line(&why)
+                )
+            }
+            (None, None) => "tools not listed yet".to_string(),
         };
         let words = server_instructions
             .as_deref()
@@ -102,6 +125,9 @@ fn catalog_lines(out: &mut String, servers: &[(String, Option<usize>, Option<Str
         };
     }
 }
+
+/// The most characters of why a listing failed that a catalog line takes.
+const FAILURE_CHARS: usize = 160;
 
 /// The most words a catalog line takes from a server's instructions.
 const CATALOG_WORDS: usize = 6;
@@ -147,25 +173,32 @@ mod tests {
 
     #[test]
     fn catalog_lines_speak_plainly_in_proper_number() {
-        let text = instructions_text(&[
-            (
-                "everything".into(),
-                Some(13),
-                Some("# Everything Server \u{2013} Server Instructions\n\nAudience: ...".into()),
-            ),
-            (
-                "one".into(),
-                Some(1),
-                Some("**Reads** `notes` from a folder.".into()),
-            ),
-            ("fresh".into(), None, None),
-        ]);
+        let text = instructions_text(
+            &[
+                (
+                    "everything".into(),
+                    Some(13),
+                    Some(
+                        "# Everything Server \u{2013} Server Instructions\n\nAudience: ...".into(),
+                    ),
+                ),
+                (
+                    "one".into(),
+                    Some(1),
+                    Some("**Reads** `notes` from a folder.".into()),
+                ),
+                ("fresh".into(), None, None),
+                ("broken".into(), None, None),
+            ],
+            &[("broken".into(), "command \"nope\" not found".into())],
+        );
         assert_eq!(
             text,
             "Tools of these MCP servers are reached through find (search by task), describe and call:\n\
              - everything (13 tools): Everything Server\n\
              - one (1 tool): Reads notes from folder\n\
-             - fresh (tools not listed yet)"
+             - fresh (tools not listed yet)\n\
+             - broken (tools could not be listed: command \"nope\" not found)"
         );
     }
 }

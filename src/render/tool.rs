@@ -738,7 +738,7 @@ fn help_with_prefix(tool: &Tool, prefix: &str) -> String {
             out,
             "{prefix}{} {}",
             escape_line(&prop.name),
-            line_type(&prop.shape)
+            titled_type(&prop.shape).unwrap_or_else(|| line_type(&prop.shape))
         );
         write_facts(&mut out, &prop.shape, prop.required);
         out.push('\n');
@@ -753,6 +753,28 @@ fn help_with_prefix(tool: &Tool, prefix: &str) -> String {
     }
     // Text hidden from a person is shown, visibly, for what a model would read.
     escape_text(&super::hidden::visible(&out)).into_owned()
+}
+
+/// An enum's choices each with its title (`hero-1 (Superman)|hero-2 (Green Lantern)`), where
+/// the schema titles them: the help is where a person learns what to type.
+pub fn titled_type(shape: &Shape) -> Option<String> {
+    let Kind::Enum(values) = &shape.kind else {
+        return None;
+    };
+    if shape.titles.is_empty() {
+        return None;
+    }
+    let choices: Vec<String> = values
+        .iter()
+        .map(|value| {
+            let shown = render_value(value);
+            match shape.titles.iter().find(|(v, _)| v == value) {
+                Some((_, title)) if *title != shown => format!("{shown} ({})", escape_line(title)),
+                _ => shown,
+            }
+        })
+        .collect();
+    Some(choices.join("|"))
 }
 
 /// ` (required) = default [min 1]: description` after the type.

@@ -45,6 +45,9 @@ pub struct Shape {
     pub nullable: bool,
     /// Constraints worth telling a caller, as `(keyword, value)`: minimum, maxLength, pattern, format...
     pub constraints: Vec<(String, Value)>,
+    /// The titles a person reads for an enum's values, `(value, title)`: a `oneOf`/`anyOf` of
+    /// `const` and `title`, or the legacy `enumNames` beside `enum`.
+    pub titles: Vec<(Value, String)>,
 }
 
 /// What kind of value a node accepts.
@@ -352,15 +355,39 @@ impl Resolver<'_> {
         }
         if let Some(values) = view.enum_values() {
             let nullable = values.iter().any(Value::is_null);
+            let names = obj.get("enumNames").and_then(Value::as_array);
+            let titles = match names {
+                Some(names) if names.len() == values.len() => values
+                    .iter()
+                    .zip(names)
+                    .filter_map(|(v, n)| Some((v.clone(), n.as_str()?.to_string())))
+                    .filter(|(v, _)| !v.is_null())
+                    .collect(),
+                _ => Vec::new(),
+            };
             let values: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
             return Shape {
                 nullable,
+                titles,
                 ..Shape::of(Kind::Enum(values))
             };
         }
         if let Some(variants) = view.variants() {
             let mut base = self.typed_kind(obj, depth);
-            let union = self.union(variants, depth);
+            let mut union = self.union(variants, depth);
+            if let Kind::Enum(_) = union.kind {
+                // Constants to choose from (`{type: string, oneOf: [{const, title}...]}`): the
+                // choices are the shape, each with the title a person reads.
+                union.titles = variants
+                    .iter()
+                    .filter_map(|v| {
+                        let title = v.get("title")?.as_str()?;
+                        Some((v.get("const")?.clone(), title.to_string()))
+                    })
+                    .collect();
+                union.nullable |= base.nullable;
+                return union;
+            }
             if base.kind == Kind::Any {
                 return union;
             }
@@ -558,6 +585,11 @@ fn merge(a: Shape, b: Shape) -> Shape {
         default: b.default.or(a.default),
         nullable,
         constraints,
+        titles: if a.titles.is_empty() {
+            b.titles
+        } else {
+            a.titles
+        },
     }
 }
 

@@ -44,6 +44,43 @@ impl Violation {
     }
 }
 
+/// What a word or value should have been, as a message says it after "expects": `an
+/// integer`, `one of a, b`, `at most 3 characters`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Expected {
+    #[error("an integer")]
+    Integer,
+    #[error("a number")]
+    Number,
+    #[error("true or false")]
+    Boolean,
+    /// An enum's values, rendered.
+    #[error("one of {}", .0.join(", "))]
+    OneOf(Vec<String>),
+    /// A const, or a union's type, rendered.
+    #[error("{0}")]
+    Exactly(String),
+    #[error("a value {relation} {bound}")]
+    Bound {
+        relation: &'static str,
+        bound: String,
+    },
+    #[error("a multiple of {0}")]
+    MultipleOf(String),
+    #[error("at least {0} characters")]
+    MinLength(u64),
+    #[error("at most {0} characters")]
+    MaxLength(u64),
+    #[error("text matching /{0}/")]
+    Pattern(String),
+    #[error("at least {0} items")]
+    MinItems(u64),
+    #[error("at most {0} items")]
+    MaxItems(u64),
+    #[error("items that are all different")]
+    UniqueItems,
+}
+
 /// Whether a non-string JSON value is written as `text` (`3`, `true`).
 pub fn same_word(value: &Value, text: &str) -> bool {
     let written = value.to_string();
@@ -72,19 +109,15 @@ pub fn parse_bool(text: &str) -> Option<bool> {
 
 /// One command-line word as a scalar of `shape` (string, number, boolean, enum, const, a
 /// union of scalars); `Err` holds what was expected.
-pub fn parse_word(shape: &Shape, text: &str) -> Result<Value, String> {
+pub fn parse_word(shape: &Shape, text: &str) -> Result<Value, Expected> {
     if shape.nullable && text == "null" && shape.kind != Kind::Str {
         return Ok(Value::Null);
     }
     let value = match &shape.kind {
         Kind::Str => Value::String(text.to_string()),
-        Kind::Int => Value::Number(
-            text.parse::<i64>()
-                .map_err(|_| "an integer".to_string())?
-                .into(),
-        ),
-        Kind::Num => parse_number(text).ok_or("a number")?,
-        Kind::Bool => Value::Bool(parse_bool(text).ok_or("true or false")?),
+        Kind::Int => Value::Number(text.parse::<i64>().map_err(|_| Expected::Integer)?.into()),
+        Kind::Num => parse_number(text).ok_or(Expected::Number)?,
+        Kind::Bool => Value::Bool(parse_bool(text).ok_or(Expected::Boolean)?),
         Kind::Enum(values) => {
             let found = values.iter().find(|v| match v {
                 Value::String(s) => s == text,
@@ -93,8 +126,7 @@ pub fn parse_word(shape: &Shape, text: &str) -> Result<Value, String> {
             match found {
                 Some(value) => value.clone(),
                 None => {
-                    let choices: Vec<String> = values.iter().map(render_value).collect();
-                    return Err(format!("one of {}", choices.join(", ")));
+                    return Err(Expected::OneOf(values.iter().map(render_value).collect()));
                 }
             }
         }
@@ -104,7 +136,7 @@ pub fn parse_word(shape: &Shape, text: &str) -> Result<Value, String> {
                 other => same_word(other, text),
             };
             if !matches {
-                return Err(render_value(value));
+                return Err(Expected::Exactly(render_value(value)));
             }
             value.clone()
         }
@@ -116,7 +148,7 @@ pub fn parse_word(shape: &Shape, text: &str) -> Result<Value, String> {
             return ordered
                 .into_iter()
                 .find_map(|variant| parse_word(variant, text).ok())
-                .ok_or_else(|| render_type(shape));
+                .ok_or_else(|| Expected::Exactly(render_type(shape)));
         }
         _ => serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string())),
     };
@@ -126,7 +158,7 @@ pub fn parse_word(shape: &Shape, text: &str) -> Result<Value, String> {
 
 /// Checks a value's constraints (ranges, lengths, pattern, item counts); `Err` holds what
 /// was expected.
-pub fn check_constraints(shape: &Shape, value: &Value) -> Result<(), String> {
+pub fn check_constraints(shape: &Shape, value: &Value) -> Result<(), Expected> {
     for (key, bound_value) in &shape.constraints {
         let expected = match (key.as_str(), value) {
             ("minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum", Value::Number(n)) => {
@@ -142,7 +174,10 @@ pub fn check_constraints(shape: &Shape, value: &Value) -> Result<(), String> {
                 if ok {
                     continue;
                 }
-                format!("a value {relation} {}", render_value(bound_value))
+                Expected::Bound {
+                    relation,
+                    bound: render_value(bound_value),
+                }
             }
             ("multipleOf", Value::Number(n)) => {
                 let (Some(n), Some(step)) = (n.as_f64(), bound_value.as_f64()) else {
@@ -151,7 +186,7 @@ pub fn check_constraints(shape: &Shape, value: &Value) -> Result<(), String> {
                 if step <= 0.0 || ((n / step) - (n / step).round()).abs() < 1e-9 {
                     continue;
                 }
-                format!("a multiple of {}", render_value(bound_value))
+                Expected::MultipleOf(render_value(bound_value))
             }
             ("minLength" | "maxLength", Value::String(s)) => {
                 let Some(bound) = bound_value.as_u64() else {
@@ -159,9 +194,9 @@ pub fn check_constraints(shape: &Shape, value: &Value) -> Result<(), String> {
                 };
                 let len = s.chars().count() as u64;
                 if key == "minLength" && len < bound {
-                    format!("at least {bound} characters")
+                    Expected::MinLength(bound)
                 } else if key == "maxLength" && len > bound {
-                    format!("at most {bound} characters")
+                    Expected::MaxLength(bound)
                 } else {
                     continue;
                 }
@@ -171,7 +206,7 @@ pub fn check_constraints(shape: &Shape, value: &Value) -> Result<(), String> {
                     continue;
                 };
                 match pattern_matches(pattern, s) {
-                    Some(false) => format!("text matching /{pattern}/"),
+                    Some(false) => Expected::Pattern(pattern.to_string()),
                     _ => continue,
                 }
             }
@@ -181,9 +216,9 @@ pub fn check_constraints(shape: &Shape, value: &Value) -> Result<(), String> {
                 };
                 let len = items.len() as u64;
                 if key == "minItems" && len < bound {
-                    format!("at least {bound} items")
+                    Expected::MinItems(bound)
                 } else if key == "maxItems" && len > bound {
-                    format!("at most {bound} items")
+                    Expected::MaxItems(bound)
                 } else {
                     continue;
                 }
@@ -193,7 +228,7 @@ pub fn check_constraints(shape: &Shape, value: &Value) -> Result<(), String> {
                 if items.iter().all(|i| seen.insert(i.to_string())) {
                     continue;
                 }
-                "items that are all different".to_string()
+                Expected::UniqueItems
             }
             _ => continue,
         };
@@ -331,7 +366,7 @@ pub fn check_value(
                 .iter()
                 .any(|v| check_value(schema, v, value, at, depth + 1).is_ok())
             {
-                check_constraints(shape, value).map_err(fail)
+                check_constraints(shape, value).map_err(|e| fail(e.to_string()))
             } else {
                 Err(fail(type_word(schema, shape)))
             }
@@ -343,7 +378,7 @@ pub fn check_value(
             for (i, item) in list.iter().enumerate() {
                 check_value(schema, items, item, &format!("{at}[{}]", i + 1), depth + 1)?;
             }
-            check_constraints(shape, value).map_err(fail)
+            check_constraints(shape, value).map_err(|e| fail(e.to_string()))
         }
         Kind::Object { props, extra } => {
             let Value::Object(map) = value else {
@@ -374,13 +409,13 @@ pub fn check_value(
                     }
                 }
             }
-            check_constraints(shape, value).map_err(fail)
+            check_constraints(shape, value).map_err(|e| fail(e.to_string()))
         }
         _ => {
             if !scalar_fits(shape, value) {
                 return Err(fail(type_word(schema, shape)));
             }
-            check_constraints(shape, value).map_err(fail)
+            check_constraints(shape, value).map_err(|e| fail(e.to_string()))
         }
     }
 }
@@ -492,17 +527,26 @@ mod tests {
         }}));
         let shape = |name: &str| &s.prop(name).unwrap().shape;
         assert_eq!(parse_word(shape("n"), "3"), Ok(json!(3)));
-        assert_eq!(parse_word(shape("n"), "x"), Err("an integer".into()));
-        assert_eq!(parse_word(shape("n"), "9"), Err("a value <= 5".into()));
+        assert_eq!(
+            parse_word(shape("n"), "x").map_err(|e| e.to_string()),
+            Err("an integer".into())
+        );
+        assert_eq!(
+            parse_word(shape("n"), "9").map_err(|e| e.to_string()),
+            Err("a value <= 5".into())
+        );
         assert_eq!(parse_word(shape("mode"), "3"), Ok(json!(3)));
-        assert_eq!(parse_word(shape("mode"), "c"), Err("one of a, b, 3".into()));
+        assert_eq!(
+            parse_word(shape("mode"), "c").map_err(|e| e.to_string()),
+            Err("one of a, b, 3".into())
+        );
         assert_eq!(parse_word(shape("sha"), "abc1234"), Ok(json!("abc1234")));
         assert_eq!(
-            parse_word(shape("sha"), "HEAD; rm -rf /"),
+            parse_word(shape("sha"), "HEAD; rm -rf /").map_err(|e| e.to_string()),
             Err("text matching /^[0-9a-f]{7,40}$/".into())
         );
         assert_eq!(
-            parse_word(shape("name"), "abcd"),
+            parse_word(shape("name"), "abcd").map_err(|e| e.to_string()),
             Err("at most 3 characters".into())
         );
         assert_eq!(parse_word(shape("either"), "true"), Ok(json!(true)));

@@ -146,6 +146,7 @@ impl ManifestProvider {
             .map_err(|why| {
                 Error::usage(format!("{what}: {why}"))
                     .with_hint("install it, or fix exec in the manifest")
+                    .with_source(why)
             })
         };
         let mut tool_sandboxes = Vec::new();
@@ -317,9 +318,9 @@ impl ManifestProvider {
         params: &[Param],
         schema: &ToolSchema,
         mut arguments: Map<String, Value>,
-    ) -> std::result::Result<Prepared, String> {
+    ) -> std::result::Result<Prepared, Unfit> {
         validate::numbers_from_text(schema, &mut arguments);
-        validate::check_arguments(schema, &arguments).map_err(|v| v.message())?;
+        validate::check_arguments(schema, &arguments).map_err(Unfit::Schema)?;
         let mut values = arguments;
         for param in params {
             if !values.contains_key(&param.name) {
@@ -333,7 +334,7 @@ impl ManifestProvider {
             .find(|(_, v)| contains_nul(v))
             .map(|(k, _)| k.clone())
         {
-            return Err(format!("{name} contains a NUL byte"));
+            return Err(Unfit::Nul(name));
         }
         let roots = &self.manifest.server.roots;
         let mut given = values.clone();
@@ -348,10 +349,14 @@ impl ManifestProvider {
             ) else {
                 continue;
             };
-            let resolve = |text: &str| -> std::result::Result<(Value, Value), String> {
+            let resolve = |text: &str| -> std::result::Result<(Value, Value), Unfit> {
                 let path = roots.working_dir().join(text);
-                let confined = confine(&path, roots.all(), param.exists)
-                    .map_err(|why| format!("{} {text:?}: {why}", param.name))?;
+                let confined =
+                    confine(&path, roots.all(), param.exists).map_err(|why| Unfit::Path {
+                        param: param.name.clone(),
+                        text: text.to_string(),
+                        why,
+                    })?;
                 Ok((
                     Value::String(confined.display().to_string()),
                     Value::String(as_given(&confined, text, roots.working_dir())),
@@ -467,7 +472,7 @@ impl ManifestProvider {
         let sandbox = &self.tool_sandboxes[index];
         // The slot is taken only now that the command is to run, and given back while the
         // command waits for its client (`ferry ask`): a question to the person holds none.
-        let (_slot, asker) = super::slots::Yielding::hold(&ctx).await?;
+        let (_slot, asker) = super::provider::Yielding::hold(&ctx).await?;
         let job = self.job(
             argv,
             stdin,
@@ -535,7 +540,7 @@ impl ManifestProvider {
         sandbox: &Option<Arc<Policy>>,
         ctx: &CallContext,
     ) -> std::result::Result<Vec<u8>, RpcError> {
-        let (_slot, asker) = super::slots::Yielding::hold(ctx).await?;
+        let (_slot, asker) = super::provider::Yielding::hold(ctx).await?;
         let job = self.job(argv, None, None, None, sandbox, &asker);
         let finished = exec::run(job, |_, _| {}, |_| {})
             .await
@@ -561,14 +566,17 @@ impl ManifestProvider {
     /// Reads a file the manifest names (a static resource, a prompt's image) as it is now:
     /// where it leads is checked on the opened file, so a file that became a link to
     /// somewhere outside the roots since serving started is refused.
-    async fn read_file(&self, path: &std::path::Path) -> std::result::Result<Vec<u8>, String> {
+    async fn read_file(
+        &self,
+        path: &std::path::Path,
+    ) -> std::result::Result<Vec<u8>, manifest::PathRefusal> {
         let path = path.to_path_buf();
         let roots = self.manifest.server.roots.all().to_vec();
         let hidden = self.hidden.clone();
         let limit = self.manifest.server.max_output;
         tokio::task::spawn_blocking(move || manifest::read_confined(&path, &roots, &hidden, limit))
             .await
-            .map_err(|e| e.to_string())?
+            .map_err(|e| std::io::Error::other(e.to_string()))?
     }
 
     async fn read_uri(&self, uri: &str, ctx: &CallContext) -> std::result::Result<Value, RpcError> {
@@ -688,13 +696,39 @@ fn contents(uri: &str, mime: &str, bytes: Vec<u8>) -> Value {
     ResourceContents::blob(uri, mime, base64::engine::general_purpose::STANDARD.encode(bytes)).to_value()
 }
 
+/// Why a call's arguments do not fit its parameters (told to the model).
+#[derive(Debug, thiserror::Error)]
+enum Unfit {
+    #[error("{}", .0.message())]
+    Schema(validate::Violation),
+    #[error("{0} contains a NUL byte")]
+    Nul(String),
+    #[error("{param} {text:?}: {why}")]
+    Path {
+        param: String,
+        text: String,
+        why: manifest::PathRefusal,
+    },
+}
+
+/// Why content blocks a command printed are not MCP content.
+#[derive(Debug, thiserror::Error)]
+enum BlockError {
+    #[error("block {0} has no \"type\"")]
+    NoType(usize),
+    #[error("block {n} has an unknown type {kind:?}")]
+    UnknownType { n: usize, kind: String },
+    #[error("block {n} ({kind}) is missing a field it needs, or its data is not base64")]
+    Incomplete { n: usize, kind: String },
+}
+
 /// Checks content blocks a command printed (output = "content").
-fn check_blocks(blocks: &[Value]) -> std::result::Result<(), String> {
+fn check_blocks(blocks: &[Value]) -> std::result::Result<(), BlockError> {
     for (i, block) in blocks.iter().enumerate() {
         let n = i + 1;
         let kind = BlockKind::read(block)
             .kind
-            .ok_or(format!("block {n} has no \"type\""))?;
+            .ok_or(BlockError::NoType(n))?;
         let ok = match (kind.as_str(), Content::read(block)) {
             ("text", Content::Block(ContentBlock::Text(_))) => true,
             ("image" | "audio", Content::Block(ContentBlock::Image(m) | ContentBlock::Audio(m))) => {
@@ -703,12 +737,18 @@ fn check_blocks(blocks: &[Value]) -> std::result::Result<(), String> {
             ("resource_link", Content::Block(ContentBlock::ResourceLink(_))) => true,
             ("resource", Content::Block(ContentBlock::Resource(r))) => r.resource.is_complete(),
             ("text" | "image" | "audio" | "resource_link" | "resource", _) => false,
-            (other, _) => return Err(format!("block {n} has an unknown type {other:?}")),
+            (other, _) => {
+                return Err(BlockError::UnknownType {
+                    n,
+                    kind: other.to_string(),
+                })
+            }
         };
         if !ok {
-            return Err(format!(
-                "block {n} ({kind}) is missing a field it needs, or its data is not base64"
-            ));
+            return Err(BlockError::Incomplete {
+                n,
+                kind: kind.to_string(),
+            });
         }
     }
     Ok(())

@@ -1,11 +1,16 @@
 //! `ferry serve`: command-line tools as an MCP server (docs/manifest.md), over stdio or
 //! Streamable HTTP, in both protocol eras.
 //!
-//! Providers say what is served (`provider`): a manifest or quick mode
-//! (`manifest_provider`, running commands through `exec`). `server` speaks the protocol
-//! whatever the transport; `stdio` and `http` carry it. `ferry serve init CLI` drafts a
-//! manifest from the CLI's `--help`. This module and the CLI never import each other: the
-//! binary composes them.
+//! Providers say what is served (`provider`): a manifest or quick mode (`manifest_provider`,
+//! running each command through `exec`, inside the kernel `sandbox`, with `reaper` making sure
+//! nothing it starts outlives it), or configured MCP servers behind three lazy tools (`proxy`).
+//! `server` speaks the protocol whatever the transport, both eras; `stdio` and `http` carry it
+//! (`metrics` adds readiness, Prometheus metrics and trace context to HTTP). A call may talk
+//! back to its client (`ask`: `ferry ask` and a tool's `confirm`; `rounds`: the 2026-07-28
+//! era's multi round-trip requests), run long as a task (`tasks`), and waits for a fair share
+//! of the concurrency slots (`slots`). `registry` writes the MCP Registry's `server.json`.
+//! `ferry serve init CLI` drafts a manifest from the CLI's `--help` (`manifest::draft`). The
+//! binary composes this module with the CLI.
 
 pub mod ask;
 pub mod exec;
@@ -25,7 +30,7 @@ pub mod tasks;
 
 use crate::manifest::{self, quick};
 use crate::{Error, Outcome, Result};
-use clap::{Arg, ArgAction, ArgMatches, Command};
+use clap::{Arg, ArgAction, ArgGroup, ArgMatches, Command};
 use manifest_provider::{Confinement, ManifestProvider};
 use std::net::SocketAddr;
 use std::path::Path;
@@ -34,6 +39,9 @@ use std::time::Duration;
 
 /// The manifest `ferry serve --demo` serves (what `ferry demo` tours).
 pub const DEMO_MANIFEST: &str = include_str!("../../assets/demo.toml");
+
+/// The options that say what `ferry serve` serves; one at most is given.
+pub const SERVE_MODES: [&str; 4] = ["manifest", "cli", "servers", "demo"];
 
 /// `ferry serve`'s options, for the binary's one options table.
 pub fn command() -> Command {
@@ -45,7 +53,6 @@ pub fn command() -> Command {
                 .long("manifest")
                 .short('m')
                 .value_name("FILE")
-                .conflicts_with_all(["cli", "demo", "servers"])
                 .help("The TOML manifest of tools, resources and prompts to serve"),
         )
         .arg(
@@ -147,7 +154,6 @@ pub fn command() -> Command {
                 .long("servers")
                 .value_name("NAME")
                 .num_args(0..)
-                .conflicts_with_all(["cli", "demo"])
                 .help("Serve the configured MCP servers (all, or these) behind three tools: find, describe, call"),
         )
         .arg(
@@ -173,11 +179,24 @@ pub fn command() -> Command {
                 .requires("server-json")
                 .help("With --server-json: the server's Registry name (io.github.OWNER/NAME; default: local.ferry/<the manifest's server name>)"),
         )
-        .arg(Arg::new("demo").long("demo").action(ArgAction::SetTrue).hide(true))
+        .arg(
+            Arg::new("demo")
+                .long("demo")
+                .action(ArgAction::SetTrue)
+                .help("Serve the demo tools `ferry demo` runs (a first try, nothing to write)"),
+        )
+        // What is served: one of a manifest, quick mode's CLIs, the configured servers, or
+        // the demo.
+        .group(ArgGroup::new("mode").args(SERVE_MODES).multiple(false))
         .subcommand(
             Command::new("init")
                 .about("Draft a manifest from a CLI's --help, for a person to review")
-                .arg(Arg::new("cli").required(true).value_name("CLI")),
+                .arg(
+                    Arg::new("cli")
+                        .required(true)
+                        .value_name("CLI")
+                        .help("The command-line tool to draft a manifest for (its --help is read)"),
+                ),
         )
 }
 
@@ -588,8 +607,10 @@ fn provider(matches: &ArgMatches) -> Result<ManifestProvider> {
     };
     let clis = strings("cli");
     if clis.is_empty() {
-        return Err(Error::usage("ferry serve needs --manifest FILE or --cli NAME")
-            .with_hint("ferry serve --manifest tools.toml  or  ferry serve --cli git; draft a manifest with ferry serve init git"));
+        return Err(Error::usage(
+            "ferry serve needs what to serve: --manifest FILE, --cli NAME, --servers or --demo",
+        )
+        .with_hint("ferry serve --manifest tools.toml  or  ferry serve --cli git  or  ferry serve --servers  or  ferry serve --demo; draft a manifest with ferry serve init git"));
     }
     let allows = strings("allow");
     // Quick mode lets the model pick the options: without a kernel that confines files, only

@@ -9,9 +9,7 @@ use crate::protocol::{RpcError, ServerDescription};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
-/// Sends a notification to the client for the request being served (progress, log
-/// messages); it goes where the transport routes that request's messages.
-pub type Notifier = Arc<dyn Fn(Value) + Send + Sync>;
+pub use crate::protocol::Notifier;
 
 /// Logging levels, lowest first (RFC 5424, as MCP names them).
 pub const LOG_LEVELS: [&str; 8] = [
@@ -220,4 +218,63 @@ pub fn not_found(uri: &str) -> RpcError {
 /// A tool's result for its own failure: `isError` with one text block.
 pub fn tool_error(text: impl Into<String>) -> Value {
     CallToolResult::error(text).to_value()
+}
+
+/// A slot kept for some work, and how many of its questions wait for the client.
+pub type Held = Arc<std::sync::Mutex<(usize, Option<super::slots::Slot>)>>;
+
+/// The asker of work that holds a slot (a command, a backend's call): while the work waits
+/// for its client the slot is given back, and taken again once the answer is in.
+pub struct Yielding {
+    inner: Arc<dyn super::ask::Asker>,
+    ctx: CallContext,
+    held: Held,
+}
+
+impl Yielding {
+    /// Takes the call's slot; returns what keeps it and the asker for the work.
+    pub async fn hold(ctx: &CallContext) -> Result<(Held, Arc<dyn super::ask::Asker>), RpcError> {
+        let held: Held = Arc::new(std::sync::Mutex::new((0, ctx.slot().await?)));
+        let asker = Arc::new(Yielding {
+            inner: ctx.asker.clone(),
+            ctx: ctx.clone(),
+            held: held.clone(),
+        });
+        Ok((held, asker))
+    }
+}
+
+impl super::ask::Asker for Yielding {
+    fn request(
+        &self,
+        request: super::ask::ClientRequest,
+    ) -> crate::protocol::BoxFuture<'_, Result<serde_json::Value, super::ask::Unanswered>> {
+        Box::pin(async move {
+            let given_back = {
+                let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+                held.0 += 1;
+                held.1.take()
+            };
+            drop(given_back);
+            let answer = self.inner.request(request).await;
+            let last = {
+                let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+                held.0 -= 1;
+                held.0 == 0
+            };
+            if last {
+                if let Ok(slot) = self.ctx.slot().await {
+                    let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+                    if held.0 == 0 && held.1.is_none() {
+                        held.1 = slot;
+                    }
+                }
+            }
+            answer
+        })
+    }
+
+    fn watch(&self, asking: super::ask::Asking) {
+        self.inner.watch(asking);
+    }
 }

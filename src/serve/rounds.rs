@@ -21,7 +21,7 @@
 //! its answer counts only in the round that asked it, on the instance whose call waits for it,
 //! once; another instance refuses that state and an answer sent unasked is ignored.
 
-use super::ask::{refusal, Asker, ClientRequest};
+use super::ask::{refusal, Asker, ClientRequest, Unanswered};
 use super::provider::Notifier;
 use crate::protocol::lenient;
 use crate::protocol::messages::Progress as ProgressParams;
@@ -58,7 +58,7 @@ const ASKS_KEPT: usize = super::ask::ASKS_PER_CALL;
 const ANSWERS_CARRIED: usize = 64 * 1024;
 
 /// What a client's answer comes back as to whoever asked.
-type Reply = oneshot::Sender<Result<Value, String>>;
+type Reply = oneshot::Sender<Result<Value, Unanswered>>;
 
 /// What a running call reports.
 enum Event {
@@ -174,7 +174,7 @@ struct RoundAsker {
 }
 
 impl Asker for RoundAsker {
-    fn request(&self, request: ClientRequest) -> BoxFuture<'_, Result<Value, String>> {
+    fn request(&self, request: ClientRequest) -> BoxFuture<'_, Result<Value, Unanswered>> {
         Box::pin(async move {
             let capabilities = self
                 .shared
@@ -201,11 +201,9 @@ impl Asker for RoundAsker {
             }
             let (reply, answer) = oneshot::channel();
             if self.events.send(Event::Asked(request, reply)).is_err() {
-                return Err("the call is over".to_string());
+                return Err(Unanswered::CallOver);
             }
-            answer
-                .await
-                .unwrap_or_else(|_| Err("the call ended before the client answered".to_string()))
+            answer.await.unwrap_or_else(|_| Err(Unanswered::CallEnded))
         })
     }
 

@@ -92,67 +92,6 @@ impl Slots {
     }
 }
 
-/// A slot kept for some work, and how many of its questions wait for the client.
-pub type Held = Arc<std::sync::Mutex<(usize, Option<Slot>)>>;
-
-/// The asker of work that holds a slot (a command, a backend's call): while the work waits
-/// for its client the slot is given back, and taken again once the answer is in.
-pub struct Yielding {
-    inner: Arc<dyn super::ask::Asker>,
-    ctx: super::provider::CallContext,
-    held: Held,
-}
-
-impl Yielding {
-    /// Takes the call's slot; returns what keeps it and the asker for the work.
-    pub async fn hold(
-        ctx: &super::provider::CallContext,
-    ) -> Result<(Held, Arc<dyn super::ask::Asker>), RpcError> {
-        let held: Held = Arc::new(std::sync::Mutex::new((0, ctx.slot().await?)));
-        let asker = Arc::new(Yielding {
-            inner: ctx.asker.clone(),
-            ctx: ctx.clone(),
-            held: held.clone(),
-        });
-        Ok((held, asker))
-    }
-}
-
-impl super::ask::Asker for Yielding {
-    fn request(
-        &self,
-        request: super::ask::ClientRequest,
-    ) -> crate::protocol::BoxFuture<'_, Result<serde_json::Value, String>> {
-        Box::pin(async move {
-            let given_back = {
-                let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-                held.0 += 1;
-                held.1.take()
-            };
-            drop(given_back);
-            let answer = self.inner.request(request).await;
-            let last = {
-                let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-                held.0 -= 1;
-                held.0 == 0
-            };
-            if last {
-                if let Ok(slot) = self.ctx.slot().await {
-                    let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-                    if held.0 == 0 && held.1.is_none() {
-                        held.1 = slot;
-                    }
-                }
-            }
-            answer
-        })
-    }
-
-    fn watch(&self, asking: super::ask::Asking) {
-        self.inner.watch(asking);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -57,7 +57,7 @@ pub fn missing_extension(what: &str) -> RpcError {
 pub struct Question {
     pub key: String,
     pub request: ClientRequest,
-    pub reply: oneshot::Sender<Result<Value, String>>,
+    pub reply: oneshot::Sender<Result<Value, super::ask::Unanswered>>,
 }
 
 /// What a task reports as it runs.

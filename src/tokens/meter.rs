@@ -130,10 +130,6 @@ impl ServerCost {
     pub fn deferred_search_per_use(&self) -> f64 {
         mean(&self.tools, |t| t.deferred_search_use)
     }
-    /// Mean per-use cost through the proxy.
-    pub fn proxy_per_use(&self) -> f64 {
-        mean(&self.tools, |t| t.proxy_use)
-    }
     pub fn definitions(&self) -> usize {
         self.tools.iter().map(|t| t.definition).sum()
     }
@@ -311,7 +307,7 @@ impl Meter {
         tools
             + self
                 .tokenizer
-                .count(&crate::render::proxy::instructions_text(servers))
+                .count(&crate::render::proxy::instructions_text(servers, &[]))
     }
 
     /// ferry's up-front cost: its skill header, paid once whatever is configured.

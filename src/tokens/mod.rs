@@ -3,5 +3,6 @@
 
 pub mod find;
 pub mod meter;
+pub mod round_trips;
 pub mod skill;
 pub mod svg;

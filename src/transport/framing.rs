@@ -64,13 +64,13 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(
 /// Decodes one JSON text leniently: invalid UTF-8 is replaced (a reply is still a reply), and
 /// nesting past what serde can take is cut to `null` at depth 100 instead of losing the whole
 /// message (one hostile tool schema must not take a server's other tools with it).
-pub fn decode(bytes: &[u8]) -> Result<Value, String> {
+pub fn decode(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     match serde_json::from_slice::<Value>(bytes) {
         Ok(value) => Ok(value),
         Err(error) => {
             let text = String::from_utf8_lossy(bytes);
             let capped = cap_depth(text.as_bytes(), MAX_JSON_DEPTH);
-            serde_json::from_slice::<Value>(&capped).map_err(|_| error.to_string())
+            serde_json::from_slice::<Value>(&capped).map_err(|_| error)
         }
     }
 }

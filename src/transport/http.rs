@@ -289,14 +289,14 @@ impl HttpConnection {
         auth::remember(url, challenge);
         let scope_short = challenge.error.as_deref() == Some("insufficient_scope");
         if status == reqwest::StatusCode::UNAUTHORIZED && self.sign_in.credential().is_some() {
-            auth::note_refusal(url, challenge);
+            auth::note_refusal(url, challenge).await;
             if let Ok(renewed) = auth::refresh(url, self.sign_in.config.as_ref()).await {
                 self.sign_in.set_credential(Some(renewed.credential()));
                 return true;
             }
         }
         if scope_short {
-            auth::note_refusal(url, challenge);
+            auth::note_refusal(url, challenge).await;
         }
         let machine = self
             .sign_in

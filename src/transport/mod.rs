@@ -3,7 +3,8 @@
 //!
 //! A client-side transport is a [`Connection`] that sends (from any task, concurrently) and a
 //! stream of [`Event`]s that one reader consumes, so a session can multiplex requests whatever
-//! the transport. `framing` (NDJSON and SSE) serves the server side too.
+//! the transport. `framing` (NDJSON and SSE) serves the server side too; `socket` is where
+//! the daemon's Unix socket lives and who may use it.
 
 pub mod framing;
 pub mod http;

@@ -800,3 +800,30 @@ pub fn text_of(response: &serde_json::Value) -> String {
             .to_string(),
     }
 }
+
+/// Says loudly that the running test stops here without checking what it is for, naming the
+/// test and the reason (`SKIP: NAME: REASON` on stderr); under CI (`CI` set) a skip is a
+/// failure, so no test passes there without running.
+#[track_caller]
+pub fn skip(reason: &str) {
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+        panic!("{test}: cannot run here, and CI is set: {reason}");
+    }
+    eprintln!("SKIP: {test}: {reason}");
+}
+
+/// Whether this kernel gives the sandbox `ferry serve` confines with: Landlock, and each of
+/// `needs` in what `--check-sandbox` reports (", seccomp", "a mount and IPC namespace per
+/// call"); if not, [`skip`]s, saying what the kernel gives.
+pub fn sandbox_ready(env: &Env, needs: &[&str]) -> bool {
+    let check = env.run(&["serve", "--cli", "ls", "--check-sandbox"]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    let first = check.stdout.lines().next().unwrap_or("");
+    if first.contains("Landlock ABI") && needs.iter().all(|need| first.contains(need)) {
+        return true;
+    }
+    skip(&format!("this kernel lacks what the test needs: {first}"));
+    false
+}

@@ -254,6 +254,10 @@ fn parse_words(
                 i += 1;
                 Ok(value)
             };
+            // ferry's own options after a tool are those of its table (`options::OPTIONS`).
+            if name != "help" && !super::options::after_tool(name) {
+                return Err(unknown_flag(tool, schema, name));
+            }
             match name {
                 "help" => call.options.help = true,
                 "detach" if inline.is_none() => call.options.detach = true,
@@ -499,7 +503,7 @@ fn takes_bool(shape: &Shape) -> bool {
 
 /// One word as a scalar of `shape` (string, number, boolean, enum).
 fn parse_scalar(prop: &Prop, shape: &Shape, text: &str) -> Result<Value> {
-    parse_word(shape, text).map_err(|expected| invalid(prop, text, &expected))
+    parse_word(shape, text).map_err(|expected| invalid(prop, text, &expected.to_string()))
 }
 
 /// A value of any shape: scalars as words, everything else as JSON (or `@file`, or `-`).
@@ -569,8 +573,23 @@ fn parse_value(
                 let within = within.replace('[', " item ").replace(']', "");
                 Error::usage(format!("--{within}: missing required {field} ({kind})"))
             }
+            // In an item, the same words: "--entities item 1: name expects a string, not 1".
             Problem::Wrong { .. } | Problem::Unknown => {
-                Error::usage(format!("--{}", violation.message()))
+                let message = violation.message();
+                match (
+                    message.strip_prefix(violation.at.as_str()),
+                    violation.at.contains('['),
+                ) {
+                    (Some(rest), true) => {
+                        let at = violation.at.replace('[', " item ").replace(']', "");
+                        let at = match at.rsplit_once('.') {
+                            Some((within, field)) => format!("{within}: {field}"),
+                            None => at,
+                        };
+                        Error::usage(format!("--{at}{rest}"))
+                    }
+                    _ => Error::usage(format!("--{message}")),
+                }
             }
         }
     })?;

@@ -234,3 +234,24 @@ fn positional_words_for_several_required_get_the_right_call() {
         Some("give arguments as --flags: ferry srv tool --a 1 --b 2")
     );
 }
+
+#[test]
+fn every_after_tool_option_of_the_table_is_read_after_a_tool() {
+    use crate::cli::options::{Takes, OPTIONS};
+    for option in OPTIONS.iter().filter(|o| o.after_tool) {
+        let value = match (option.long, option.takes) {
+            ("json", _) => "{\"message\": \"hi\"}",
+            (_, Takes::Value(_)) => "100",
+            _ => "",
+        };
+        let flag = format!("--{}", option.long);
+        let mut words = vec!["--message", "hi", flag.as_str()];
+        if !value.is_empty() {
+            words.push(value);
+        }
+        let call = parse(&words);
+        assert!(call.is_ok(), "{flag} after a tool: {:?}", call.err());
+    }
+    // And an option of ferry's that the table does not allow after a tool is not read there.
+    assert!(error(&["--message", "hi", "--no-daemon"]).starts_with("unknown flag --no-daemon"));
+}

@@ -183,7 +183,7 @@ impl Registry {
         self.warnings.extend(shape_warnings(doc, &origin));
         for (name, entry) in servers_in_json(doc, cwd) {
             if entry.get("disabled").and_then(Value::as_bool) == Some(true) {
-                let file = crate::client::catalog::file_name(&origin);
+                let file = file_name(&origin);
                 self.set_aside
                     .push((name.clone(), format!("disabled in {file}")));
                 continue;
@@ -208,7 +208,7 @@ impl Registry {
                 Err(e) => {
                     let prefix = format!("server {name:?} in {origin}: ");
                     let why = e.message.strip_prefix(&prefix).unwrap_or(&e.message);
-                    let file = crate::client::catalog::file_name(&origin);
+                    let file = file_name(&origin);
                     self.set_aside.push((
                         name.clone(),
                         format!("configured in {file} but invalid: {why}"),
@@ -439,6 +439,14 @@ fn save_json(path: &Path, doc: &Value) -> Result<()> {
     let mut text = serde_json::to_string_pretty(doc).map_err(|e| Error::usage(e.to_string()))?;
     text.push('\n');
     crate::paths::write_private(path, text.as_bytes()).map_err(io)
+}
+
+/// The last part of a config file's path (`servers.json`), as messages name it.
+pub fn file_name(origin: &str) -> &str {
+    std::path::Path::new(origin)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(origin)
 }
 
 #[cfg(test)]

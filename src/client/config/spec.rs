@@ -5,6 +5,7 @@
 
 use super::MAX_NAME_LEN;
 use crate::client::import::normalize_entry;
+use crate::client::import::translate::Meaning;
 use crate::client::trust::TrustState;
 use crate::transport::framing::DEFAULT_MAX_MESSAGE;
 use crate::transport::http::HttpConnection;
@@ -121,6 +122,7 @@ impl ServerSpec {
         let entry = normalize_entry(entry).map_err(|why| {
             Error::usage(format!("server {name:?} in {origin}: {why}"))
                 .with_hint(format!("fix or remove that entry in {origin}"))
+                .with_source(why)
         })?;
         let strings = |key: &str| -> BTreeMap<String, String> {
             entry
@@ -192,6 +194,7 @@ impl ServerSpec {
             Some(value) => Some(crate::auth::OAuthConfig::from_value(value).map_err(|why| {
                 Error::usage(format!("server {name:?} in {origin}: {why}"))
                     .with_hint(format!("fix \"oauth\" in {origin}"))
+                    .with_source(why)
             })?),
         };
         Ok(ServerSpec {
@@ -380,11 +383,6 @@ impl ServerSpec {
             Target::Http { url, .. } => crate::transport::http::redacted_url(url),
             Target::Stdio { .. } => String::new(),
         }
-    }
-
-    /// The stdio command with `${VAR}` expanded from this process's environment.
-    pub fn child_spec(&self) -> Result<ChildSpec> {
-        self.child_spec_in(&Environment::current())
     }
 
     /// Where a stdio server without a `cwd` starts: where a host would start it, the
@@ -623,8 +621,8 @@ pub(super) fn ad_hoc_name(word: &str) -> String {
     }
 }
 
-/// Expands `${VAR}`, `${VAR:-default}` and `${env:VAR}` from this process's environment; an
-/// unset variable is an error.
+/// Expands `${VAR}`, `${VAR:-default}` and `${env:VAR}` from this process's environment (and
+/// a host's own forms as `ferry import` translates them); an unset variable is an error.
 pub fn expand_vars(text: &str, server: &str) -> Result<String> {
     expand_with(text, server, |name| std::env::var(name).ok())
 }
@@ -643,8 +641,19 @@ fn expand_with(
             out.push_str(&rest[start..]);
             return Ok(out);
         };
-        let inner = &after[..end];
-        let inner = inner.strip_prefix("env:").unwrap_or(inner);
+        // A host's form reads the variable `ferry import` would have made of it:
+        // `${input:tok}` is `${TOK}`, `${workspaceFolder}` is `${PWD}`.
+        let inner = match crate::client::import::translate::meaning(&after[..end]) {
+            Meaning::Variable(name) => name,
+            Meaning::Shell(name) => name.to_string(),
+            Meaning::HostOnly(name, _) => name,
+            Meaning::Literal(text) => {
+                out.push_str(text);
+                rest = &after[end + 1..];
+                continue;
+            }
+        };
+        let inner = inner.as_str();
         let (name, default) = match inner.split_once(":-") {
             Some((name, default)) => (name, Some(default)),
             None => (inner, None),

@@ -16,10 +16,17 @@
 //!   servers the host declared as SSE, so the caller can warn)
 //!
 //! Any other key of an entry (`disabled`, `envFile`, `startup_timeout_sec`, ...)
-//! is kept unchanged after the canonical keys. Strings are never rewritten, so
-//! `${VAR}`, `${input:...}` and `${workspaceFolder}` reach the caller untouched.
+//! is kept unchanged after the canonical keys. Normalising never rewrites strings;
+//! [`translate`] then turns the hosts' variables (`${env:X}`, `${workspaceFolder}`,
+//! `${input:...}`) into what ferry expands, and names what only a host could supply.
+//! A repository's file named by path is refused ([`repository`]); [`record`] keeps what
+//! was imported, so `ferry import --force` can re-sync a changed host config.
 //!
 //! JSON files may be JSONC (comments and trailing commas, as VS Code writes them).
+
+pub mod record;
+pub mod repository;
+pub mod translate;
 
 use serde_json::{Map, Value};
 use std::path::{Component, Path, PathBuf};
@@ -262,7 +269,7 @@ fn show(path: &Path, home: &Path) -> String {
 /// without any server map is simply skipped, and an empty result has no servers.
 /// An explicit path must hold a recognised server map. `.toml` files are read as
 /// Codex configs (`[mcp_servers.NAME]`), everything else as JSON/JSONC.
-pub fn read_servers(source: &ImportSource, home: &Path, cwd: &Path) -> Result<Found, String> {
+pub fn read_servers(source: &ImportSource, home: &Path, cwd: &Path) -> Result<Found, ImportError> {
     read_servers_with(source, home, cwd, Os::current(), &process_env)
 }
 
@@ -272,7 +279,7 @@ fn read_servers_with(
     cwd: &Path,
     os: Os,
     env: EnvLookup,
-) -> Result<Found, String> {
+) -> Result<Found, ImportError> {
     let candidates = source.candidates(home, cwd, os, env);
     let explicit = matches!(source, ImportSource::File(_));
     let left_out: Vec<(String, Vec<String>)> = source
@@ -294,23 +301,20 @@ fn read_servers_with(
     let existing: Vec<&PathBuf> = candidates.iter().filter(|p| p.exists()).collect();
     if existing.is_empty() {
         let shown: Vec<String> = candidates.iter().map(|p| show(p, home)).collect();
+        let shown = shown.join(" or ");
         return Err(if explicit {
-            format!(
-                "{}: no such file; expected claude, claude-code, cursor, vscode, windsurf, codex or the path of an MCP config file",
-                shown.join(" or ")
-            )
+            ImportError::NoSuchFile { shown }
         } else if let Some((project, _)) = left_out.first() {
-            format!(
-                "no {} user config found at {}; {project} is this repository's, not yours, so it is not imported (ferry reads project files in place once you run `ferry trust`)",
-                source.label(),
-                shown.join(" or ")
-            )
+            ImportError::ProjectOnly {
+                host: source.label(),
+                shown,
+                project: project.clone(),
+            }
         } else {
-            format!(
-                "no {} config found at {}; pass a path to the config file instead",
-                source.label(),
-                shown.join(" or ")
-            )
+            ImportError::NoConfig {
+                host: source.label(),
+                shown,
+            }
         });
     }
 
@@ -323,9 +327,7 @@ fn read_servers_with(
         let doc = load_document(path, &shown)?;
         let (base, local) = scopes(&doc, cwd);
         if explicit && local.is_empty() && !has_server_map(&doc) {
-            return Err(format!(
-                "{shown} has no \"mcpServers\", \"servers\", \"mcp.servers\" or \"mcp_servers\" map; pass the MCP config file of your host"
-            ));
+            return Err(ImportError::NoServerMap { shown });
         }
         let from = |entries: Entries, origin: String| -> SourcedEntries {
             entries
@@ -352,14 +354,16 @@ fn read_servers_with(
     })
 }
 
-fn normalize_all(entries: Entries, shown: &str) -> Result<Entries, String> {
+fn normalize_all(entries: Entries, shown: &str) -> Result<Entries, ImportError> {
     entries
         .into_iter()
         .map(|(name, entry)| match normalize_entry(&entry) {
             Ok(e) => Ok((name, e)),
-            Err(err) => Err(format!(
-                "{shown}: server \"{name}\": {err}; fix or remove that entry"
-            )),
+            Err(why) => Err(ImportError::Entry {
+                shown: shown.to_string(),
+                name,
+                why,
+            }),
         })
         .collect()
 }
@@ -387,8 +391,11 @@ fn merge<T>(into: &mut Vec<(String, T)>, items: Vec<(String, T)>) {
 }
 
 /// Reads and parses one file: TOML by extension `.toml`, JSON/JSONC otherwise.
-fn load_document(path: &Path, shown: &str) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+fn load_document(path: &Path, shown: &str) -> Result<Value, ImportError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ImportError::Read {
+        shown: shown.to_string(),
+        source,
+    })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let is_toml = path
         .extension()
@@ -400,17 +407,18 @@ fn load_document(path: &Path, shown: &str) -> Result<Value, String> {
                 .and_then(|s| text.get(..s.start))
                 .map(|before| before.matches('\n').count() + 1);
             let msg = e.message().lines().next().unwrap_or("parse error").trim();
-            match line {
-                Some(l) => format!(
-                    "{shown} is not valid TOML (line {l}: {msg}); fix it or pass another file"
-                ),
-                None => format!("{shown} is not valid TOML ({msg}); fix it or pass another file"),
+            ImportError::Toml {
+                shown: shown.to_string(),
+                line,
+                message: msg.to_string(),
             }
         })?;
         Ok(toml_to_json(toml::Value::Table(table)))
     } else {
-        parse_jsonc(text)
-            .map_err(|e| format!("{shown} is not valid JSON ({e}); fix it or pass another file"))
+        parse_jsonc(text).map_err(|source| ImportError::Json {
+            shown: shown.to_string(),
+            source,
+        })
     }
 }
 
@@ -590,6 +598,70 @@ fn entries_of(map: Option<&Value>) -> Entries {
 
 const NEITHER: &str = "server entry has neither \"command\" nor \"url\"";
 
+/// Why a host's config cannot be imported; `shown` is a file as the person knows it.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("{shown}: no such file; expected claude, claude-code, cursor, vscode, windsurf, codex or the path of an MCP config file")]
+    NoSuchFile { shown: String },
+    #[error("no {host} user config found at {shown}; {project} is this repository's, not yours, so it is not imported (ferry reads project files in place once you run `ferry trust`)")]
+    ProjectOnly {
+        host: &'static str,
+        shown: String,
+        project: String,
+    },
+    #[error("no {host} config found at {shown}; pass a path to the config file instead")]
+    NoConfig { host: &'static str, shown: String },
+    #[error("{shown} has no \"mcpServers\", \"servers\", \"mcp.servers\" or \"mcp_servers\" map; pass the MCP config file of your host")]
+    NoServerMap { shown: String },
+    #[error("{shown}: server \"{name}\": {why}; fix or remove that entry")]
+    Entry {
+        shown: String,
+        name: String,
+        why: EntryError,
+    },
+    #[error("cannot read {shown}: {source}")]
+    Read {
+        shown: String,
+        source: std::io::Error,
+    },
+    #[error("{shown} is not valid TOML ({}{message}); fix it or pass another file", line.map(|l| format!("line {l}: ")).unwrap_or_default())]
+    Toml {
+        shown: String,
+        line: Option<usize>,
+        message: String,
+    },
+    #[error("{shown} is not valid JSON ({source}); fix it or pass another file")]
+    Json {
+        shown: String,
+        source: serde_json::Error,
+    },
+}
+
+/// What is wrong with one server entry, in any host's dialect.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EntryError {
+    #[error("{NEITHER}")]
+    Neither,
+    #[error("\"{0}\" must be a string")]
+    NotText(String),
+    #[error("\"args\" must be a list of strings")]
+    ArgsNotList,
+    #[error("\"{field}\" must be a list of strings (item {item} is {kind})")]
+    ListItem {
+        field: String,
+        item: usize,
+        kind: &'static str,
+    },
+    #[error("\"{field}\" value of \"{key}\" must be a string, not {kind}")]
+    MapValue {
+        field: String,
+        key: String,
+        kind: &'static str,
+    },
+    #[error("\"{field}\" must be an object of strings, not {kind}")]
+    NotMap { field: String, kind: &'static str },
+}
+
 /// Normalises one entry from any host's dialect into ferry's shape (used by read_servers and by the project-file loader).
 ///
 /// * `serverUrl` (Windsurf) becomes `url`; `url` wins when both exist.
@@ -604,7 +676,7 @@ const NEITHER: &str = "server entry has neither \"command\" nor \"url\"";
 ///   `Authorization: Bearer ${X}` unless an Authorization header is already set.
 /// * stdio keys are only read for entries with a command and header keys only for
 ///   entries with a url; otherwise they are kept as unknown keys.
-pub fn normalize_entry(entry: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+pub fn normalize_entry(entry: &Map<String, Value>) -> Result<Map<String, Value>, EntryError> {
     let mut consumed: Vec<&str> = vec!["type", "command", "url", "serverUrl"];
 
     let url = match (non_null(entry, "url"), non_null(entry, "serverUrl")) {
@@ -627,11 +699,11 @@ pub fn normalize_entry(entry: &Map<String, Value>) -> Result<Map<String, Value>,
                 (cmd.filter(|s| !s.trim().is_empty()), list)
             }
         }
-        Some(_) => return Err("\"command\" must be a string".to_string()),
+        Some(_) => return Err(EntryError::NotText("command".into())),
     };
 
     if command.is_none() && url.is_none() {
-        return Err(NEITHER.to_string());
+        return Err(EntryError::Neither);
     }
 
     let mut out = Map::new();
@@ -640,7 +712,7 @@ pub fn normalize_entry(entry: &Map<String, Value>) -> Result<Map<String, Value>,
         match non_null(entry, "args") {
             None => {}
             Some(Value::Array(items)) => args.extend(string_list(items, "args")?),
-            Some(_) => return Err("\"args\" must be a list of strings".to_string()),
+            Some(_) => return Err(EntryError::ArgsNotList),
         }
         out.insert("command".into(), Value::String(cmd));
         out.insert("args".into(), Value::Array(args));
@@ -714,10 +786,10 @@ fn non_null<'a>(entry: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     entry.get(key).filter(|v| !v.is_null())
 }
 
-fn string_field(v: &Value, field: &str) -> Result<String, String> {
+fn string_field(v: &Value, field: &str) -> Result<String, EntryError> {
     v.as_str()
         .map(str::to_string)
-        .ok_or_else(|| format!("\"{field}\" must be a string"))
+        .ok_or_else(|| EntryError::NotText(field.to_string()))
 }
 
 fn scalar_string(v: &Value) -> Option<String> {
@@ -729,39 +801,40 @@ fn scalar_string(v: &Value) -> Option<String> {
     }
 }
 
-fn string_list(items: &[Value], field: &str) -> Result<Vec<Value>, String> {
+fn string_list(items: &[Value], field: &str) -> Result<Vec<Value>, EntryError> {
     items
         .iter()
         .enumerate()
         .map(|(i, v)| {
-            scalar_string(v).map(Value::String).ok_or_else(|| {
-                format!(
-                    "\"{field}\" must be a list of strings (item {} is {})",
-                    i + 1,
-                    crate::protocol::json_kind(v)
-                )
-            })
+            scalar_string(v)
+                .map(Value::String)
+                .ok_or_else(|| EntryError::ListItem {
+                    field: field.to_string(),
+                    item: i + 1,
+                    kind: crate::protocol::json_kind(v),
+                })
         })
         .collect()
 }
 
-fn string_map(v: Option<&Value>, field: &str) -> Result<Map<String, Value>, String> {
+fn string_map(v: Option<&Value>, field: &str) -> Result<Map<String, Value>, EntryError> {
     match v {
         None => Ok(Map::new()),
         Some(Value::Object(m)) => m
             .iter()
             .map(|(k, v)| match scalar_string(v) {
                 Some(s) => Ok((k.clone(), Value::String(s))),
-                None => Err(format!(
-                    "\"{field}\" value of \"{k}\" must be a string, not {}",
-                    crate::protocol::json_kind(v)
-                )),
+                None => Err(EntryError::MapValue {
+                    field: field.to_string(),
+                    key: k.clone(),
+                    kind: crate::protocol::json_kind(v),
+                }),
             })
             .collect(),
-        Some(other) => Err(format!(
-            "\"{field}\" must be an object of strings, not {}",
-            crate::protocol::json_kind(other)
-        )),
+        Some(other) => Err(EntryError::NotMap {
+            field: field.to_string(),
+            kind: crate::protocol::json_kind(other),
+        }),
     }
 }
 

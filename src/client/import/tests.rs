@@ -10,7 +10,9 @@ fn obj(v: Value) -> Map<String, Value> {
 }
 
 fn norm(v: Value) -> Result<Value, String> {
-    normalize_entry(&obj(v)).map(Value::Object)
+    normalize_entry(&obj(v))
+        .map(Value::Object)
+        .map_err(|e| e.to_string())
 }
 
 fn names(list: &[(String, Map<String, Value>)]) -> Vec<&str> {
@@ -68,7 +70,7 @@ fn read(s: &Scratch, source: &ImportSource, os: Os) -> Result<Entries, String> {
 }
 
 fn read_found(s: &Scratch, source: &ImportSource, os: Os) -> Result<Found, String> {
-    read_servers_with(source, &s.home(), &s.cwd(), os, &no_env)
+    read_servers_with(source, &s.home(), &s.cwd(), os, &no_env).map_err(|e| e.to_string())
 }
 
 // ---- parse / paths ----

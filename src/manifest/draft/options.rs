@@ -2,8 +2,7 @@
 //! whether it repeats, and its description, in the layouts of git, ripgrep, curl, cobra,
 //! argparse, clap, GNU getopt, Go's flag package, kubectl and find.
 
-use super::text::{clean, lines, summary};
-use super::usage::is_capital_placeholder;
+use super::text::{clean, is_capital_placeholder, lines, summary};
 use crate::render::text::collapse_whitespace;
 
 /// One option found in a help text.

@@ -236,3 +236,23 @@ pub(super) fn help_summary(text: &str) -> Option<String> {
     }
     None
 }
+
+/// An operand placeholder written in capitals: `FILE`, `ENV_DIR`, `ARG...`, `N[bcwkMG]`
+/// (lower case only inside brackets).
+pub(super) fn is_capital_placeholder(token: &str) -> bool {
+    let word = token.trim_end_matches("...");
+    let mut depth = 0usize;
+    for c in word.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            c if depth == 0
+                && !(c.is_ascii_uppercase() || c.is_ascii_digit() || "_-.:=/|+".contains(c)) =>
+            {
+                return false
+            }
+            _ => {}
+        }
+    }
+    word.starts_with(|c: char| c.is_ascii_uppercase())
+}

@@ -2,7 +2,7 @@
 //! `FILE`, `--`, find's expression after its paths).
 
 use super::options::option_line;
-use super::text::Line;
+use super::text::{is_capital_placeholder, Line};
 
 /// The synopses of the usage lines (`git log [<options>] …`), continuation lines joined.
 pub(super) fn synopses(lines: &[Line]) -> Vec<String> {
@@ -155,26 +155,6 @@ pub(super) fn is_options_placeholder(token: &str) -> bool {
             | "global flags"
             | "switches"
     )
-}
-
-/// An operand placeholder written in capitals: `FILE`, `ENV_DIR`, `ARG...`, `N[bcwkMG]`
-/// (lower case only inside brackets).
-pub(super) fn is_capital_placeholder(token: &str) -> bool {
-    let word = token.trim_end_matches("...");
-    let mut depth = 0usize;
-    for c in word.chars() {
-        match c {
-            '[' => depth += 1,
-            ']' => depth = depth.saturating_sub(1),
-            c if depth == 0
-                && !(c.is_ascii_uppercase() || c.is_ascii_digit() || "_-.:=/|+".contains(c)) =>
-            {
-                return false
-            }
-            _ => {}
-        }
-    }
-    word.starts_with(|c: char| c.is_ascii_uppercase())
 }
 
 /// A placeholder that names several values (`FILES`, `<paths>`; not grep's `PATTERNS`, one

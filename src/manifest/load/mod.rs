@@ -123,11 +123,11 @@ struct Reader {
 }
 
 impl Reader {
-    fn fail(&self, line: usize, reason: impl Into<String>) -> ManifestError {
+    fn fail(&self, line: usize, reason: impl std::fmt::Display) -> ManifestError {
         ManifestError {
             file: self.file.clone(),
             line,
-            reason: reason.into(),
+            reason: reason.to_string(),
         }
     }
 
@@ -362,11 +362,27 @@ fn place(text: &str, root: &Path) -> PathBuf {
     }
 }
 
-fn canonical_root(dir: &Path) -> Result<PathBuf, String> {
-    let path = std::fs::canonicalize(dir)
-        .map_err(|e| format!("root {} cannot be used: {e}", dir.display()))?;
+/// Why a directory cannot be a root.
+#[derive(Debug, thiserror::Error)]
+enum RootError {
+    #[error("root {} cannot be used: {source}", dir.display())]
+    Unusable {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("root {} is not a directory", dir.display())]
+    NotDirectory { dir: PathBuf },
+}
+
+fn canonical_root(dir: &Path) -> Result<PathBuf, RootError> {
+    let path = std::fs::canonicalize(dir).map_err(|source| RootError::Unusable {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
     if !path.is_dir() {
-        return Err(format!("root {} is not a directory", dir.display()));
+        return Err(RootError::NotDirectory {
+            dir: dir.to_path_buf(),
+        });
     }
     Ok(path)
 }

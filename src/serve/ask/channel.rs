@@ -35,8 +35,27 @@ pub(super) fn encode(ask: &Ask) -> Value {
     message
 }
 
+/// What is wrong with a question from the wire (`ferry ask`'s message, or its form).
+#[derive(Debug, thiserror::Error)]
+pub enum BadQuestion {
+    #[error("{0}")]
+    NotJson(#[from] serde_json::Error),
+    #[error("a key is 1 to 64 letters, digits, '_', '-' or '.'")]
+    Key,
+    #[error("no question")]
+    NoQuestion,
+    #[error("--schema must be a JSON object schema")]
+    SchemaNotObject,
+    #[error("--schema must say \"type\": \"object\"")]
+    SchemaType,
+    #[error("--schema needs \"properties\"")]
+    SchemaProperties,
+    #[error("--schema property {0:?} must be a string, number, integer, boolean or an array of choices: a form has no nested objects")]
+    NestedProperty(String),
+}
+
 /// A question from the wire; `Err` says what is wrong with it.
-pub(super) fn decode(message: &Value) -> Result<Ask, String> {
+pub(super) fn decode(message: &Value) -> Result<Ask, BadQuestion> {
     let text = |key: &str| message.get(key).and_then(Value::as_str).map(str::to_string);
     let key = text("key");
     if let Some(key) = &key {
@@ -46,7 +65,7 @@ pub(super) fn decode(message: &Value) -> Result<Ask, String> {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
         if !valid {
-            return Err("a key is 1 to 64 letters, digits, '_', '-' or '.'".into());
+            return Err(BadQuestion::Key);
         }
     }
     let question = if let Some(message) = text("confirm") {
@@ -70,30 +89,28 @@ pub(super) fn decode(message: &Value) -> Result<Ask, String> {
     } else if message.get("roots").is_some() {
         Question::Roots
     } else {
-        return Err("no question".into());
+        return Err(BadQuestion::NoQuestion);
     };
     Ok(Ask { key, question })
 }
 
 /// A form's schema: an object schema whose properties are flat (what elicitation allows).
-pub fn check_form_schema(schema: &Value) -> Result<(), String> {
+pub fn check_form_schema(schema: &Value) -> Result<(), BadQuestion> {
     let Some(object) = schema.as_object() else {
-        return Err("--schema must be a JSON object schema".into());
+        return Err(BadQuestion::SchemaNotObject);
     };
     if object.get("type").and_then(Value::as_str) != Some("object") {
-        return Err("--schema must say \"type\": \"object\"".into());
+        return Err(BadQuestion::SchemaType);
     }
     let Some(properties) = object.get("properties").and_then(Value::as_object) else {
-        return Err("--schema needs \"properties\"".into());
+        return Err(BadQuestion::SchemaProperties);
     };
     for (name, property) in properties {
         let kind = property.get("type").and_then(Value::as_str);
         let flat = matches!(kind, Some("string" | "number" | "integer" | "boolean"))
             || (kind == Some("array") && property.get("items").is_some());
         if !flat {
-            return Err(format!(
-                "--schema property {name:?} must be a string, number, integer, boolean or an array of choices: a form has no nested objects"
-            ));
+            return Err(BadQuestion::NestedProperty(name.clone()));
         }
     }
     Ok(())
@@ -256,7 +273,7 @@ impl Channel {
                 let answer = match answer {
                     Some(refused) => refused,
                     None => match serde_json::from_slice::<Value>(&bytes)
-                        .map_err(|e| e.to_string())
+                        .map_err(BadQuestion::from)
                         .and_then(|m| decode(&m))
                     {
                         Ok(ask) => super::ask(asker.as_ref(), ask).await,
@@ -340,7 +357,7 @@ pub fn ask_serve(ask: &Ask) -> Answer {
 mod tests {
     use super::*;
     use crate::protocol::BoxFuture;
-    use crate::serve::ask::{Answer, Ask, Asker, ClientRequest, Question};
+    use crate::serve::ask::{Answer, Ask, Asker, ClientRequest, Question, Unanswered};
     use std::sync::Arc;
 
     #[test]
@@ -360,7 +377,7 @@ mod tests {
     async fn questions_and_answers_cross_the_channel_without_mixing() {
         struct Echo;
         impl Asker for Echo {
-            fn request(&self, request: ClientRequest) -> BoxFuture<'_, Result<Value, String>> {
+            fn request(&self, request: ClientRequest) -> BoxFuture<'_, Result<Value, Unanswered>> {
                 // Roots named by the question's key: each ask must get its own back.
                 let key = request.key.unwrap_or_default();
                 Box::pin(async move { Ok(json!({"roots": [{"uri": format!("file:///{key}")}]})) })

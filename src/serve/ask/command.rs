@@ -33,8 +33,9 @@ pub fn main(matches: &ArgMatches) -> crate::Result<crate::Outcome> {
                     .with_hint("give an object schema: '{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}'")
             })?;
         check_form_schema(&schema).map_err(|why| {
-            crate::Error::usage(why)
+            crate::Error::usage(why.to_string())
                 .with_hint("a form is an object of strings, numbers, booleans and choices")
+                .with_source(why)
         })?;
         Question::Elicit { message, schema }
     } else if let Some(text_) = text("sample") {
@@ -57,6 +58,7 @@ pub fn main(matches: &ArgMatches) -> crate::Result<crate::Outcome> {
         decode(&encode(&ask)).map_err(|why| {
             crate::Error::usage(format!("--key {key:?}: {why}"))
                 .with_hint("for example --key user_name")
+                .with_source(why)
         })?;
     }
     let answer = ask_serve(&ask);

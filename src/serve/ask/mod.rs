@@ -14,27 +14,11 @@ mod command;
 pub use channel::{ask_serve, check_form_schema, Channel, ASKS_PER_CALL, ASK_FD_VAR};
 pub use command::{command, main};
 
+pub use crate::protocol::question::Question;
 use crate::protocol::{BoxFuture, RpcError};
 use crate::schema::{validate, ToolSchema};
 use serde_json::{json, Value};
 use std::sync::Arc;
-
-/// What a command asks.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Question {
-    /// The person decides yes or no.
-    Confirm { message: String },
-    /// The person fills in a form of this JSON Schema.
-    Elicit { message: String, schema: Value },
-    /// The host's model answers `text`.
-    Sample {
-        text: String,
-        system: Option<String>,
-        max_tokens: u64,
-    },
-    /// The client's roots.
-    Roots,
-}
 
 /// A question and the name the command gives it (an input request's key, when it has one).
 #[derive(Debug, Clone, PartialEq)]
@@ -99,9 +83,27 @@ pub enum Asking {
     Group(i32),
 }
 
+/// Why a call's client gives no answer to a request.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Unanswered {
+    #[error("the client did not declare the {0} capability, so it cannot answer")]
+    Undeclared(&'static str),
+    #[error("{0} is not a request a server may send its client")]
+    NotAClientRequest(String),
+    /// The client's JSON-RPC error message.
+    #[error("the client answered with an error: {0}")]
+    ClientError(String),
+    #[error("there is no client to ask")]
+    Nobody,
+    #[error("the call is over")]
+    CallOver,
+    #[error("the call ended before the client answered")]
+    CallEnded,
+}
+
 /// Puts a call's requests to its client; `Err` says why the client cannot answer.
 pub trait Asker: Send + Sync {
-    fn request(&self, request: ClientRequest) -> BoxFuture<'_, Result<Value, String>>;
+    fn request(&self, request: ClientRequest) -> BoxFuture<'_, Result<Value, Unanswered>>;
 
     /// Says who may ask next, so an asker that gathers questions knows when no more can
     /// come at once.
@@ -119,15 +121,11 @@ pub fn capability_of(method: &str) -> Option<&'static str> {
 }
 
 /// Why a client that declared `capabilities` cannot take `method`, if it cannot.
-pub fn refusal(capabilities: &Value, method: &str) -> Option<String> {
+pub fn refusal(capabilities: &Value, method: &str) -> Option<Unanswered> {
     match capability_of(method) {
         Some(capability) if client_can(capabilities, capability) => None,
-        Some(capability) => Some(format!(
-            "the client did not declare the {capability} capability, so it cannot answer"
-        )),
-        None => Some(format!(
-            "{method} is not a request a server may send its client"
-        )),
+        Some(capability) => Some(Unanswered::Undeclared(capability)),
+        None => Some(Unanswered::NotAClientRequest(method.to_string())),
     }
 }
 
@@ -144,8 +142,8 @@ pub async fn ask(asker: &dyn Asker, ask: Ask) -> Answer {
         params,
     };
     match asker.request(request).await {
-        Ok(result) => ask.question.answer(&result),
-        Err(why) => Answer::cannot(why),
+        Ok(result) => answer(&ask.question, &result),
+        Err(why) => Answer::cannot(why.to_string()),
     }
 }
 
@@ -153,8 +151,8 @@ pub async fn ask(asker: &dyn Asker, ask: Ask) -> Answer {
 pub struct Nobody;
 
 impl Asker for Nobody {
-    fn request(&self, _request: ClientRequest) -> BoxFuture<'_, Result<Value, String>> {
-        Box::pin(async { Err("there is no client to ask".to_string()) })
+    fn request(&self, _request: ClientRequest) -> BoxFuture<'_, Result<Value, Unanswered>> {
+        Box::pin(async { Err(Unanswered::Nobody) })
     }
 }
 
@@ -164,128 +162,70 @@ pub fn client_can(capabilities: &Value, name: &str) -> bool {
     capabilities.get(name).is_some_and(|c| !c.is_null())
 }
 
-impl Question {
-    /// The client capability an answer needs.
-    pub fn capability(&self) -> &'static str {
-        match self {
-            Question::Confirm { .. } | Question::Elicit { .. } => "elicitation",
-            Question::Sample { .. } => "sampling",
-            Question::Roots => "roots",
-        }
-    }
-
-    /// A key for the question when the command gave none.
-    pub fn default_key(&self) -> &'static str {
-        match self {
-            Question::Confirm { .. } => "confirm",
-            Question::Elicit { .. } => "form",
-            Question::Sample { .. } => "sample",
-            Question::Roots => "roots",
-        }
-    }
-
-    /// The request that asks it: method and params.
-    pub fn request(&self) -> (&'static str, Value) {
-        match self {
-            Question::Confirm { message } => (
-                "elicitation/create",
-                json!({
-                    "mode": "form",
-                    "message": message,
-                    "requestedSchema": {
-                        "type": "object",
-                        "properties": {"confirm": {"type": "boolean", "title": "Confirm", "description": message}},
-                        "required": ["confirm"]
-                    }
-                }),
-            ),
-            Question::Elicit { message, schema } => (
-                "elicitation/create",
-                json!({"mode": "form", "message": message, "requestedSchema": schema}),
-            ),
-            Question::Sample {
-                text,
-                system,
-                max_tokens,
-            } => {
-                let mut params = json!({
-                    "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
-                    "maxTokens": max_tokens
-                });
-                if let Some(system) = system {
-                    params["systemPrompt"] = json!(system);
-                }
-                ("sampling/createMessage", params)
+/// The command's answer to `question` from the client's result. A form's content that does not match
+/// the schema asked for never reaches the command.
+pub fn answer(question: &Question, result: &Value) -> Answer {
+    let action = result.get("action").and_then(Value::as_str);
+    match question {
+        Question::Confirm { .. } => match action {
+            Some("accept") if result.pointer("/content/confirm") == Some(&json!(true)) => {
+                Answer::yes("")
             }
-            Question::Roots => ("roots/list", json!({})),
-        }
-    }
-
-    /// The command's answer from the client's result. A form's content that does not match
-    /// the schema asked for never reaches the command.
-    pub fn answer(&self, result: &Value) -> Answer {
-        let action = result.get("action").and_then(Value::as_str);
-        match self {
-            Question::Confirm { .. } => match action {
-                Some("accept") if result.pointer("/content/confirm") == Some(&json!(true)) => {
-                    Answer::yes("")
-                }
-                Some("accept") => Answer::no("not confirmed"),
-                Some("decline") => Answer::no("declined"),
-                _ => Answer::no("cancelled"),
-            },
-            Question::Elicit { schema, .. } => match action {
-                Some("accept") => {
-                    let content = result.get("content").cloned().unwrap_or(json!({}));
-                    let Value::Object(fields) = &content else {
-                        return Answer::no("the client's answer is not an object");
-                    };
-                    let shape = ToolSchema::from_input_schema(schema);
-                    if let Err(violation) = validate::check_arguments(&shape, fields) {
-                        return Answer::no(format!(
-                            "the client's answer does not match the schema: {}",
-                            violation.message()
-                        ));
-                    }
-                    Answer::yes(format!("{content}\n"))
-                }
-                Some("decline") => Answer::no("declined"),
-                _ => Answer::no("cancelled"),
-            },
-            Question::Sample { .. } => {
-                let content = result.get("content").unwrap_or(&Value::Null);
-                let blocks = match content {
-                    Value::Array(blocks) => blocks.clone(),
-                    other => vec![other.clone()],
+            Some("accept") => Answer::no("not confirmed"),
+            Some("decline") => Answer::no("declined"),
+            _ => Answer::no("cancelled"),
+        },
+        Question::Elicit { schema, .. } => match action {
+            Some("accept") => {
+                let content = result.get("content").cloned().unwrap_or(json!({}));
+                let Value::Object(fields) = &content else {
+                    return Answer::no("the client's answer is not an object");
                 };
-                let texts: Vec<&str> = blocks
-                    .iter()
-                    .filter_map(|b| b.get("text").and_then(Value::as_str))
-                    .collect();
-                if texts.is_empty() {
-                    return Answer::yes(format!("{content}\n"));
+                let shape = ToolSchema::from_input_schema(schema);
+                if let Err(violation) = validate::check_arguments(&shape, fields) {
+                    return Answer::no(format!(
+                        "the client's answer does not match the schema: {}",
+                        violation.message()
+                    ));
                 }
-                let mut text = texts.join("\n");
-                if !text.ends_with('\n') {
-                    text.push('\n');
-                }
-                Answer::yes(text)
+                Answer::yes(format!("{content}\n"))
             }
-            Question::Roots => {
-                let mut out = String::new();
-                for root in result
-                    .get("roots")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    if let Some(uri) = root.get("uri").and_then(Value::as_str) {
-                        out.push_str(&root_path(uri));
-                        out.push('\n');
-                    }
-                }
-                Answer::yes(out)
+            Some("decline") => Answer::no("declined"),
+            _ => Answer::no("cancelled"),
+        },
+        Question::Sample { .. } => {
+            let content = result.get("content").unwrap_or(&Value::Null);
+            let blocks = match content {
+                Value::Array(blocks) => blocks.clone(),
+                other => vec![other.clone()],
+            };
+            let texts: Vec<&str> = blocks
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect();
+            if texts.is_empty() {
+                return Answer::yes(format!("{content}\n"));
             }
+            let mut text = texts.join("\n");
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            Answer::yes(text)
+        }
+        Question::Roots => {
+            let mut out = String::new();
+            for root in result
+                .get("roots")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(uri) = root.get("uri").and_then(Value::as_str) {
+                    out.push_str(&root_path(uri));
+                    out.push('\n');
+                }
+            }
+            Answer::yes(out)
         }
     }
 }
@@ -336,7 +276,7 @@ impl Outgoing {
     /// waits: a dropped wait forgets the request).
     pub async fn request(
         &self,
-        send: &super::provider::Notifier,
+        send: &crate::protocol::Notifier,
         method: &str,
         params: Value,
     ) -> Result<Value, RpcError> {
@@ -374,13 +314,13 @@ impl Outgoing {
 pub struct SessionAsker {
     pub outgoing: Arc<Outgoing>,
     /// Where the call's messages go (its response stream, or stdout).
-    pub send: super::provider::Notifier,
+    pub send: crate::protocol::Notifier,
     /// What the client declared at `initialize`.
     pub capabilities: Value,
 }
 
 impl Asker for SessionAsker {
-    fn request(&self, request: ClientRequest) -> BoxFuture<'_, Result<Value, String>> {
+    fn request(&self, request: ClientRequest) -> BoxFuture<'_, Result<Value, Unanswered>> {
         Box::pin(async move {
             if let Some(why) = refusal(&self.capabilities, &request.method) {
                 return Err(why);
@@ -388,7 +328,7 @@ impl Asker for SessionAsker {
             self.outgoing
                 .request(&self.send, &request.method, request.params)
                 .await
-                .map_err(|e| format!("the client answered with an error: {}", e.message))
+                .map_err(|e| Unanswered::ClientError(e.message))
         })
     }
 }
@@ -403,27 +343,34 @@ mod tests {
             message: "Delete x?".into(),
         };
         assert_eq!(
-            confirm
-                .answer(&json!({"action": "accept", "content": {"confirm": true}}))
-                .exit,
+            answer(
+                &confirm,
+                &json!({"action": "accept", "content": {"confirm": true}})
+            )
+            .exit,
             0
         );
         assert_eq!(
-            confirm
-                .answer(&json!({"action": "accept", "content": {"confirm": false}}))
-                .exit,
+            answer(
+                &confirm,
+                &json!({"action": "accept", "content": {"confirm": false}})
+            )
+            .exit,
             1
         );
-        assert_eq!(confirm.answer(&json!({"action": "decline"})).exit, 1);
+        assert_eq!(answer(&confirm, &json!({"action": "decline"})).exit, 1);
         let form = Question::Elicit {
             message: "Who?".into(),
             schema: json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
         };
         assert_eq!(
-            form.answer(&json!({"action": "accept", "content": {"name": "Ada"}})),
+            answer(
+                &form,
+                &json!({"action": "accept", "content": {"name": "Ada"}})
+            ),
             Answer::yes("{\"name\":\"Ada\"}\n")
         );
-        let wrong = form.answer(&json!({"action": "accept", "content": {"name": 7}}));
+        let wrong = answer(&form, &json!({"action": "accept", "content": {"name": 7}}));
         assert_eq!(wrong.exit, 1);
         assert!(wrong.error.unwrap().contains("does not match the schema"));
         let sample = Question::Sample {
@@ -432,14 +379,17 @@ mod tests {
             max_tokens: 10,
         };
         assert_eq!(
-            sample.answer(
+            answer(
+                &sample,
                 &json!({"role": "assistant", "content": {"type": "text", "text": "Paris"}})
             ),
             Answer::yes("Paris\n")
         );
         assert_eq!(
-            Question::Roots
-                .answer(&json!({"roots": [{"uri": "file:///home/a%20b"}, {"uri": "https://x"}]})),
+            answer(
+                &Question::Roots,
+                &json!({"roots": [{"uri": "file:///home/a%20b"}, {"uri": "https://x"}]})
+            ),
             Answer::yes("/home/a b\nhttps://x\n")
         );
     }

@@ -30,9 +30,9 @@ use crate::client::catalog::timeout_for;
 use crate::client::config::ServerSpec;
 use crate::client::handler::Unattended;
 use crate::client::pins;
+use crate::client::pool::Pool;
+use crate::client::pool::ServerRef;
 use crate::client::session::RequestContext;
-use crate::daemon::pool::Pool;
-use crate::daemon::wire::ServerRef;
 use crate::protocol::lenient;
 use crate::protocol::messages::ListView;
 use crate::protocol::tools::Tool;
@@ -43,7 +43,7 @@ use crate::render::proxy::{self, three_tools, FIND_DEFAULT, FIND_MAX};
 use crate::render::text::escape_line;
 use crate::render::tool::proxy_find_answer;
 use crate::schema::{validate, ToolSchema};
-use crate::tokens::find::{fitting_servers, shown_tools};
+use crate::tokens::find::{fitting_servers, servers_by_fit, shown_tools, WEAK_MARK};
 use crate::words::closest;
 use catalog::{Catalog, Inner, Listing};
 use forward::{within_budget, Forwarder, DEFAULT_MAX_TOKENS};
@@ -162,7 +162,8 @@ impl ProxyProvider {
         let coming = self.catalog.settled(None, FIND_WAIT).await;
         let still = still_listing(&coming);
         let inner = self.catalog.read();
-        let ranked = inner.documents.rank(query);
+        // No tool shares a word with the task: the nearest by meaning, as weak matches.
+        let (ranked, weak) = inner.documents.search(query);
         if ranked.is_empty() {
             // The query is echoed back, but never at length.
             let shown: String = query.chars().take(200).collect();
@@ -183,10 +184,30 @@ impl ProxyProvider {
             if !reports.contains_key(hit.server) {
                 reports.insert(hit.server.to_string(), self.pins_of(hit.server));
             }
-            hit.mark = reports[hit.server].label(&hit.tool.name);
+            hit.mark = reports[hit.server]
+                .label(&hit.tool.name)
+                .or_else(|| weak.then(|| WEAK_MARK.to_string()));
         }
         let mut answer = proxy_find_answer(&hits);
-        let servers = fitting_servers(&ranked);
+        if weak {
+            let mut servers = servers_by_fit(&ranked);
+            if servers.is_empty() {
+                servers.push(&ranked[0].0.server);
+            }
+            let names: Vec<String> = servers
+                .iter()
+                .map(|s| escape_line(s).into_owned())
+                .collect();
+            answer.push_str(&format!(
+                "weak matches: no tool shares a word with the task, these are the nearest by meaning; the servers that fit best: {} (find again with words of their tools)\n",
+                names.join(", ")
+            ));
+        }
+        let servers = if weak {
+            Vec::new()
+        } else {
+            fitting_servers(&ranked)
+        };
         if !servers.is_empty() {
             let names: Vec<String> = servers
                 .iter()
@@ -220,13 +241,13 @@ impl ProxyProvider {
                     json_help(&tool)
                 ))
             }
-            Err(why) => tool_error(why),
+            Err(why) => tool_error(why.to_string()),
         }
     }
 
     /// The tool a name means (`server/tool`, or a bare name only one server has), waiting
     /// for a server whose tools are still coming (bounded by its call timeout).
-    async fn resolved(&self, name: &str) -> Result<(String, Tool), String> {
+    async fn resolved(&self, name: &str) -> Result<(String, Tool), Unresolved> {
         if let Ok(found) = resolve(&self.catalog.read(), name) {
             return Ok(found);
         }
@@ -242,9 +263,15 @@ impl ProxyProvider {
             .map_or(FIND_WAIT, |spec| timeout_for(spec, None));
         let coming = self.catalog.settled(among, within).await;
         match resolve(&self.catalog.read(), name) {
-            Err(why) if !coming.is_empty() => Err(format!("{why}{}", still_listing(&coming))),
+            Err(why) if !coming.is_empty() => Err(Unresolved::StillListing {
+                why: Box::new(why),
+                coming,
+            }),
             Err(why) => match among.and_then(|s| self.failed(s)) {
-                Some(failure) => Err(format!("{why} {failure}")),
+                Some(failure) => Err(Unresolved::ListingFailed {
+                    why: Box::new(why),
+                    failure,
+                }),
                 None => Err(why),
             },
             found => found,
@@ -265,11 +292,12 @@ impl ProxyProvider {
 
     /// The tool and arguments a `call` names, accepting the shapes models get wrong in known
     /// ways when they are unambiguous: arguments as JSON text, arguments beside `arguments`.
-    fn call_target(arguments: &Map<String, Value>) -> Result<(String, Map<String, Value>), String> {
-        let shape = "call takes {\"tool\": \"server/tool\", \"arguments\": {...}}";
+    fn call_target(
+        arguments: &Map<String, Value>,
+    ) -> Result<(String, Map<String, Value>), BadCall> {
         let args = MetaArguments::read(arguments);
         let Some(tool) = args.tool.as_deref() else {
-            return Err(format!("{shape}: the tool is missing."));
+            return Err(BadCall::NoTool);
         };
         let beside: Map<String, Value> = arguments
             .iter()
@@ -281,28 +309,21 @@ impl ProxyProvider {
             Some(Value::Object(map)) => Some(map),
             Some(Value::String(text)) => match serde_json::from_str::<Value>(&text) {
                 Ok(Value::Object(map)) => Some(map),
-                _ => {
-                    return Err(format!(
-                        "{shape}: \"arguments\" is text that is not a JSON object."
-                    ))
-                }
+                _ => return Err(BadCall::ArgumentsText),
             },
-            Some(_) => return Err(format!("{shape}: \"arguments\" must be an object.")),
+            Some(_) => return Err(BadCall::ArgumentsNotObject),
         };
         match (given, beside.is_empty()) {
             (Some(map), true) => Ok((tool.to_string(), map)),
             (None, _) => Ok((tool.to_string(), beside)),
-            (Some(_), false) => Err(format!(
-                "{shape}: put every argument inside \"arguments\" (found {} beside it).",
-                beside.keys().cloned().collect::<Vec<_>>().join(", ")
-            )),
+            (Some(_), false) => Err(BadCall::Beside(beside.keys().cloned().collect())),
         }
     }
 
     async fn call_tool(&self, arguments: Map<String, Value>, ctx: ServeContext) -> Value {
         let (name, tool_arguments) = match Self::call_target(&arguments) {
             Ok(target) => target,
-            Err(why) => return tool_error(why),
+            Err(why) => return tool_error(why.to_string()),
         };
         match self.resolved(&name).await {
             Ok((server, tool)) => {
@@ -310,7 +331,7 @@ impl ProxyProvider {
                 self.forward(&server, &tool, &shown, tool_arguments, ctx)
                     .await
             }
-            Err(why) => tool_error(why),
+            Err(why) => tool_error(why.to_string()),
         }
     }
 
@@ -555,10 +576,20 @@ impl ProxyProvider {
     /// serverInfo, capabilities and the catalog in the instructions, as the catalog stands.
     fn describe_now(&self) -> ServerDescription {
         let entries = self.catalog_entries();
+        let failed: Vec<(String, String)> = {
+            let inner = self.catalog.read();
+            self.servers
+                .iter()
+                .filter_map(|spec| match inner.listings.get(&spec.name) {
+                    Some(Listing::Failed(why)) => Some((spec.name.clone(), why.clone())),
+                    _ => None,
+                })
+                .collect()
+        };
         let instructions = if self.expose_all {
-            proxy::exposed_instructions_text(&entries)
+            proxy::exposed_instructions_text(&entries, &failed)
         } else {
-            proxy::instructions_text(&entries)
+            proxy::instructions_text(&entries, &failed)
         };
         // Logging is declared so clients may set a level; the proxy logs nothing itself.
         let mut capabilities = json!({"tools": {}, "logging": {},
@@ -616,8 +647,43 @@ impl ProxyProvider {
     }
 }
 
+/// How a proxy `call` must be shaped, as its refusals say.
+const CALL_SHAPE: &str = "call takes {\"tool\": \"server/tool\", \"arguments\": {...}}";
+
+/// Why a proxy `call`'s arguments name no call (told to the model).
+#[derive(Debug, thiserror::Error)]
+enum BadCall {
+    #[error("{CALL_SHAPE}: the tool is missing.")]
+    NoTool,
+    #[error("{CALL_SHAPE}: \"arguments\" is text that is not a JSON object.")]
+    ArgumentsText,
+    #[error("{CALL_SHAPE}: \"arguments\" must be an object.")]
+    ArgumentsNotObject,
+    #[error("{CALL_SHAPE}: put every argument inside \"arguments\" (found {} beside it).", .0.join(", "))]
+    Beside(Vec<String>),
+}
+
+/// Why a name leads to no one tool in the catalog (told to the model); names come escaped.
+#[derive(Debug, thiserror::Error)]
+enum Unresolved {
+    #[error("No tool {shown:?} on the connected servers.{near} Use find to search for one.")]
+    NoTool { shown: String, near: String },
+    #[error("{name:?} is a tool of several servers; say which: {}.", servers.join(", "))]
+    Ambiguous { name: String, servers: Vec<String> },
+    #[error("{why}{}", still_listing(coming))]
+    StillListing {
+        why: Box<Unresolved>,
+        coming: Vec<String>,
+    },
+    #[error("{why} {failure}")]
+    ListingFailed {
+        why: Box<Unresolved>,
+        failure: String,
+    },
+}
+
 /// What a tool name means in the catalog.
-fn resolve(inner: &Inner, name: &str) -> Result<(String, Tool), String> {
+fn resolve(inner: &Inner, name: &str) -> Result<(String, Tool), Unresolved> {
     let documents = inner.documents.documents();
     let (server, tool) = match name.split_once('/') {
         Some((server, tool)) => (Some(server), tool),
@@ -644,19 +710,18 @@ fn resolve(inner: &Inner, name: &str) -> Result<(String, Tool), String> {
                 .unwrap_or_default();
             // The name is echoed back, but never at length.
             let shown: String = name.chars().take(200).collect();
-            Err(format!(
-                "No tool {:?} on the connected servers.{near} Use find to search for one.",
-                escape_line(&shown)
-            ))
+            Err(Unresolved::NoTool {
+                shown: escape_line(&shown).into_owned(),
+                near,
+            })
         }
-        many => Err(format!(
-            "{:?} is a tool of several servers; say which: {}.",
-            escape_line(name),
-            many.iter()
+        many => Err(Unresolved::Ambiguous {
+            name: escape_line(name).into_owned(),
+            servers: many
+                .iter()
                 .map(|d| escape_line(&format!("{}/{}", d.server, d.tool.name)).into_owned())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
+                .collect(),
+        }),
     }
 }
 
@@ -802,7 +867,7 @@ impl Provider for ProxyProvider {
     ) -> BoxFuture<'a, Result<Value, RpcError>> {
         Box::pin(async move {
             // A backend's question to the client gives the slot back while it waits.
-            let (_slot, asker) = super::slots::Yielding::hold(&ctx).await?;
+            let (_slot, asker) = super::provider::Yielding::hold(&ctx).await?;
             let ctx = ServeContext { asker, ..ctx };
             if self.expose_all {
                 return self.call_exposed(name, arguments, ctx).await;

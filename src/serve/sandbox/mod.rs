@@ -218,6 +218,30 @@ fn write() -> BitFlags<AccessFs> {
         | AccessFs::Truncate
 }
 
+/// Why a command's sandbox cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    #[error("exec names {0:?}, which is not found")]
+    ExecNotFound(String),
+    #[error("{} names the loader {} (PT_INTERP), which {why}", file.display(), loader.display())]
+    Loader {
+        file: PathBuf,
+        loader: PathBuf,
+        why: &'static str,
+    },
+    #[error("{}'s #! line ({line}) names {}, which {why}", file.display(), interpreter.display())]
+    Interpreter {
+        file: PathBuf,
+        line: String,
+        interpreter: PathBuf,
+        why: &'static str,
+    },
+    #[error("{} is inside ferry's own files or the system's secrets, which no served command may see; serve another directory", .0.display())]
+    Hidden(PathBuf),
+    #[error("the sandbox could not be built: {0}")]
+    Ruleset(#[from] landlock::RulesetError),
+}
+
 impl Policy {
     /// The policy of a command whose program is `program` (an absolute path), that may write
     /// `writes` (already decided: nothing, the roots, or what the tool declares) and what its
@@ -228,7 +252,7 @@ impl Policy {
         writes: &[PathBuf],
         roots: &[PathBuf],
         path: Option<&std::ffi::OsStr>,
-    ) -> Result<Policy, String> {
+    ) -> Result<Policy, PolicyError> {
         let home = canonical_as_far_as_it_exists(&crate::paths::home_dir());
         let cwd = &roots[0];
         let mut reads: Vec<Place> = Vec::new();
@@ -251,7 +275,7 @@ impl Policy {
             };
             match found {
                 Some(found) => programs.push(found),
-                None => return Err(format!("exec names {name:?}, which is not found")),
+                None => return Err(PolicyError::ExecNotFound(name.clone())),
             }
         }
         for (i, program) in programs.iter().enumerate() {
@@ -307,10 +331,7 @@ impl Policy {
         let never = Hidden::new(hidden.iter().map(|h| h.path.clone()).collect());
         for p in reads.iter().chain(&writes) {
             if never.holds(&p.path, None) {
-                return Err(format!(
-                    "{} is inside ferry's own files or the system's secrets, which no served command may see; serve another directory",
-                    p.path.display()
-                ));
+                return Err(PolicyError::Hidden(p.path.clone()));
             }
         }
         // Everything outside the roots is opened now, before any command runs, so nothing a
@@ -449,8 +470,8 @@ impl Policy {
     }
 
     /// `mounted`: the call's namespace keeps every `.git` read-only, so Landlock need not.
-    fn ruleset(&self, tmp: &Path, mounted: bool) -> Result<Option<OwnedFd>, String> {
-        let text = |e: landlock::RulesetError| format!("the sandbox could not be built: {e}");
+    fn ruleset(&self, tmp: &Path, mounted: bool) -> Result<Option<OwnedFd>, PolicyError> {
+        let text = PolicyError::Ruleset;
         let mut attr = Ruleset::default()
             .handle_access(AccessFs::from_all(TARGET))
             .map_err(text)?;

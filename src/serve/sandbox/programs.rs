@@ -27,7 +27,7 @@ pub fn runnable(
     program: &Path,
     path: Option<&std::ffi::OsStr>,
     cwd: &Path,
-) -> Result<Vec<Found>, String> {
+) -> Result<Vec<Found>, super::PolicyError> {
     let mut found: Vec<Found> = Vec::new();
     let mut next = vec![program.to_path_buf()];
     for _ in 0..CHAIN_LIMIT {
@@ -40,22 +40,19 @@ pub fn runnable(
                 continue;
             }
             if let Some(loader) = elf_interpreter(&file) {
-                real_program(&loader).map_err(|why| {
-                    format!(
-                        "{} names the loader {} (PT_INTERP), which {why}",
-                        file.display(),
-                        loader.display()
-                    )
+                real_program(&loader).map_err(|why| super::PolicyError::Loader {
+                    file: file.clone(),
+                    loader: loader.clone(),
+                    why,
                 })?;
                 more.push(loader);
             }
             if let Some((line, interpreter, argument)) = shebang(&file) {
-                real_program(&interpreter).map_err(|why| {
-                    format!(
-                        "{}'s #! line ({line}) names {}, which {why}",
-                        file.display(),
-                        interpreter.display()
-                    )
+                real_program(&interpreter).map_err(|why| super::PolicyError::Interpreter {
+                    file: file.clone(),
+                    line: line.clone(),
+                    interpreter: interpreter.clone(),
+                    why,
                 })?;
                 let via_env = interpreter.file_name().is_some_and(|n| n == "env");
                 more.push(interpreter);

@@ -15,6 +15,8 @@ static MODEL_BYTES: &[u8] = include_bytes!("../../../assets/find/static.bin");
 
 /// The most bytes of a text embedded: what a tool is for is said early.
 const TEXT_BYTES: usize = 600;
+/// The most words whose split is remembered (a few MB).
+const SPLITS_KEPT: usize = 50_000;
 /// SentencePiece's mark of a word's start.
 const WORD_START: &str = "\u{2581}";
 
@@ -190,9 +192,26 @@ fn normalized(text: &str) -> String {
 pub fn embed(text: &str) -> Option<Vec<f32>> {
     let model = model()?;
     let mut ids = Vec::new();
-    for word in normalized(text).split_whitespace() {
-        model.word_pieces(word, &mut ids);
+    // A catalog says the same words again and again: each is split once per thread.
+    thread_local! {
+        static SPLITS: std::cell::RefCell<FxHashMap<String, Vec<u32>>> = Default::default();
     }
+    SPLITS.with(|splits| {
+        let mut splits = splits.borrow_mut();
+        if splits.len() > SPLITS_KEPT {
+            splits.clear();
+        }
+        for word in normalized(text).split_whitespace() {
+            match splits.get(word) {
+                Some(known) => ids.extend_from_slice(known),
+                None => {
+                    let start = ids.len();
+                    model.word_pieces(word, &mut ids);
+                    splits.insert(word.to_string(), ids[start..].to_vec());
+                }
+            }
+        }
+    });
     let mut sum = vec![0f32; model.dims];
     for id in &ids {
         model.add_row(*id, &mut sum);

@@ -78,11 +78,28 @@ const QUESTION_WRITES: f64 = 0.75;
 /// The dense model's share of a fused score (the lexical ranking has the rest). Measured on
 /// the tune parts of benches/retrieval/ and the issue 19 sets (0.02 to 0.5 tried): the model
 /// derived so far moves as many tasks down as up (issue 19's held-out set: one task more in the
-/// top three, one fewer first), so it is off until a better one pays; at 0 no query is embedded.
+/// top three, one fewer first), so it is off until a better one pays; at 0 no query is embedded
+/// unless no tool shares a word with it ([`Index::nearest`]). The model aligned across
+/// languages (scripts/align_static_model.py) did not pay either on the tune parts: own @1/@3
+/// 14/19 at 0, 14/18 at 0.1, 13/18 at 0.2; public 18/22 at 0, 16/23 at 0.1 and 0.2.
 const DENSE_WEIGHT: f64 = 0.0;
 /// The cosine at which the dense model alone puts a tool in the ranking, with no query word in
 /// it: below, "zebra" would find a tool.
 const DENSE_ALONE: f64 = 0.5;
+/// When no tool shares a word with the query, the cosine a tool needs to be offered as a weak
+/// match, nearest by meaning (a task in another language over an English catalog). Over the
+/// 39 snapshot servers, tasks in Chinese, Japanese and Russian found their tool at 0.76 to
+/// 0.89; English nonsense ("blorp snazzle", "asdf qwer zxcv") came nearest at 0.57 and 0.60.
+const NEAREST_FLOOR: f64 = 0.65;
+/// ... and how far above the catalog's mean cosine (0.28 to 0.34 for those tasks, 0.19 and
+/// 0.22 for the nonsense): a query of words the model barely knows lies near everything a
+/// little.
+const NEAREST_MARGIN: f64 = 0.25;
+/// A cosine close enough whatever the catalog's mean: in a catalog of one kind of tool (a
+/// file server's) every tool is near a task of that kind.
+const NEAREST_CLOSE: f64 = 0.75;
+/// What `find` writes after a weak match ([`Index::nearest`]).
+pub const WEAK_MARK: &str = "(weak: nearest by meaning)";
 /// The most documents a ranking returns.
 pub const RANKED_MAX: usize = 200;
 /// The most distinct words of a query that are ranked.
@@ -460,9 +477,9 @@ impl<T> Document<T> {
                 .unwrap_or(0),
         };
         let deprecated = says_deprecated(description);
-        let vector = (DENSE_WEIGHT > 0.0)
-            .then(|| dense::embed(&format!("{name}. {start}")))
-            .flatten()
+        // Made once, when a listing is read (and kept in the search file beside the cache):
+        // a query is embedded only when no tool shares a word with it.
+        let vector = dense::embed(&format!("{name}. {start}"))
             .map(|v| dense::quantized(&v))
             .unwrap_or_default();
         Document {
@@ -524,7 +541,7 @@ impl<T> Document<T> {
 }
 
 /// What a saved search file starts with; its key follows on the same line.
-const SAVED_MAGIC: &[u8] = b"ferry-find 2 ";
+const SAVED_MAGIC: &[u8] = b"ferry-find 3 ";
 
 /// A server's documents as bytes, to keep beside its cached tools: a later search reads them
 /// instead of parsing and analysing the tools again. `key` says what they were made from
@@ -1102,6 +1119,60 @@ impl<T> Index<T> {
         }
     }
 
+    /// What `find` shows for `query`, best first: the ranking ([`Index::rank`]), or when no
+    /// tool shares a word with the query, the tools nearest to it by meaning
+    /// ([`Index::nearest`]), with `true` for such weak matches.
+    pub fn search(&self, query: &str) -> (Vec<(&Document<T>, f64)>, bool) {
+        let ranked = self.rank(query);
+        if ranked.is_empty() {
+            (self.nearest(query), true)
+        } else {
+            (ranked, false)
+        }
+    }
+
+    /// When no tool shares a word with `query` ([`Index::rank`] finds nothing): the tools
+    /// nearest to it by meaning, best first with their cosines, those close enough to be worth
+    /// a look (above [`NEAREST_FLOOR`], and [`NEAREST_MARGIN`] above the catalog's mean or
+    /// above [`NEAREST_CLOSE`]). Weak matches, to be
+    /// shown as such: a task in another language over an English catalog finds its tools here,
+    /// English nonsense finds nothing. Only this reads the model at query time.
+    pub fn nearest(&self, query: &str) -> Vec<(&Document<T>, f64)> {
+        let Some(vector) = dense::embed(query) else {
+            return Vec::new();
+        };
+        let similar: Vec<f64> = self
+            .documents
+            .iter()
+            .map(|d| dense::similarity(&vector, &d.vector) as f64)
+            .collect();
+        let known = self
+            .documents
+            .iter()
+            .filter(|d| !d.vector.is_empty())
+            .count();
+        if known == 0 {
+            return Vec::new();
+        }
+        let mean = similar.iter().sum::<f64>() / known as f64;
+        let floor = NEAREST_FLOOR.max((mean + NEAREST_MARGIN).min(NEAREST_CLOSE));
+        let mut near: Vec<(usize, f64)> = similar
+            .into_iter()
+            .enumerate()
+            .filter(|(_, s)| *s >= floor)
+            // A deprecated tool steps down, as in the ranking.
+            .map(|(i, s)| {
+                let deprecated = self.documents[i].deprecated;
+                (i, if deprecated { s * DEPRECATED } else { s })
+            })
+            .collect();
+        near.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        near.truncate(RANKED_MAX);
+        near.into_iter()
+            .map(|(i, s)| (&self.documents[i], s))
+            .collect()
+    }
+
     /// The lexical scores fused with the dense model's: each side scaled so that its best
     /// document scores 1 (the dense side from the catalog's mean similarity up), then weighed.
     /// A document no query word reaches joins only when the model places it close enough to
@@ -1204,6 +1275,12 @@ pub fn fitting_servers<'a, T>(ranked: &[(&'a Document<T>, f64)]) -> Vec<&'a str>
     if !uncertain(ranked) {
         return Vec::new();
     }
+    servers_by_fit(ranked)
+}
+
+/// The servers whose tools fit best (by their hits' scores among the first ten), at most three,
+/// when the hits come from more than one server; empty otherwise.
+pub fn servers_by_fit<'a, T>(ranked: &[(&'a Document<T>, f64)]) -> Vec<&'a str> {
     let mut fit: Vec<(&str, f64)> = Vec::new();
     for (doc, score) in ranked.iter().take(10) {
         match fit.iter_mut().find(|(s, _)| *s == doc.server) {

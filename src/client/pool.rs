@@ -3,10 +3,12 @@
 //!
 //! A session is keyed by everything that decides what the server is: its config as written
 //! and as resolved (variables expanded, command found, start directory: the project root, so
-//! every sub-directory of a repository shares it), and the environment it starts with, less
-//! the variables that only describe the calling shell or terminal. A later call from a shell
-//! with another `AWS_PROFILE` or token gets a server of its own, as a cold call would.
+//! every sub-directory of a repository shares it), and the variables of its environment that
+//! can change what it does ([`keyed`]): a setting or one its config names, not one set per
+//! call or by the terminal. A later call from a shell with another `AWS_PROFILE` or token gets
+//! a server of its own, as a cold call would; `REQ_ID=$RANDOM` or another pane does not.
 
+use super::keyed;
 use crate::client::cache::View;
 use crate::client::catalog::{self, Listing};
 use crate::client::config::{Environment, ServerSpec, Target};
@@ -25,55 +27,6 @@ use std::time::{Duration, Instant};
 
 /// How long a server is kept without calls unless its config says (`idleTimeout`).
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(600);
-
-/// Variables that describe the calling shell or terminal, not what a server does: they never
-/// make a session of their own (the server still gets them, as a cold call's would). Any other
-/// variable may be a credential or a setting (`AWS_PROFILE`, a token, `NODE_OPTIONS`), which
-/// ferry cannot tell from noise, so it keys the session.
-const TERMINAL_ONLY: [&str; 22] = [
-    "PWD",
-    "OLDPWD",
-    "SHLVL",
-    "_",
-    "TMUX",
-    "TMUX_PANE",
-    "STY",
-    "WINDOW",
-    "WINDOWID",
-    "TERM_SESSION_ID",
-    "TERM_PROGRAM",
-    "TERM_PROGRAM_VERSION",
-    "COLUMNS",
-    "LINES",
-    "COLORTERM",
-    "SECURITYSESSIONID",
-    "SSH_TTY",
-    "GPG_TTY",
-    "PS1",
-    "PROMPT_COMMAND",
-    "HISTFILE",
-    "XDG_SESSION_ID",
-];
-
-/// Prefixes of variables a terminal emulator sets for its window, tab or pane.
-const TERMINAL_PREFIXES: [&str; 10] = [
-    "ITERM_",
-    "KITTY_",
-    "WEZTERM_",
-    "ALACRITTY_",
-    "KONSOLE_",
-    "GNOME_TERMINAL_",
-    "VTE_",
-    "TILIX_",
-    "TERMINATOR_",
-    "WT_",
-];
-
-/// Whether a variable only describes the calling shell or terminal ([`TERMINAL_ONLY`],
-/// [`TERMINAL_PREFIXES`]).
-pub fn terminal_only(name: &str) -> bool {
-    TERMINAL_ONLY.contains(&name) || TERMINAL_PREFIXES.iter().any(|p| name.starts_with(p))
-}
 
 /// How the daemon reaches a server, resolved for one caller.
 #[derive(Debug, Clone)]
@@ -145,7 +98,8 @@ impl ServerRef {
 
     /// What identifies a warm session: the server as configured and as resolved (its start
     /// directory: the project root, not the caller's sub-directory), the environment it starts
-    /// with (less [`terminal_only`] variables), a pinned era and the capabilities it declares.
+    /// with (only the variables that key it: [`keyed::keys_server`]), a pinned era and the
+    /// capabilities it declares.
     pub fn session_key(&self) -> String {
         let mut digest = ring::digest::Context::new(&ring::digest::SHA256);
         // Each part with its length before it, so that no two different servers read alike.
@@ -153,14 +107,15 @@ impl ServerRef {
             digest.update(&(text.len() as u64).to_le_bytes());
             digest.update(text.as_bytes());
         };
-        part(&self.spec.identity());
+        let config = self.spec.identity();
+        part(&config);
         match &self.resolved {
             Resolved::Stdio(child) => {
                 let inherited: Vec<&(String, String)> = child
                     .base_env
                     .iter()
                     .flatten()
-                    .filter(|(name, _)| !terminal_only(name))
+                    .filter(|(name, _)| keyed::keys_server(name, &config))
                     .collect();
                 part("stdio");
                 part(&child.command);
@@ -210,12 +165,13 @@ impl ServerRef {
     /// variables that key it (values compared, never shown), its config, era and capabilities.
     fn traits(&self) -> BTreeMap<String, String> {
         let mut traits = BTreeMap::new();
-        traits.insert("config".to_string(), self.spec.identity());
+        let config = self.spec.identity();
+        traits.insert("config".to_string(), config.clone());
         if let Resolved::Stdio(child) = &self.resolved {
             traits.insert("directory".into(), format!("{:?}", child.cwd));
             let inherited = child.base_env.iter().flatten().map(|(k, v)| (k, v));
             for (name, value) in inherited.chain(child.env.iter()) {
-                if !terminal_only(name) {
+                if keyed::keys_server(name, &config) {
                     traits.insert(format!("${name}"), value.clone());
                 }
             }
@@ -330,6 +286,9 @@ pub struct ServerStatus {
     /// names of the variables whose values differ (never the values), the capabilities.
     #[serde(default)]
     pub apart: Vec<String>,
+    /// Started from `--cmd` on a command line, not from the config.
+    #[serde(default)]
+    pub command_line: bool,
 }
 
 /// Every warm server, by session key. Opening is serialised per key, so two racing first
@@ -678,9 +637,11 @@ impl Pool {
                 rss_kb: None,
                 dir: match &w.server.resolved {
                     Resolved::Stdio(child) => child.cwd.as_ref().map(|d| d.display().to_string()),
-                    Resolved::Http { .. } => None,
+                    // A server reached by URL is told by its URL (secrets left out).
+                    Resolved::Http { shown_url, .. } => Some(shown_url.clone()),
                 },
                 apart: Vec::new(),
+                command_line: w.server.spec.invocation.starts_with("ferry --cmd "),
             })
             .collect();
         let traits: Vec<(String, BTreeMap<String, String>)> = self
