@@ -99,6 +99,11 @@ impl<'a> SchemaView<'a> {
         self.list("enum")
     }
 
+    /// `enumNames` (the old way to title an enum's values).
+    pub fn enum_names(&self) -> Option<&'a [Value]> {
+        self.list("enumNames")
+    }
+
     pub fn all_of(&self) -> Option<&'a [Value]> {
         self.list("allOf")
     }

@@ -355,7 +355,7 @@ impl Resolver<'_> {
         }
         if let Some(values) = view.enum_values() {
             let nullable = values.iter().any(Value::is_null);
-            let names = obj.get("enumNames").and_then(Value::as_array);
+            let names = view.enum_names();
             let titles = match names {
                 Some(names) if names.len() == values.len() => values
                     .iter()
@@ -381,8 +381,8 @@ impl Resolver<'_> {
                 union.titles = variants
                     .iter()
                     .filter_map(|v| {
-                        let title = v.get("title")?.as_str()?;
-                        Some((v.get("const")?.clone(), title.to_string()))
+                        let v = SchemaView::new(v)?;
+                        Some((v.constant()?.clone(), v.title()?.to_string()))
                     })
                     .collect();
                 union.nullable |= base.nullable;

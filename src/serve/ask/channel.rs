@@ -5,6 +5,7 @@
 //! of its own attached (SCM_RIGHTS) for the answer, so asks that run at once never read each
 //! other's answers. The answer is one JSON object on that socket.
 
+use crate::protocol::json_schema::SchemaView;
 use super::{Answer, Ask, Asker, Question};
 use serde_json::{json, Map, Value};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -99,16 +100,18 @@ pub fn check_form_schema(schema: &Value) -> Result<(), BadQuestion> {
     let Some(object) = schema.as_object() else {
         return Err(BadQuestion::SchemaNotObject);
     };
-    if object.get("type").and_then(Value::as_str) != Some("object") {
+    let object = SchemaView::of(object);
+    if object.type_name() != Some("object") {
         return Err(BadQuestion::SchemaType);
     }
-    let Some(properties) = object.get("properties").and_then(Value::as_object) else {
+    let Some(properties) = object.properties() else {
         return Err(BadQuestion::SchemaProperties);
     };
     for (name, property) in properties {
-        let kind = property.get("type").and_then(Value::as_str);
+        let property = SchemaView::new(property);
+        let kind = property.and_then(|p| p.type_name());
         let flat = matches!(kind, Some("string" | "number" | "integer" | "boolean"))
-            || (kind == Some("array") && property.get("items").is_some());
+            || (kind == Some("array") && property.and_then(|p| p.items()).is_some());
         if !flat {
             return Err(BadQuestion::NestedProperty(name.clone()));
         }
