@@ -156,13 +156,23 @@ fn a_boolean_or_string_property_is_a_bare_flag() {
     let env = Env::warm();
     let script = env.path("flags.py");
     std::fs::write(&script, BOOL_OR_STRING).unwrap();
-    Test::with(env)
+    let env = Test::with(env)
         .server(
             "flags",
             json!({"command": support::venv_python(), "args": [script]}),
         )
         .args(&["flags", "think", "--thought", "hi", "--more"])
         .stdout("hi more=True\n")
+        .run();
+    // And `--no-flag` is its `false`, as for any boolean (SKILL.md says `--flag`/`--no-flag`).
+    let env = Test::with(env)
+        .args(&["flags", "think", "--thought", "hi", "--no-more"])
+        .stdout("hi more=False\n")
+        .run();
+    // A value after the flag is still the string.
+    Test::with(env)
+        .args(&["flags", "think", "--thought", "hi", "--more", "later"])
+        .stdout("hi more='later'\n")
         .run();
 }
 
@@ -424,6 +434,15 @@ fn instructions_are_shown_and_skills_say_when_in_plain_words() {
             std::fs::read_to_string(env.path(&format!("work/skills/{server}/SKILL.md"))).unwrap();
         skill.lines().nth(2).unwrap().to_string()
     };
+    // The server's instructions sit under the skill's own heading, their headings below it,
+    // and the skill states the string rule `--help` states.
+    let ev = std::fs::read_to_string(env.path("work/skills/ev/SKILL.md")).unwrap();
+    assert!(
+        ev.contains("\n### Everything Server – Server Instructions\n")
+            && !ev.contains("\n# Everything Server")
+            && ev.contains("a string `@path` is that file's text when the file exists, and `-` is standard input."),
+        "{ev}"
+    );
     assert!(
         description("ev").ends_with("Use when a task needs ev (Everything Server)."),
         "{}",
@@ -500,6 +519,17 @@ fn the_meter_says_what_its_figures_mean() {
         ),
         "{}",
         run.stdout
+    );
+    // The proxy's break-even against eager loading (a catalog line and find/describe per use)
+    // is past the 9 tools too: said as such, never "up to N" for more tools than there are.
+    let proxy = env.run(&["tokens", "--servers"]);
+    assert_eq!(proxy.code, 0, "{}", proxy.stderr);
+    assert!(
+        proxy.stdout.contains(
+            "against eager loading: the proxy costs less whichever of the 9 tools are used (break-even past all of them, at "
+        ),
+        "{}",
+        proxy.stdout
     );
     std::fs::write(
         env.path("work/one.toml"),

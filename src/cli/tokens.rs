@@ -6,7 +6,7 @@ use super::tokens_served::{served, Served};
 use super::Globals;
 use crate::tokenizer::{Encoding, Tokenizer};
 use crate::tokens::meter::{
-    self, break_even, break_even_words, session_cost, Host, Meter, ServerCost, Session,
+    self, break_even, session_cost, Host, Meter, ServerCost, Session,
 };
 use crate::tokens::round_trips::{self, Steps};
 use crate::{Error, Outcome, Result};
@@ -496,6 +496,8 @@ struct SessionTotal {
 
 /// The proxy's figures beside the host's own loading of the same servers.
 fn proxy_text(report: &Report, upfront: usize, per_use: f64) -> String {
+    // A break-even past every tool the servers offer is no limit a reader can reach.
+    let tools: usize = report.costs.iter().map(|c| c.tools.len()).sum();
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -516,16 +518,17 @@ fn proxy_text(report: &Report, upfront: usize, per_use: f64) -> String {
     let _ = writeln!(
         out,
         "  against eager loading: {}",
-        break_even_words(
+        meter::break_even_of(
             break_even(report.eager as f64, 0.0, upfront as f64, per_use),
             "the proxy",
-            "tool"
+            "tool",
+            tools
         )
     );
     let _ = writeln!(
         out,
         "  against deferred loading: {}",
-        break_even_words(
+        meter::break_even_of(
             break_even(
                 report.deferred as f64,
                 report.deferred_per_use,
@@ -533,7 +536,8 @@ fn proxy_text(report: &Report, upfront: usize, per_use: f64) -> String {
                 per_use
             ),
             "the proxy",
-            "tool"
+            "tool",
+            tools
         )
     );
     out

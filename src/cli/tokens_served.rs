@@ -4,7 +4,7 @@
 
 use super::terminal::emit;
 use crate::manifest::{self, help, policy, quick, Manifest};
-use crate::tokens::meter::{break_even, break_even_words, Meter};
+use crate::tokens::meter::{break_even, Meter};
 use crate::{Error, Outcome, Result};
 use serde_json::json;
 use std::collections::HashMap;
@@ -278,12 +278,17 @@ impl Report {
             let _ = writeln!(
                 out,
                 "against eager loading: {}",
-                shell_versus(self.eager as f64, 0.0, per_use)
+                shell_versus(self.eager as f64, 0.0, per_use, self.tools.len())
             );
             let _ = writeln!(
                 out,
                 "against deferred loading: {}",
-                shell_versus(self.deferred as f64, self.deferred_per_use, per_use)
+                shell_versus(
+                    self.deferred as f64,
+                    self.deferred_per_use,
+                    per_use,
+                    self.tools.len()
+                )
             );
         }
         out
@@ -320,10 +325,11 @@ impl Report {
 }
 
 /// How the shell compares with an MCP path that costs `upfront` and `per_use`.
-fn shell_versus(upfront: f64, per_use: f64, shell_per_use: f64) -> String {
-    break_even_words(
+fn shell_versus(upfront: f64, per_use: f64, shell_per_use: f64, commands: usize) -> String {
+    crate::tokens::meter::break_even_of(
         break_even(upfront, per_use, 0.0, shell_per_use),
         "the shell",
         "command",
+        commands,
     )
 }

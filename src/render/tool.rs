@@ -104,18 +104,30 @@ fn signature(tool: &Tool) -> String {
 /// The most characters of a server's instructions `ferry SERVER --help` shows.
 pub const INSTRUCTIONS_MAX: usize = 2_000;
 
-/// A server's instructions under its listing: a header line, the text (escaped) cut at
-/// [`INSTRUCTIONS_MAX`] characters on a line end, and a note of what was cut.
-pub fn instructions_block(server: &str, text: &str) -> String {
+/// The first [`INSTRUCTIONS_MAX`] characters of a server's instructions, cut on a line end
+/// (or, where the last line end is early, on a word's end, so one long paragraph is not cut
+/// to its first line), and how many characters the whole has.
+pub fn instructions_cut(text: &str) -> (String, usize) {
     let total = text.chars().count();
     let mut shown: String = text.chars().take(INSTRUCTIONS_MAX).collect();
     if total > INSTRUCTIONS_MAX {
-        if let Some(end) = shown.rfind('\n') {
-            shown.truncate(end);
-        }
+        let half = shown.len() / 2;
+        let end = shown
+            .rfind('\n')
+            .filter(|&end| end >= half)
+            .or_else(|| shown.rfind(char::is_whitespace))
+            .unwrap_or(shown.len());
+        shown.truncate(end);
     }
+    (shown.trim_end().to_string(), total)
+}
+
+/// A server's instructions under its listing: a header line, the text (escaped) cut by
+/// [`instructions_cut`], and a note of what was cut.
+pub fn instructions_block(server: &str, text: &str) -> String {
+    let (shown, total) = instructions_cut(text);
     let mut out = format!("\nInstructions from {}:\n", escape_line(server));
-    out.push_str(escape_text(shown.trim_end()).as_ref());
+    out.push_str(escape_text(&shown).as_ref());
     out.push('\n');
     if total > INSTRUCTIONS_MAX {
         let _ = writeln!(
@@ -919,6 +931,25 @@ fn write_nested(out: &mut String, shape: &Shape, indent: usize) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn long_instructions_are_cut_near_the_limit_not_at_an_early_line_end() {
+        // Two short lines, then one paragraph far past the limit: the cut falls on a word's
+        // end near the limit, not after the second line.
+        let text = format!("# Usage rules\nRead first.\n{}", "word ".repeat(1_200));
+        let (shown, total) = instructions_cut(&text);
+        assert_eq!(total, text.chars().count());
+        assert!(shown.len() > INSTRUCTIONS_MAX - 10, "{}", shown.len());
+        assert!(shown.len() <= INSTRUCTIONS_MAX);
+        assert!(shown.ends_with("word"), "{shown:?}");
+        // Lines past the half of the limit: the cut falls on the last line end.
+        let lines = "a line of usage rules\n".repeat(200);
+        let (shown, _) = instructions_cut(&lines);
+        assert!(shown.ends_with("a line of usage rules"), "{shown:?}");
+        assert_eq!(shown.len(), 21 + 22 * (INSTRUCTIONS_MAX / 22 - 1));
+        // Short instructions are whole.
+        assert_eq!(instructions_cut("Be kind.\n").0, "Be kind.");
+    }
 
     fn tool(value: serde_json::Value) -> Tool {
         Tool::from_value(&value).unwrap()

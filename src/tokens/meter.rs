@@ -409,7 +409,7 @@ pub fn counted(n: usize, one: &str) -> String {
 /// means the cheaper path stays cheaper whatever is used.
 pub fn break_even_of(point: Option<f64>, who: &str, one: &str, available: usize) -> String {
     match point {
-        Some(k) if k >= available as f64 + 1.0 && available > 0 => format!(
+        Some(k) if k.floor() >= available as f64 && available > 0 => format!(
             "{who} costs less whichever of the {} are used (break-even past all of them, at {}).",
             counted(available, one),
             k.floor()

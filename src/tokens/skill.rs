@@ -94,12 +94,27 @@ pub fn render_skill(
     ));
     out.push_str(&format!("# {server} through ferry\n\n"));
     if let Some(instructions) = instructions.map(str::trim).filter(|i| !i.is_empty()) {
-        out.push_str(instructions);
-        out.push_str("\n\n");
+        // As `ferry SERVER --help` shows them: cut at the same length, and their headings set
+        // below this file's own, so the server's text cannot restructure the skill.
+        let (shown, total) = crate::render::tool::instructions_cut(instructions);
+        for line in shown.lines() {
+            if line.starts_with('#') {
+                out.push_str("##");
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        if total > crate::render::tool::INSTRUCTIONS_MAX {
+            out.push_str(&format!(
+                "(the server's instructions are cut here: {} of {total} characters)\n",
+                shown.chars().count()
+            ));
+        }
+        out.push('\n');
     }
     out.push_str(&format!(
         "Read a tool's arguments first: `ferry {server} <tool> --help` (types, required marks, defaults, enums).\n\
-         Call it: `ferry {server} <tool> --arg value`; booleans `--flag`/`--no-flag`; objects as JSON, `@file` or `-`.\n\
+         Call it: `ferry {server} <tool> --arg value`; booleans `--flag`/`--no-flag`; objects as JSON, `@file` or `-`; a string `@path` is that file's text when the file exists, and `-` is standard input.\n\
          Exit codes: 0 ok, 1 the tool reported an error, 2 usage error (nothing was sent), 3 server failure, 4 timeout, 5 auth.\n\
          Long output: add `--max-tokens N` (head and tail kept, full output saved to a file).\n\n## Tools\n\n"
     ));

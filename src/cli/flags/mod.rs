@@ -234,7 +234,7 @@ fn parse_words(
             // Not a property: one of ferry's own options, a negated boolean, or a mistake.
             if let Some(positive) = name.strip_prefix("no-") {
                 if let Some(prop) = find_prop(schema, positive)? {
-                    if prop.shape.kind == Kind::Bool {
+                    if takes_bool(&prop.shape) {
                         if inline.is_some() {
                             return Err(Error::usage(format!("--{name} takes no value")));
                         }
