@@ -591,3 +591,44 @@ fn each_caller_is_listed_what_it_can_call_whoever_listed_last() {
         call.stderr
     );
 }
+
+/// Issue 27, item 2: a server a piped call listed (13 tools) offers the proxy more, since the
+/// proxy declares sampling and elicitation (16). The first session's `find` and `call` wait
+/// for the proxy's own listing, so the tools only it is offered are found and called at once,
+/// not only from the second session on.
+#[test]
+fn the_first_proxy_session_finds_what_only_the_proxy_is_offered() {
+    let env = Env::new();
+    env.write(
+        "config/servers.json",
+        &serde_json::json!({"mcpServers": {
+            "ev": {"command": "sh", "args": ["-c", everything()]},
+        }})
+        .to_string(),
+    );
+    let piped = env.run(&["ev"]);
+    assert_eq!(piped.code, 0, "{}", piped.stderr);
+    assert!(
+        !piped.stdout.contains("trigger-sampling-request"),
+        "{}",
+        piped.stdout
+    );
+    let mut served = Served::start(&env, &["--servers", "ev"]);
+    let found = Served::text(&served.call_tool(1, "find", serde_json::json!({"query": "sampling"})));
+    assert!(
+        found.starts_with("ev/trigger-sampling-request("),
+        "{found}"
+    );
+    // A call by a name only the proxy's listing has reaches the server too: it asks the host
+    // for input, which this client (declaring no elicitation) cannot give, so it is declined.
+    let called = served.call_tool(
+        2,
+        "call",
+        serde_json::json!({"tool": "ev/trigger-elicitation-request", "arguments": {}}),
+    );
+    assert_eq!(
+        Served::text(&called),
+        "❌ User declined to provide the requested information.",
+        "{called}"
+    );
+}

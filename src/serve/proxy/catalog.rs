@@ -42,6 +42,10 @@ pub struct Inner {
     pub instructions: HashMap<String, String>,
     /// Each listed server's `capabilities`, as it last gave them.
     pub capabilities: HashMap<String, serde_json::Value>,
+    /// Servers shown from a piped call's listing while the proxy lists them again: a server
+    /// may offer more to the proxy, which declares more (server-everything's sampling and
+    /// elicitation tools), so `find` and a call's name wait for that listing too.
+    pub relisting: std::collections::HashSet<String>,
 }
 
 impl Catalog {
@@ -60,9 +64,13 @@ impl Catalog {
             if own.is_none() {
                 unlisted.push(spec.clone());
             }
+            let stand_in = own.is_none();
             let entry = own.or_else(|| CacheEntry::load(spec).filter(CacheEntry::has_tools));
             match entry {
                 Some(entry) => {
+                    if stand_in {
+                        inner.relisting.insert(spec.name.clone());
+                    }
                     inner.remember(spec, &entry);
                     let (tools, _) = catalog::usable_tools(spec, entry);
                     inner
@@ -101,6 +109,7 @@ impl Catalog {
     pub fn add(&self, spec: &ServerSpec, entry: CacheEntry) {
         {
             let mut inner = self.write();
+            inner.relisting.remove(&spec.name);
             inner.remember(spec, &entry);
             let mut documents = std::mem::take(&mut inner.documents).into_documents();
             documents.retain(|d| d.server != spec.name);
@@ -118,20 +127,25 @@ impl Catalog {
 
     /// A server's listing failed.
     pub fn failed(&self, name: &str, why: String) {
-        self.write()
+        let mut inner = self.write();
+        inner.relisting.remove(name);
+        inner
             .listings
             .insert(name.to_string(), Listing::Failed(why));
+        drop(inner);
         self.changed.send_modify(|n| *n += 1);
     }
 
-    /// The servers (of `among`, or all) whose tools are still coming.
-    pub fn coming(&self, among: Option<&str>) -> Vec<String> {
+    /// The servers (of `among`, or all) whose tools are still coming; with `relisting`,
+    /// also those shown from a piped call's listing until the proxy's own arrives.
+    pub fn coming(&self, among: Option<&str>, relisting: bool) -> Vec<String> {
         let inner = self.read();
         let mut names: Vec<String> = inner
             .listings
             .iter()
             .filter(|(name, listing)| {
-                **listing == Listing::Coming && among.is_none_or(|s| s == name.as_str())
+                (**listing == Listing::Coming || (relisting && inner.relisting.contains(*name)))
+                    && among.is_none_or(|s| s == name.as_str())
             })
             .map(|(name, _)| name.clone())
             .collect();
@@ -139,19 +153,25 @@ impl Catalog {
         names
     }
 
-    /// Waits until no listing of `among` (a server's name, or all) is coming, or `within`
-    /// has passed; returns the servers still coming.
-    pub async fn settled(&self, among: Option<&str>, within: Duration) -> Vec<String> {
+    /// Waits until no listing of `among` (a server's name, or all) is coming (with
+    /// `relisting`, none being listed again either), or `within` has passed; returns the
+    /// servers still coming.
+    pub async fn settled(
+        &self,
+        among: Option<&str>,
+        relisting: bool,
+        within: Duration,
+    ) -> Vec<String> {
         let mut changes = self.changed.subscribe();
         let deadline = tokio::time::Instant::now() + within;
         loop {
-            let coming = self.coming(among);
+            let coming = self.coming(among, relisting);
             if coming.is_empty() {
                 return coming;
             }
             match tokio::time::timeout_at(deadline, changes.changed()).await {
                 Ok(Ok(())) => {}
-                _ => return self.coming(among),
+                _ => return self.coming(among, relisting),
             }
         }
     }

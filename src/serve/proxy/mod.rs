@@ -159,7 +159,8 @@ impl ProxyProvider {
         let limit = args
             .limit
             .map_or(FIND_DEFAULT, |n| (n as usize).clamp(1, FIND_MAX));
-        let coming = self.catalog.settled(None, FIND_WAIT).await;
+        // Servers shown from a piped call's listing may offer the proxy more: wait for them.
+        let coming = self.catalog.settled(None, true, FIND_WAIT).await;
         let still = still_listing(&coming);
         let inner = self.catalog.read();
         // No tool shares a word with the task: the nearest by meaning, as weak matches.
@@ -261,7 +262,9 @@ impl ProxyProvider {
         let within = among
             .and_then(|s| self.spec(s))
             .map_or(FIND_WAIT, |spec| timeout_for(spec, None));
-        let coming = self.catalog.settled(among, within).await;
+        // A name not in a listing shown for a piped call may be in the proxy's own.
+        let relisting = resolve(&self.catalog.read(), name).is_err();
+        let coming = self.catalog.settled(among, relisting, within).await;
         match resolve(&self.catalog.read(), name) {
             Err(why) if !coming.is_empty() => Err(Unresolved::StillListing {
                 why: Box::new(why),
@@ -487,7 +490,7 @@ impl ProxyProvider {
     /// The servers that may have a capability (`resources`, `prompts`), after waiting a
     /// little for those still being listed.
     async fn servers_with(&self, capability: &str) -> Vec<ServerSpec> {
-        self.catalog.settled(None, FIND_WAIT).await;
+        self.catalog.settled(None, false, FIND_WAIT).await;
         let inner = self.catalog.read();
         self.servers
             .iter()
@@ -796,7 +799,7 @@ impl Provider for ProxyProvider {
                 // The tool list is fixed for the session: it waits for every server, those
                 // shown from a piped call's listing meanwhile too (listed again for the proxy).
                 let _ = tokio::time::timeout(longest, all_ended(listings)).await;
-                self.catalog.settled(None, longest).await;
+                self.catalog.settled(None, true, longest).await;
                 // What waits for review stays out of the host's list until reviewed.
                 let blocked: Vec<(String, String)> = self
                     .servers
@@ -836,7 +839,7 @@ impl Provider for ProxyProvider {
                     .collect();
                 let _ = self.exposed.set((exposed, listed));
             } else {
-                self.catalog.settled(None, FIRST_LISTING_WAIT).await;
+                self.catalog.settled(None, false, FIRST_LISTING_WAIT).await;
             }
         })
     }
