@@ -1046,6 +1046,58 @@ fn a_form_takes_yes_no_and_titled_choices() {
     }
 }
 
+// 9. An answer that does not fit its field (a yes/no, a number, a choice) is asked again,
+// never sent as text; a choice may be given by its place in the list, several by commas.
+#[test]
+fn a_form_asks_again_for_an_answer_that_does_not_fit() {
+    let env = Test::with(Env::warm())
+        .server("ev", entry(&support::everything()))
+        .scene();
+    assert_eq!(env.run(&["ev"]).code, 0);
+    let mut run = AtTerminal::start(&env, &["ev", "trigger-elicitation-request"]);
+    run.answer("name (str): ", "Ann");
+    run.answer("check [optional] (y/n): ", "Ada");
+    run.wait_for("ferry: check: answer y or n; answer again");
+    run.answer("check [optional] (y/n): ", "y");
+    for field in [
+        "firstLine [optional] (str): ",
+        "email [optional] (str): ",
+        "homepage [optional] (str): ",
+        "birthdate [optional] (str): ",
+    ] {
+        run.answer(field, "");
+    }
+    run.answer("integer [optional] (int): ", "abc");
+    run.wait_for("ferry: integer expects an integer, not \"abc\"; answer again");
+    run.answer("integer [optional] (int): ", "7");
+    run.answer("number [optional] (num): ", "");
+    let friends = "untitledSingleSelectEnum [optional] (Monica|Rachel|Joey|Chandler|Ross|Phoebe): ";
+    run.answer(friends, "Bob");
+    run.wait_for("ferry: untitledSingleSelectEnum expects one of Monica, Rachel, Joey, Chandler, Ross, Phoebe, not \"Bob\"; answer again");
+    run.answer(friends, "2");
+    run.answer("untitledMultipleSelectEnum [optional] (", "Guitar, violin");
+    run.answer("titledSingleSelectEnum [optional] (", "");
+    run.answer("titledMultipleSelectEnum [optional] (", "");
+    run.answer("legacyTitledEnum [optional] (", "");
+    let (code, screen) = run.finish();
+    assert_eq!(code, 0, "{screen:#?}");
+    for line in [
+        "- Name: Ann",
+        "- Agreed to terms: true",
+        "- Favorite Integer: 7",
+    ] {
+        assert!(screen.iter().any(|row| row == line), "{line}: {screen:#?}");
+    }
+    // The raw result the server prints back: the choice by its place, the list as a list.
+    let raw = screen.join("\n");
+    for part in [
+        "\"untitledSingleSelectEnum\": \"Rachel\"",
+        "\"untitledMultipleSelectEnum\": [\n      \"Guitar\",\n      \"Violin\"\n    ]",
+    ] {
+        assert!(raw.contains(part), "{part}: {screen:#?}");
+    }
+}
+
 // 12. The proxy's catalog says why a server's tools could not be listed, instead of "not
 // listed yet" for a listing that will never come.
 #[test]

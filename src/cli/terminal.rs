@@ -323,27 +323,123 @@ fn elicit(params: &Value) -> Value {
     );
     let mut content = Map::new();
     for prop in &schema.props {
-        let _ = write!(
-            err,
-            "{}{} ({}): ",
-            escape_line(&prop.name),
-            if prop.required { "" } else { " [optional]" },
-            escape_line(&answer_kind(&prop.shape))
-        );
-        let _ = err.flush();
-        let Some(answer) = read_line() else {
-            return json!({"action": "cancel"});
-        };
-        let answer = answer.trim();
-        if answer.is_empty() {
-            if prop.required {
-                return json!({"action": "decline"});
+        // An answer that does not fit is asked again (a few times), never sent as text.
+        let mut misfits = 0;
+        loop {
+            let _ = write!(
+                err,
+                "{}{} ({}): ",
+                escape_line(&prop.name),
+                if prop.required { "" } else { " [optional]" },
+                escape_line(&answer_kind(&prop.shape))
+            );
+            let _ = err.flush();
+            let Some(answer) = read_line() else {
+                return json!({"action": "cancel"});
+            };
+            let answer = answer.trim();
+            if answer.is_empty() {
+                if prop.required {
+                    return json!({"action": "decline"});
+                }
+                break;
             }
-            continue;
+            match fitting_answer(&schema, prop, answer) {
+                Ok(value) => {
+                    content.insert(prop.name.clone(), value);
+                    break;
+                }
+                Err(why) => {
+                    misfits += 1;
+                    if misfits >= ANSWER_TRIES {
+                        let _ = writeln!(
+                            err,
+                            "ferry: {why}; declined after {ANSWER_TRIES} answers that did not fit"
+                        );
+                        return json!({"action": "decline"});
+                    }
+                    let _ = writeln!(err, "ferry: {why}; answer again");
+                }
+            }
         }
-        content.insert(prop.name.clone(), answer_value(&prop.shape, answer));
     }
     json!({"action": "accept", "content": content})
+}
+
+/// How many answers that do not fit a field are asked again before the form is declined.
+const ANSWER_TRIES: usize = 3;
+
+/// Why a typed answer does not fit its field, as the person reads it.
+#[derive(Debug, thiserror::Error)]
+enum Misfit {
+    #[error("{0}: answer y or n")]
+    YesNo(String),
+    #[error("{}", .0.message())]
+    Schema(crate::schema::validate::Violation),
+}
+
+/// The answer as the value its field takes, checked against the field's schema.
+fn fitting_answer(
+    schema: &crate::schema::ToolSchema,
+    prop: &crate::schema::Prop,
+    answer: &str,
+) -> Result<Value, Misfit> {
+    let value = answer_value(&prop.shape, answer);
+    if prop.shape.kind == crate::schema::Kind::Bool && !value.is_boolean() {
+        return Err(Misfit::YesNo(prop.name.clone()));
+    }
+    crate::schema::validate::check_value(schema, &prop.shape, &value, &prop.name, 0)
+        .map_err(Misfit::Schema)?;
+    Ok(value)
+}
+
+/// The values of a field that is a choice (an enum, or a union of constants), in the order
+/// the prompt lists them.
+fn choices(shape: &crate::schema::Shape) -> Option<Vec<Value>> {
+    use crate::schema::Kind;
+    match &shape.kind {
+        Kind::Enum(values) => Some(values.clone()),
+        Kind::Union(variants) if variants.iter().all(|v| matches!(v.kind, Kind::Const(_))) => {
+            Some(
+                variants
+                    .iter()
+                    .filter_map(|v| match &v.kind {
+                        Kind::Const(value) => Some(value.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+            )
+        }
+        _ => None,
+    }
+}
+
+/// One choice as typed: its value, its title or its value in any case, or its place in the
+/// listed choices (`2` for the second).
+fn choice(shape: &crate::schema::Shape, values: &[Value], typed: &str) -> Option<Value> {
+    let written = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    values
+        .iter()
+        .find(|v| written(v) == typed)
+        .or_else(|| {
+            shape
+                .titles
+                .iter()
+                .find(|(_, title)| title.eq_ignore_ascii_case(typed))
+                .map(|(v, _)| v)
+        })
+        .or_else(|| values.iter().find(|v| written(v).eq_ignore_ascii_case(typed)))
+        .or_else(|| {
+            typed
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=values.len()).contains(n))
+                .map(|n| &values[n - 1])
+        })
+        .cloned()
 }
 
 /// What an answer may be, as the prompt says it: `y/n` for a yes-or-no question, the choices
@@ -355,6 +451,9 @@ fn answer_kind(shape: &crate::schema::Shape) -> String {
     }
     match &shape.kind {
         Kind::Bool => "y/n".to_string(),
+        Kind::Array(item) if choices(item).is_some() => {
+            format!("{}; several: a,b", answer_kind(item))
+        }
         Kind::Enum(values) => values
             .iter()
             .map(crate::schema::render_value)
@@ -384,12 +483,26 @@ fn answer_value(shape: &crate::schema::Shape, answer: &str) -> Value {
             "n" | "no" | "false" => Value::Bool(false),
             _ => Value::String(answer.to_string()),
         },
-        // A choice by its title (`Dogs` for `pet-2`) is the choice.
-        Kind::Enum(_) => shape
-            .titles
-            .iter()
-            .find(|(_, title)| title.eq_ignore_ascii_case(answer))
-            .map_or_else(|| Value::String(answer.to_string()), |(v, _)| v.clone()),
+        // Several choices: separated by commas (or a JSON list).
+        Kind::Array(item) if choices(item).is_some() => {
+            if let Ok(list @ Value::Array(_)) = serde_json::from_str(answer) {
+                return list;
+            }
+            let values = choices(item).unwrap_or_default();
+            Value::Array(
+                answer
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|w| !w.is_empty())
+                    .map(|w| choice(item, &values, w).unwrap_or_else(|| Value::String(w.into())))
+                    .collect(),
+            )
+        }
+        // A choice by its value, its title (`Dogs` for `pet-2`) or its place in the list.
+        _ if choices(shape).is_some() => {
+            choice(shape, &choices(shape).unwrap_or_default(), answer)
+                .unwrap_or_else(|| Value::String(answer.to_string()))
+        }
         Kind::Str => Value::String(answer.to_string()),
         _ => serde_json::from_str(answer).unwrap_or_else(|_| Value::String(answer.to_string())),
     }
@@ -443,5 +556,43 @@ mod answer_tests {
             shape(json!({"type": "string", "enum": ["p1", "p2"], "enumNames": ["Cats", "Dogs"]}));
         assert_eq!(answer_kind(&legacy), "p1 (Cats)|p2 (Dogs)");
         assert_eq!(answer_value(&legacy, "dogs"), json!("p2"));
+    }
+
+    /// The value a typed answer gives its field, or why it does not fit, as one JSON value
+    /// (`{"misfit": why}`) so each case reads as one comparison.
+    fn fits(schema: Value, typed: &str) -> Value {
+        let schema = ToolSchema::from_input_schema(&json!({"properties": {"x": schema}}));
+        fitting_answer(&schema, &schema.props[0], typed)
+            .unwrap_or_else(|why| json!({"misfit": why.to_string()}))
+    }
+
+    #[test]
+    fn an_answer_that_does_not_fit_its_field_is_refused() {
+        let misfit = |why: &str| json!({ "misfit": why });
+        assert_eq!(fits(json!({"type": "boolean"}), "Ada"), misfit("x: answer y or n"));
+        assert_eq!(fits(json!({"type": "boolean"}), "no"), json!(false));
+        assert_eq!(
+            fits(json!({"type": "integer"}), "abc"),
+            misfit("x expects an integer, not \"abc\"")
+        );
+        assert_eq!(fits(json!({"type": "integer"}), "42"), json!(42));
+        assert_eq!(
+            fits(json!({"type": "integer", "maximum": 9}), "42"),
+            misfit("x expects a value <= 9, not 42")
+        );
+        let pick = json!({"type": "string", "enum": ["Monica", "Joey"]});
+        assert_eq!(
+            fits(pick.clone(), "Bob"),
+            misfit("x expects one of Monica, Joey, not \"Bob\"")
+        );
+        assert_eq!(fits(pick.clone(), "2"), json!("Joey"));
+        assert_eq!(fits(pick, "joey"), json!("Joey"));
+        let titled = json!({"type": "string", "oneOf": [
+            {"const": "hero-1", "title": "Superman"}, {"const": "hero-2", "title": "Green Lantern"}]});
+        assert_eq!(fits(titled.clone(), "green lantern"), json!("hero-2"));
+        assert!(fits(titled, "hero-9").get("misfit").is_some());
+        let several = json!({"type": "array", "items": {"type": "string", "enum": ["Guitar", "Sitar", "Drums"]}});
+        assert_eq!(fits(several.clone(), "Guitar, Sitar"), json!(["Guitar", "Sitar"]));
+        assert!(fits(several, "Guitar,Banjo").get("misfit").is_some());
     }
 }
