@@ -859,7 +859,10 @@ fn progress_and_elicitation_reach_the_caller() {
         // own (erased, drawn, erased); a cold start may, and so may a warm one (a terminal
         // declares elicitation, so it has a server apart from the piped call's).
         String::from_utf8_lossy(&out.stdout)
-            .replace("\r\x1b[Kstarting ev (a first start may download it)...\r\x1b[K", "")
+            .replace(
+                "\r\x1b[Kstarting ev (a first start may download it)...\r\x1b[K",
+                "",
+            )
             .replace("starting ev (a first start may download it)...\r\x1b[K", "")
     };
     assert_eq!(env.run(&["ev", "echo", "--message", "a"]).code, 0);

@@ -614,11 +614,9 @@ fn the_first_proxy_session_finds_what_only_the_proxy_is_offered() {
         piped.stdout
     );
     let mut served = Served::start(&env, &["--servers", "ev"]);
-    let found = Served::text(&served.call_tool(1, "find", serde_json::json!({"query": "sampling"})));
-    assert!(
-        found.starts_with("ev/trigger-sampling-request("),
-        "{found}"
-    );
+    let found =
+        Served::text(&served.call_tool(1, "find", serde_json::json!({"query": "sampling"})));
+    assert!(found.starts_with("ev/trigger-sampling-request("), "{found}");
     // A call by a name only the proxy's listing has reaches the server too: it asks the host
     // for input, which this client (declaring no elicitation) cannot give, so it is declined.
     let called = served.call_tool(

@@ -40,7 +40,10 @@ pub(super) fn choose_scope(
         add(scope);
     } else if previous.is_none() && configured.is_none() {
         let resource: documents::ResourceMetadata = documents::read(resource);
-        for s in documents::strings(&resource.scopes_supported).into_iter().flatten() {
+        for s in documents::strings(&resource.scopes_supported)
+            .into_iter()
+            .flatten()
+        {
             add(s);
         }
     }
@@ -64,7 +67,8 @@ pub(super) fn token_auth_method(
         return method;
     }
     let server: documents::ServerMetadata = documents::read(server);
-    let listed: Option<Vec<&str>> = documents::strings(&server.token_endpoint_auth_methods_supported);
+    let listed: Option<Vec<&str>> =
+        documents::strings(&server.token_endpoint_auth_methods_supported);
     if key
         && (!secret
             || listed

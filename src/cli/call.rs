@@ -22,8 +22,8 @@ use crate::daemon;
 use crate::daemon::client::Handed;
 use crate::daemon::wire::Run;
 use crate::protocol::json_kind;
-use crate::protocol::tools::Tool;
 use crate::protocol::messages::{ListView, ResultView};
+use crate::protocol::tools::Tool;
 use crate::render::output::{self, OutputContext};
 use crate::render::text::escape_line;
 use crate::render::{prompts, tool_help};
@@ -824,13 +824,11 @@ fn finish(
         None => text,
     };
     ctx.console.emit(&text)?;
-    Ok(
-        if ResultView::new(&result).is_error() {
-            Outcome::ToolReportedError
-        } else {
-            Outcome::Success
-        },
-    )
+    Ok(if ResultView::new(&result).is_error() {
+        Outcome::ToolReportedError
+    } else {
+        Outcome::Success
+    })
 }
 
 /// Why a result cannot be shown as text, if it cannot.
@@ -973,9 +971,7 @@ async fn get_prompt(
         .iter()
         .find(|p| ListView::new(p).name() == Some(name))
     else {
-        let names = prompts
-            .iter()
-            .filter_map(|p| ListView::new(p).name());
+        let names = prompts.iter().filter_map(|p| ListView::new(p).name());
         let error = Error::usage(format!(
             "unknown prompt {:?} on {}",
             crate::render::text::escape_line(name),

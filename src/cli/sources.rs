@@ -1,7 +1,6 @@
 //! Where the meter, `find` and `skill` get tools: configured servers (from the cache, or
 //! listed now), and saved `tools/list` results.
 
-use crate::protocol::messages::ListView;
 use super::config::load_registry;
 use super::terminal::warn;
 use super::Globals;
@@ -9,6 +8,7 @@ use crate::client::catalog;
 use crate::client::config::{Registry, ServerSpec};
 use crate::client::handler::Unattended;
 use crate::client::CacheEntry;
+use crate::protocol::messages::ListView;
 use crate::protocol::tools::{parse_tools, Tool};
 use crate::signals::block_on_interruptible;
 use crate::tokens::meter;

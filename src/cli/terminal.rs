@@ -3,13 +3,13 @@
 //! directory, and the [`Console`] a server command writes to: this process's ([`Local`]), or
 //! in the daemon the caller's (`warm`). Plain output goes through `crate::console`.
 
-use crate::protocol::json_schema::SchemaView;
-use crate::protocol::messages::{Elicitation, Progress};
 use crate::client::config::Environment;
 use crate::client::handler::{
     not_supported, roots_of, sampling_refused, ClientHandler, ClientRequestError,
 };
 pub use crate::console::{emit, warn, write_error};
+use crate::protocol::json_schema::SchemaView;
+use crate::protocol::messages::{Elicitation, Progress};
 use crate::protocol::BoxFuture;
 use crate::render::text::{escape_line, escape_text};
 use crate::{Error, ErrorKind, Result};
@@ -319,7 +319,10 @@ fn elicit(params: &Value) -> Value {
         };
     }
     let schema = crate::schema::ToolSchema::from_input_schema(
-        elicitation.requested_schema.as_ref().unwrap_or(&Value::Null),
+        elicitation
+            .requested_schema
+            .as_ref()
+            .unwrap_or(&Value::Null),
     );
     let mut content = Map::new();
     for prop in &schema.props {
@@ -399,17 +402,15 @@ fn choices(shape: &crate::schema::Shape) -> Option<Vec<Value>> {
     use crate::schema::Kind;
     match &shape.kind {
         Kind::Enum(values) => Some(values.clone()),
-        Kind::Union(variants) if variants.iter().all(|v| matches!(v.kind, Kind::Const(_))) => {
-            Some(
-                variants
-                    .iter()
-                    .filter_map(|v| match &v.kind {
-                        Kind::Const(value) => Some(value.clone()),
-                        _ => None,
-                    })
-                    .collect(),
-            )
-        }
+        Kind::Union(variants) if variants.iter().all(|v| matches!(v.kind, Kind::Const(_))) => Some(
+            variants
+                .iter()
+                .filter_map(|v| match &v.kind {
+                    Kind::Const(value) => Some(value.clone()),
+                    _ => None,
+                })
+                .collect(),
+        ),
         _ => None,
     }
 }
@@ -431,7 +432,11 @@ fn choice(shape: &crate::schema::Shape, values: &[Value], typed: &str) -> Option
                 .find(|(_, title)| title.eq_ignore_ascii_case(typed))
                 .map(|(v, _)| v)
         })
-        .or_else(|| values.iter().find(|v| written(v).eq_ignore_ascii_case(typed)))
+        .or_else(|| {
+            values
+                .iter()
+                .find(|v| written(v).eq_ignore_ascii_case(typed))
+        })
         .or_else(|| {
             typed
                 .parse::<usize>()
@@ -499,10 +504,8 @@ fn answer_value(shape: &crate::schema::Shape, answer: &str) -> Value {
             )
         }
         // A choice by its value, its title (`Dogs` for `pet-2`) or its place in the list.
-        _ if choices(shape).is_some() => {
-            choice(shape, &choices(shape).unwrap_or_default(), answer)
-                .unwrap_or_else(|| Value::String(answer.to_string()))
-        }
+        _ if choices(shape).is_some() => choice(shape, &choices(shape).unwrap_or_default(), answer)
+            .unwrap_or_else(|| Value::String(answer.to_string())),
         Kind::Str => Value::String(answer.to_string()),
         _ => serde_json::from_str(answer).unwrap_or_else(|_| Value::String(answer.to_string())),
     }
@@ -569,7 +572,10 @@ mod answer_tests {
     #[test]
     fn an_answer_that_does_not_fit_its_field_is_refused() {
         let misfit = |why: &str| json!({ "misfit": why });
-        assert_eq!(fits(json!({"type": "boolean"}), "Ada"), misfit("x: answer y or n"));
+        assert_eq!(
+            fits(json!({"type": "boolean"}), "Ada"),
+            misfit("x: answer y or n")
+        );
         assert_eq!(fits(json!({"type": "boolean"}), "no"), json!(false));
         assert_eq!(
             fits(json!({"type": "integer"}), "abc"),
@@ -592,7 +598,10 @@ mod answer_tests {
         assert_eq!(fits(titled.clone(), "green lantern"), json!("hero-2"));
         assert!(fits(titled, "hero-9").get("misfit").is_some());
         let several = json!({"type": "array", "items": {"type": "string", "enum": ["Guitar", "Sitar", "Drums"]}});
-        assert_eq!(fits(several.clone(), "Guitar, Sitar"), json!(["Guitar", "Sitar"]));
+        assert_eq!(
+            fits(several.clone(), "Guitar, Sitar"),
+            json!(["Guitar", "Sitar"])
+        );
         assert!(fits(several, "Guitar,Banjo").get("misfit").is_some());
     }
 }

@@ -5,9 +5,7 @@ use super::terminal::emit;
 use super::tokens_served::{served, Served};
 use super::Globals;
 use crate::tokenizer::{Encoding, Tokenizer};
-use crate::tokens::meter::{
-    self, break_even, session_cost, Host, Meter, ServerCost, Session,
-};
+use crate::tokens::meter::{self, break_even, session_cost, Host, Meter, ServerCost, Session};
 use crate::tokens::round_trips::{self, Steps};
 use crate::{Error, Outcome, Result};
 use clap::ArgMatches;

@@ -10,11 +10,11 @@
 //! connection. What the server asks meanwhile (roots, elicitation, sampling) goes to the
 //! [`ClientHandler`] of the request that is in flight, and its progress to that request too.
 
+use super::config::ServerSpec;
+use super::handler::{ClientHandler, ClientRequestError};
 use crate::protocol::messages::{ListPage, Progress, ResultKind, Versions};
 use crate::protocol::params::Params;
 use crate::protocol::MessageView;
-use super::config::ServerSpec;
-use super::handler::{ClientHandler, ClientRequestError};
 use crate::protocol::{
     self, Incoming, RpcError, ServerDescription, HANDSHAKE_VERSION, HANDSHAKE_VERSIONS,
     META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, STATELESS_VERSION,

@@ -193,7 +193,8 @@ impl MediaContent {
 impl ResourceContents {
     /// Reads a resource's contents; anything unreadable is kept as [`ResourceContents::Other`].
     pub fn read(value: &Value) -> ResourceContents {
-        ResourceContents::deserialize(value).unwrap_or_else(|_| ResourceContents::Other(value.clone()))
+        ResourceContents::deserialize(value)
+            .unwrap_or_else(|_| ResourceContents::Other(value.clone()))
     }
 
     /// Text contents.

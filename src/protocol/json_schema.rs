@@ -163,7 +163,8 @@ mod tests {
 
     #[test]
     fn keywords_read_by_their_type() {
-        let schema = json!({"type": ["string", "null"], "required": ["a", 1], "oneOf": 3, "anyOf": [{}]});
+        let schema =
+            json!({"type": ["string", "null"], "required": ["a", 1], "oneOf": 3, "anyOf": [{}]});
         let view = SchemaView::new(&schema).unwrap();
         assert!(matches!(view.schema_type(), Some(SchemaType::Many(_))));
         assert_eq!(view.type_name(), None);

@@ -312,7 +312,10 @@ impl TaskView {
 
     /// How long the server keeps the task, in ms, under either era's name.
     pub fn ttl_ms(&self) -> Option<u64> {
-        self.ttl_ms.as_ref().or(self.ttl.as_ref()).and_then(Value::as_u64)
+        self.ttl_ms
+            .as_ref()
+            .or(self.ttl.as_ref())
+            .and_then(Value::as_u64)
     }
 }
 
@@ -470,7 +473,11 @@ impl PromptArgument {
 pub struct Versions {
     #[serde(rename = "protocolVersion", default, deserialize_with = "lenient::opt")]
     pub protocol_version: Option<String>,
-    #[serde(rename = "supportedVersions", default, deserialize_with = "lenient::opt")]
+    #[serde(
+        rename = "supportedVersions",
+        default,
+        deserialize_with = "lenient::opt"
+    )]
     pub supported_versions: Option<Vec<Value>>,
     #[serde(default, deserialize_with = "lenient::opt")]
     pub supported: Option<Vec<Value>>,
@@ -523,7 +530,9 @@ mod tests {
 
     #[test]
     fn odd_results_read_leniently() {
-        let odd = CallToolResult::read(&json!({"content": "x", "isError": "yes", "structuredContent": null, "n": 1}));
+        let odd = CallToolResult::read(
+            &json!({"content": "x", "isError": "yes", "structuredContent": null, "n": 1}),
+        );
         assert!(odd.content.is_empty());
         assert!(!odd.failed());
         assert_eq!(odd.structured_content, None);

@@ -174,9 +174,7 @@ impl<'a> Reference<'a> {
     }
 
     fn str(&self, name: &str) -> Option<&'a str> {
-        self.obj
-            .and_then(|o| o.get(name))
-            .and_then(Value::as_str)
+        self.obj.and_then(|o| o.get(name)).and_then(Value::as_str)
     }
 
     /// `ref/prompt` or `ref/resource`.

@@ -1,8 +1,8 @@
 //! Typed views of list results: only the fields ferry reads, everything else kept raw.
 
 use super::json_schema::SchemaView;
-use serde::Deserialize;
 use super::messages::ListView;
+use serde::Deserialize;
 use serde_json::Value;
 
 /// One tool from `tools/list`, with its original JSON kept for `--json` and the cache.
@@ -75,13 +75,29 @@ pub fn annotations(raw: &Value) -> Option<&Value> {
 /// type reads as unsaid.
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
 pub struct Annotations {
-    #[serde(rename = "readOnlyHint", default, deserialize_with = "super::lenient::opt")]
+    #[serde(
+        rename = "readOnlyHint",
+        default,
+        deserialize_with = "super::lenient::opt"
+    )]
     pub read_only_hint: Option<bool>,
-    #[serde(rename = "destructiveHint", default, deserialize_with = "super::lenient::opt")]
+    #[serde(
+        rename = "destructiveHint",
+        default,
+        deserialize_with = "super::lenient::opt"
+    )]
     pub destructive_hint: Option<bool>,
-    #[serde(rename = "idempotentHint", default, deserialize_with = "super::lenient::opt")]
+    #[serde(
+        rename = "idempotentHint",
+        default,
+        deserialize_with = "super::lenient::opt"
+    )]
     pub idempotent_hint: Option<bool>,
-    #[serde(rename = "openWorldHint", default, deserialize_with = "super::lenient::opt")]
+    #[serde(
+        rename = "openWorldHint",
+        default,
+        deserialize_with = "super::lenient::opt"
+    )]
     pub open_world_hint: Option<bool>,
 }
 

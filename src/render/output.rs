@@ -354,7 +354,12 @@ fn render_block(block: &Content, ctx: &OutputContext, out: &mut String) {
     }
 }
 
-fn render_resource(resource: &ResourceContents, ctx: &OutputContext, out: &mut String, header: bool) {
+fn render_resource(
+    resource: &ResourceContents,
+    ctx: &OutputContext,
+    out: &mut String,
+    header: bool,
+) {
     separate(out);
     match resource {
         ResourceContents::Text(resource) => {

@@ -4,10 +4,10 @@
 //! whatever the definitions hold: long texts are compared word by word only where they
 //! differ, and at most so many lines are shown.
 
-use crate::protocol::json_schema::{SchemaType, SchemaView};
-use crate::protocol::tools::annotations;
 use super::hidden::visible;
 use super::text::escape_line;
+use crate::protocol::json_schema::{SchemaType, SchemaView};
+use crate::protocol::tools::annotations;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write;

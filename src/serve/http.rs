@@ -12,10 +12,10 @@
 //! session, `initialize` opens one, and stateless requests need none. Closing a stateless
 //! request's stream cancels it (its command's process group is killed).
 
-use crate::protocol::params::Params;
-use crate::protocol::MessageView;
 use super::provider::Notifier;
 use super::server::{self, Headers, Server, Session};
+use crate::protocol::params::Params;
+use crate::protocol::MessageView;
 use crate::protocol::{self, Incoming, HANDSHAKE_VERSIONS};
 use crate::transport::framing;
 use bytes::Bytes;
@@ -997,7 +997,9 @@ async fn request_response(
                 Ok(()) => {}
                 // Progress and log lines are dropped for a client that reads too slowly; a
                 // request to the client (a question, one of a few) waits for room.
-                Err(mpsc::error::TrySendError::Full(note)) if MessageView::new(&note).id().is_some() => {
+                Err(mpsc::error::TrySendError::Full(note))
+                    if MessageView::new(&note).id().is_some() =>
+                {
                     let events = events.clone();
                     tokio::spawn(async move {
                         let _ = events.send(note).await;

@@ -2,9 +2,6 @@
 //! checked by the schema model, paths confined to the roots, values rendered into argv by the
 //! template (never a shell, never an option), and the command run confined (`exec`).
 
-use crate::protocol::content::{BlockKind, Content, ContentBlock, ResourceContents};
-use crate::protocol::params::{Params, Reference};
-use crate::protocol::messages::{CallToolResult, ErrorObject};
 use super::exec::{self, Ending, Finished, Job};
 use super::provider::{invalid, not_found, tool_error, CallContext, Provider};
 use super::sandbox::{self, Policy};
@@ -13,6 +10,9 @@ use crate::manifest::{
     self, confine, input_schema, match_uri, mime_for_path, ItemKind, Manifest, MessagePart,
     OutputKind, Param, ParamKind, ResourceSource, ToolDef,
 };
+use crate::protocol::content::{BlockKind, Content, ContentBlock, ResourceContents};
+use crate::protocol::messages::{CallToolResult, ErrorObject};
+use crate::protocol::params::{Params, Reference};
 use crate::protocol::BoxFuture;
 use crate::protocol::{RpcError, ServerDescription};
 use crate::schema::{validate, ToolSchema};
@@ -693,7 +693,12 @@ fn contents(uri: &str, mime: &str, bytes: Vec<u8>) -> Value {
             return ResourceContents::text(uri, mime, text).to_value();
         }
     }
-    ResourceContents::blob(uri, mime, base64::engine::general_purpose::STANDARD.encode(bytes)).to_value()
+    ResourceContents::blob(
+        uri,
+        mime,
+        base64::engine::general_purpose::STANDARD.encode(bytes),
+    )
+    .to_value()
 }
 
 /// Why a call's arguments do not fit its parameters (told to the model).
@@ -726,14 +731,13 @@ enum BlockError {
 fn check_blocks(blocks: &[Value]) -> std::result::Result<(), BlockError> {
     for (i, block) in blocks.iter().enumerate() {
         let n = i + 1;
-        let kind = BlockKind::read(block)
-            .kind
-            .ok_or(BlockError::NoType(n))?;
+        let kind = BlockKind::read(block).kind.ok_or(BlockError::NoType(n))?;
         let ok = match (kind.as_str(), Content::read(block)) {
             ("text", Content::Block(ContentBlock::Text(_))) => true,
-            ("image" | "audio", Content::Block(ContentBlock::Image(m) | ContentBlock::Audio(m))) => {
-                m.mime_type.is_some() && base64_ok(&m.data)
-            }
+            (
+                "image" | "audio",
+                Content::Block(ContentBlock::Image(m) | ContentBlock::Audio(m)),
+            ) => m.mime_type.is_some() && base64_ok(&m.data),
             ("resource_link", Content::Block(ContentBlock::ResourceLink(_))) => true,
             ("resource", Content::Block(ContentBlock::Resource(r))) => r.resource.is_complete(),
             ("text" | "image" | "audio" | "resource_link" | "resource", _) => false,
@@ -755,7 +759,9 @@ fn check_blocks(blocks: &[Value]) -> std::result::Result<(), BlockError> {
 }
 
 fn base64_ok(data: &str) -> bool {
-    base64::engine::general_purpose::STANDARD.decode(data).is_ok()
+    base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .is_ok()
 }
 
 /// A finished command as a `CallToolResult`.
@@ -917,7 +923,11 @@ fn tool_result(tool: &ToolDef, finished: Finished, timeout: Duration, modern: bo
             } else if mime.starts_with("audio/") {
                 Content::audio(data, mime)
             } else {
-                Content::resource(ResourceContents::blob(format!("ferry://{}/output", tool.name), mime, data))
+                Content::resource(ResourceContents::blob(
+                    format!("ferry://{}/output", tool.name),
+                    mime,
+                    data,
+                ))
             };
             CallToolResult::of(vec![block]).to_value()
         }

@@ -230,17 +230,33 @@ struct Claims {
     c: u64,
     #[serde(default, deserialize_with = "lenient::or_default")]
     r: u64,
-    #[serde(default, deserialize_with = "lenient::opt", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     x: Option<u64>,
-    #[serde(default, deserialize_with = "lenient::opt", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     b: Option<String>,
     #[serde(default, deserialize_with = "lenient::or_default")]
     i: String,
     #[serde(default, deserialize_with = "lenient::or_default")]
     n: String,
-    #[serde(default, deserialize_with = "lenient::or_default", skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        deserialize_with = "lenient::or_default",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     g: bool,
-    #[serde(default, deserialize_with = "lenient::opt", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "lenient::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     a: Option<Map<String, Value>>,
 }
 
@@ -477,12 +493,7 @@ impl Rounds {
     }
 
     /// The claims of a request's state, once it is found genuine, current and this request's.
-    fn check(
-        &self,
-        method: &str,
-        params: &Value,
-        state: &Value,
-    ) -> Result<Claims, RpcError> {
+    fn check(&self, method: &str, params: &Value, state: &Value) -> Result<Claims, RpcError> {
         let claims = state.as_str().and_then(|s| self.verify(s)).ok_or_else(|| {
             invalid("requestState failed its integrity check (altered, or signed by a server that does not share this one's --state-key-file): send the request again without it")
         })?;

@@ -4,11 +4,11 @@
 //! headers, version); `initialize` opens a handshake-era session. Unknown methods are -32601.
 //! Calls run at most `concurrency` at once; the rest wait.
 
+use super::provider::{CallContext, Listed, Notifier, Provider, LOG_LEVELS};
+use super::slots::Slots;
 use crate::protocol::messages::CallToolResult;
 use crate::protocol::params::Params;
 use crate::protocol::tools::Tool;
-use super::provider::{CallContext, Listed, Notifier, Provider, LOG_LEVELS};
-use super::slots::Slots;
 use crate::protocol::{
     self, Era, RpcError, HANDSHAKE_VERSION, HANDSHAKE_VERSIONS, META_CLIENT_CAPABILITIES,
     META_PROTOCOL_VERSION, STATELESS_VERSION,
@@ -516,8 +516,10 @@ impl Server {
                 if let Some(session) = session {
                     let mut state = session.lock().unwrap_or_else(|e| e.into_inner());
                     state.version = Some(version.to_string());
-                    state.client_capabilities =
-                        Params::new(&params).capabilities().cloned().unwrap_or(Value::Null);
+                    state.client_capabilities = Params::new(&params)
+                        .capabilities()
+                        .cloned()
+                        .unwrap_or(Value::Null);
                 }
                 let mut description = self.provider.description();
                 // File resources report changes to subscribers in this era.
@@ -726,9 +728,7 @@ async fn call_tool(
         .instrument(span.clone())
         .await;
     let label = match &outcome {
-        Ok(result) if CallToolResult::says_failed(result) => {
-            super::metrics::Outcome::Error
-        }
+        Ok(result) if CallToolResult::says_failed(result) => super::metrics::Outcome::Error,
         Ok(_) => super::metrics::Outcome::Ok,
         Err(_) => super::metrics::Outcome::Rejected,
     };

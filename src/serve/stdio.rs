@@ -4,9 +4,9 @@
 //! command's whole process group with it) and it gets no response. When stdin closes, the
 //! client has gone: calls still running are stopped and the server exits.
 
+use super::server::{Server, Session};
 use crate::protocol::params::Params;
 use crate::protocol::MessageView;
-use super::server::{Server, Session};
 use crate::protocol::{self, Incoming};
 use crate::transport::framing::{self, FrameError};
 use serde_json::Value;

@@ -15,8 +15,8 @@
 //! with the instance's name (`--instance`), and requests about it carry the id in `Mcp-Name`,
 //! so the balancer can route them there; another instance says whose task it is.
 
-use crate::protocol::params::Params;
 use super::ask::ClientRequest;
+use crate::protocol::params::Params;
 use crate::protocol::{self, RpcError, TaskStatus as Status};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -260,13 +260,11 @@ impl Tasks {
     }
 
     fn find(&self, params: &Value) -> Result<(String, Arc<Mutex<Task>>), RpcError> {
-        let id = Params::new(params)
-            .task_id()
-            .ok_or_else(|| RpcError {
-                code: protocol::INVALID_PARAMS,
-                message: "this needs a \"taskId\"".into(),
-                data: None,
-            })?;
+        let id = Params::new(params).task_id().ok_or_else(|| RpcError {
+            code: protocol::INVALID_PARAMS,
+            message: "this needs a \"taskId\"".into(),
+            data: None,
+        })?;
         let mut table = self.table.lock().unwrap_or_else(|e| e.into_inner());
         sweep(&mut table);
         table

@@ -12,9 +12,9 @@ use super::stdio::forward;
 use super::{Connection, Event, EventSender, Transport};
 use crate::protocol::params::Params;
 use crate::protocol::{MessageView, STATELESS_VERSION};
-use reqwest::header::{CONTENT_TYPE, LOCATION};
 use crate::{Error, Result};
 use base64::Engine;
+use reqwest::header::{CONTENT_TYPE, LOCATION};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -507,9 +507,7 @@ impl HttpConnection {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_ascii_lowercase();
-        if status.is_success()
-            && MessageView::new(message).method() == Some("initialize")
-        {
+        if status.is_success() && MessageView::new(message).method() == Some("initialize") {
             self.session_lost.store(false, Ordering::SeqCst);
         }
         if status == reqwest::StatusCode::ACCEPTED || status == reqwest::StatusCode::NO_CONTENT {

@@ -7,13 +7,13 @@ use super::MAX_NAME_LEN;
 use crate::client::import::normalize_entry;
 use crate::client::import::translate::Meaning;
 use crate::client::trust::TrustState;
+use crate::protocol::lenient;
 use crate::transport::framing::DEFAULT_MAX_MESSAGE;
 use crate::transport::http::HttpConnection;
 use crate::transport::stdio::{ChildSpec, StdioChild};
 use crate::transport::Transport;
 use crate::words::{glob_match, MAX_TIMEOUT_SECS};
 use crate::{Error, Result};
-use crate::protocol::lenient;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -102,7 +102,11 @@ struct EntryFields {
     args: Option<Vec<Value>>,
     #[serde(default, deserialize_with = "lenient::opt")]
     cwd: Option<String>,
-    #[serde(rename = "maxMessageMB", default, deserialize_with = "lenient::present")]
+    #[serde(
+        rename = "maxMessageMB",
+        default,
+        deserialize_with = "lenient::present"
+    )]
     max_message_mb: Option<Value>,
     #[serde(default, deserialize_with = "lenient::present")]
     oauth: Option<Value>,

@@ -5,8 +5,8 @@
 //! of its own attached (SCM_RIGHTS) for the answer, so asks that run at once never read each
 //! other's answers. The answer is one JSON object on that socket.
 
-use crate::protocol::json_schema::SchemaView;
 use super::{Answer, Ask, Asker, Question};
+use crate::protocol::json_schema::SchemaView;
 use serde_json::{json, Map, Value};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::Arc;

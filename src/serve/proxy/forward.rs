@@ -3,9 +3,9 @@
 //! progress to the host's progress token, and its result comes back within the output budget
 //! the CLI would apply, cut the same way.
 
+use crate::client::handler::{ClientHandler, ClientRequestError, Unattended};
 use crate::protocol::content::{is_text, text_of, Content};
 use crate::protocol::messages::{Progress, ResultView};
-use crate::client::handler::{ClientHandler, ClientRequestError, Unattended};
 use crate::protocol::BoxFuture;
 use crate::render::output::{apply_budget, OutputContext};
 use crate::serve::ask::{refusal, Asking, ClientRequest};
