@@ -353,6 +353,8 @@ fn elicit(params: &Value) -> Value {
                     break;
                 }
                 Err(why) => {
+                    // The field's name is the server's, the answer the person's: both escaped.
+                    let why = escape_line(&why.to_string()).into_owned();
                     misfits += 1;
                     if misfits >= ANSWER_TRIES {
                         let _ = writeln!(
