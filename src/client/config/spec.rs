@@ -636,24 +636,24 @@ fn expand_with(
     server: &str,
     lookup: impl Fn(&str) -> Option<String>,
 ) -> Result<String> {
+    use crate::client::import::translate::{meaning, pieces, Piece};
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            out.push_str(&rest[start..]);
-            return Ok(out);
+    for piece in pieces(text) {
+        let placeholder = match piece {
+            Piece::Text(text) => {
+                out.push_str(text);
+                continue;
+            }
+            Piece::Placeholder(inner) => inner,
         };
         // A host's form reads the variable `ferry import` would have made of it:
         // `${input:tok}` is `${TOK}`, `${workspaceFolder}` is `${PWD}`.
-        let inner = match crate::client::import::translate::meaning(&after[..end]) {
+        let inner = match meaning(placeholder) {
             Meaning::Variable(name) => name,
             Meaning::Shell(name) => name.to_string(),
             Meaning::HostOnly(name, _) => name,
             Meaning::Literal(text) => {
                 out.push_str(text);
-                rest = &after[end + 1..];
                 continue;
             }
         };
@@ -673,8 +673,6 @@ fn expand_with(
                 .with_hint(format!("export {name}=... before running ferry")));
             }
         }
-        rest = &after[end + 1..];
     }
-    out.push_str(rest);
     Ok(out)
 }

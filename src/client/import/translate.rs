@@ -110,19 +110,45 @@ pub fn meaning(inner: &str) -> Meaning {
     Meaning::Variable(inner.to_string())
 }
 
+/// A part of a config string: text as written, or the inside of a `${...}`.
+pub enum Piece<'a> {
+    Text(&'a str),
+    Placeholder(&'a str),
+}
+
+/// `text` cut at its `${...}`s, in order; an unclosed `${` stays text.
+pub fn pieces(text: &str) -> Vec<Piece<'_>> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            break;
+        };
+        if start > 0 {
+            out.push(Piece::Text(&rest[..start]));
+        }
+        out.push(Piece::Placeholder(&after[..end]));
+        rest = &after[end + 1..];
+    }
+    if !rest.is_empty() {
+        out.push(Piece::Text(rest));
+    }
+    out
+}
+
 /// Rewrites every `${...}` of `text`; returns the text and the host-only values it replaced.
 pub fn translate_text(text: &str) -> (String, Vec<HostValue>) {
     let mut out = String::with_capacity(text.len());
     let mut found = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            out.push_str(&rest[start..]);
-            return (out, found);
+    for piece in pieces(text) {
+        let inner = match piece {
+            Piece::Text(text) => {
+                out.push_str(text);
+                continue;
+            }
+            Piece::Placeholder(inner) => inner,
         };
-        let inner = &after[..end];
         match meaning(inner) {
             Meaning::Variable(name) => out.push_str(&format!("${{{name}}}")),
             Meaning::Shell(name) => out.push_str(&format!("${{{name}}}")),
@@ -136,9 +162,7 @@ pub fn translate_text(text: &str) -> (String, Vec<HostValue>) {
                 });
             }
         }
-        rest = &after[end + 1..];
     }
-    out.push_str(rest);
     (out, found)
 }
 
