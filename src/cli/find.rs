@@ -5,8 +5,9 @@
 //! The cache is read only for its words (each tool's name, description and parameter names,
 //! borrowed from the file's text), and what the search makes of them is kept beside it
 //! (`<cache>.find`, remade whenever the cache file changes), so a later search reads that
-//! instead; only the servers whose tools are shown are parsed in full. A catalog of ten
-//! thousand tools is searched in tens of milliseconds this way.
+//! instead; only the servers whose tools are shown are parsed in full. The tool vectors are
+//! kept apart (`<cache>.vectors`) and read only when no tool shares a word with the task. A
+//! catalog of ten thousand tools is searched in tens of milliseconds this way.
 
 use super::config::load_registry;
 use super::sources::file_source;
@@ -17,11 +18,12 @@ use crate::protocol::tool_text::tool_texts;
 use crate::protocol::tools::Tool;
 use crate::render::tool::{find_answer, FoundTool};
 use crate::tokens::find::{
-    fitting_servers, load_documents, save_documents, servers_by_fit, shown, Document, Index,
-    WEAK_MARK,
+    fitting_servers, load_documents, save_documents, save_vectors, servers_by_fit, shown, Document,
+    Index, WEAK_MARK,
 };
 use crate::{Error, Outcome, Result};
 use clap::ArgMatches;
+use std::path::PathBuf;
 
 /// Where a server's tools come from.
 enum Origin {
@@ -36,6 +38,10 @@ struct Searched {
     tools: Option<Vec<Tool>>,
     /// A cached server's tools checked against its pins.
     pins: Option<crate::client::pins::Report>,
+    /// Its documents' places in the index, and where their vectors are kept (with the key they
+    /// were saved under) when they were read from a search file without them.
+    documents: std::ops::Range<usize>,
+    vectors: Option<(PathBuf, String)>,
 }
 
 impl Searched {
@@ -103,6 +109,8 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
                     origin: Origin::File(file.clone()),
                     tools: None,
                     pins: None,
+                    documents: 0..0,
+                    vectors: None,
                 });
             }
             // Another shape of saved list: read in full (and its errors said) as before.
@@ -116,6 +124,8 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
                     origin: Origin::File(file.clone()),
                     tools: Some(source.tools),
                     pins: None,
+                    documents: 0..0,
+                    vectors: None,
                 });
             }
         }
@@ -130,13 +140,16 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
         for spec in &registry.servers {
             let server = searched.len();
             match cached_documents(spec, server) {
-                Some(found) => {
+                Some((found, vectors)) => {
+                    let start = documents.len();
                     documents.extend(found);
                     searched.push(Searched {
                         name: spec.name.clone(),
                         origin: Origin::Cache(Box::new(spec.clone())),
                         tools: None,
                         pins: None,
+                        documents: start..documents.len(),
+                        vectors,
                     });
                 }
                 // A project server trust refuses cannot be listed: never suggest running it.
@@ -172,10 +185,24 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
             ));
         }
     }
-    let index = Index::new(documents);
+    let mut index = Index::new(documents);
+    let text = query.join(" ");
+    let mut ranked = index.rank(&text);
+    let weak = ranked.is_empty();
     // No tool shares a word with the task (one in another language, say): the nearest by
-    // meaning, if any is near enough, shown as weak matches.
-    let (mut ranked, weak) = index.search(&query.join(" "));
+    // meaning, if any is near enough, shown as weak matches (Index::search). Only then are the
+    // tool vectors read.
+    if weak {
+        drop(ranked);
+        for source in &searched {
+            if let Some((path, key)) = &source.vectors {
+                if let Ok(bytes) = std::fs::read(path) {
+                    index.load_vectors(source.documents.clone(), &bytes, key);
+                }
+            }
+        }
+        ranked = index.nearest(&text);
+    }
     // A hit whose full definition is unusable (the full parse refuses it) is passed over.
     let mut usable: Vec<(usize, String)> = Vec::new();
     let mut kept = Vec::new();
@@ -256,9 +283,12 @@ fn weak_servers<'a, T>(kept: &[(&'a Document<T>, f64)]) -> Vec<&'a str> {
 }
 
 /// A server's cached tools as documents to search: from the search file kept beside its cache
-/// when that was made from the cache as it is, else from the cache (and the search file written
-/// for next time). `None` when nothing is cached.
-fn cached_documents(spec: &ServerSpec, server: usize) -> Option<Vec<Document<(usize, String)>>> {
+/// when that was made from the cache as it is, else from the cache (and the search files
+/// written for next time). `None` when nothing is cached. Documents read from a search file
+/// come without their vectors: where those are kept, and their key, is returned with them.
+type Found = (Vec<Document<(usize, String)>>, Option<(PathBuf, String)>);
+
+fn cached_documents(spec: &ServerSpec, server: usize) -> Option<Found> {
     let path = cache::stable_path(spec)?;
     let meta = std::fs::metadata(&path).ok()?;
     let modified = meta
@@ -268,12 +298,13 @@ fn cached_documents(spec: &ServerSpec, server: usize) -> Option<Vec<Document<(us
         .map_or(0, |d| d.as_nanos());
     let key = format!("{} {} {modified}", env!("CARGO_PKG_VERSION"), meta.len());
     let saved = path.with_extension("find");
+    let vectors = path.with_extension("vectors");
     let keep = |name: &str| spec.allows_tool(name).then(|| (server, name.to_string()));
     if let Some(found) = std::fs::read(&saved)
         .ok()
         .and_then(|bytes| load_documents(&bytes, &key, &spec.name, keep))
     {
-        return Some(found);
+        return Some((found, Some((vectors, key))));
     }
     let bytes = std::fs::read(&path).ok()?;
     let (texts, fetched) = tool_texts(&bytes)?;
@@ -292,13 +323,16 @@ fn cached_documents(spec: &ServerSpec, server: usize) -> Option<Vec<Document<(us
             )
         })
         .collect();
-    // Best effort: a search that cannot write its file still answers.
+    // Best effort: a search that cannot write its files still answers. The vectors first: a
+    // search file is never newer than the vectors beside it.
+    let _ = crate::paths::write_private(&vectors, &save_vectors(&all, &key));
     let _ = crate::paths::write_private(&saved, &save_documents(&all, &key));
-    Some(
+    Some((
         all.into_iter()
             .filter(|d| spec.allows_tool(&d.tool.1))
             .collect(),
-    )
+        None,
+    ))
 }
 
 /// A saved list's server name: its file name without `.tools.json` or `.json`.

@@ -541,11 +541,15 @@ impl<T> Document<T> {
 }
 
 /// What a saved search file starts with; its key follows on the same line.
-const SAVED_MAGIC: &[u8] = b"ferry-find 3 ";
+const SAVED_MAGIC: &[u8] = b"ferry-find 4 ";
+/// What a saved file of tool vectors starts with; its key follows on the same line.
+const VECTORS_MAGIC: &[u8] = b"ferry-vectors 1 ";
 
 /// A server's documents as bytes, to keep beside its cached tools: a later search reads them
 /// instead of parsing and analysing the tools again. `key` says what they were made from
-/// (ferry's version and the cache file's size and time); [`load_documents`] checks it.
+/// (ferry's version and the cache file's size and time); [`load_documents`] checks it. The
+/// tool vectors are not in it ([`save_vectors`]): only a search that no tool shares a word
+/// with reads them, and they were 40% of the bytes every search read.
 pub fn save_documents<T>(documents: &[Document<T>], key: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(documents.len() * 512);
     out.extend_from_slice(SAVED_MAGIC);
@@ -573,16 +577,65 @@ pub fn save_documents<T>(documents: &[Document<T>], key: &str) -> Vec<u8> {
         out.extend_from_slice(&doc.verb.to_le_bytes());
         out.push(u8::from(doc.deprecated));
         text(&mut out, &doc.note);
+    }
+    out
+}
+
+/// A server's tool vectors as bytes, each with its tool's name, to keep beside its saved
+/// documents; [`load_vectors`] reads them back into documents [`load_documents`] made.
+pub fn save_vectors<T>(documents: &[Document<T>], key: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(documents.len() * 300);
+    out.extend_from_slice(VECTORS_MAGIC);
+    out.extend_from_slice(key.as_bytes());
+    out.push(b'\n');
+    out.extend_from_slice(&(documents.len() as u32).to_le_bytes());
+    for doc in documents {
+        out.extend_from_slice(&(doc.name.len() as u32).to_le_bytes());
+        out.extend_from_slice(doc.name.as_bytes());
         out.extend_from_slice(&(doc.vector.len() as u32).to_le_bytes());
         out.extend(doc.vector.iter().map(|v| *v as u8));
     }
     out
 }
 
+/// Gives `documents` (one server's, in the order [`load_documents`] made them) the vectors
+/// [`save_vectors`] saved with `key`; false, and nothing changed, when the key differs or the
+/// bytes are not such a file. A document whose tool the saved file does not hold keeps none.
+pub fn load_vectors<T>(bytes: &[u8], key: &str, documents: &mut [Document<T>]) -> bool {
+    let Some(saved) = read_vectors(bytes, key) else {
+        return false;
+    };
+    // The documents are the saved tools in order, some perhaps left out.
+    let mut rest = saved.iter();
+    for doc in documents {
+        if let Some((_, vector)) = rest.by_ref().find(|(name, _)| *name == doc.name) {
+            doc.vector = vector.iter().map(|v| *v as i8).collect();
+        }
+    }
+    true
+}
+
+fn read_vectors<'a>(bytes: &'a [u8], key: &str) -> Option<Vec<(&'a str, &'a [u8])>> {
+    let rest = bytes.strip_prefix(VECTORS_MAGIC)?;
+    let line_end = rest.iter().position(|b| *b == b'\n')?;
+    if &rest[..line_end] != key.as_bytes() {
+        return None;
+    }
+    let mut reader = Reader(&rest[line_end + 1..]);
+    let count = reader.u32()? as usize;
+    let mut saved = Vec::with_capacity(count.min(1 << 16));
+    for _ in 0..count {
+        let name = reader.text()?;
+        let dims = reader.u32()? as usize;
+        saved.push((name, reader.take(dims)?));
+    }
+    reader.0.is_empty().then_some(saved)
+}
+
 /// The documents [`save_documents`] made with `key`, as tools of `server`, each carrying what
 /// `tool` makes of its name (`None` leaves the tool out); `None` when the key differs or the
 /// bytes are not such a file. The fields of each server's documents count its name: a saved
-/// file holds no server word of its own.
+/// file holds no server word of its own. They have no vectors until [`load_vectors`].
 pub fn load_documents<T>(
     bytes: &[u8],
     key: &str,
@@ -619,8 +672,6 @@ pub fn load_documents<T>(
         let verb = reader.u32()?;
         let deprecated = reader.take(1)?[0] != 0;
         let note = reader.text()?;
-        let dims = reader.u32()? as usize;
-        let vector: Box<[i8]> = reader.take(dims)?.iter().map(|v| *v as i8).collect();
         let Some(kept) = tool(name) else {
             continue;
         };
@@ -651,7 +702,7 @@ pub fn load_documents<T>(
             verb,
             deprecated,
             note: note.to_string(),
-            vector,
+            vector: Box::default(),
         });
     }
     reader.0.is_empty().then_some(documents)
@@ -808,6 +859,15 @@ impl<T> Index<T> {
 
     pub fn documents(&self) -> &[Document<T>] {
         &self.documents
+    }
+
+    /// Gives the documents at `at` (one server's, as [`load_documents`] made them) the vectors
+    /// saved in `bytes` ([`load_vectors`]), for [`Index::nearest`]; the ranking reads none.
+    pub fn load_vectors(&mut self, at: std::ops::Range<usize>, bytes: &[u8], key: &str) -> bool {
+        match self.documents.get_mut(at) {
+            Some(documents) => load_vectors(bytes, key, documents),
+            None => false,
+        }
     }
 
     pub fn into_documents(self) -> Vec<Document<T>> {
@@ -1506,6 +1566,25 @@ mod tests {
                 .collect()
         };
         assert_eq!(ranking(loaded), ranking(made()));
+        // The vectors are apart, read back only into the documents kept.
+        let vectors = save_vectors(&made(), "v1");
+        let mut kept = load_documents(&bytes, "v1", "fs", |n| {
+            (n != "read_file").then(|| n.to_string())
+        })
+        .unwrap();
+        assert!(kept.iter().all(|d| d.vector.is_empty()));
+        assert!(!load_vectors(&vectors, "v2", &mut kept));
+        assert!(!load_vectors(
+            &vectors[..vectors.len() - 1],
+            "v1",
+            &mut kept
+        ));
+        assert!(load_vectors(&vectors, "v1", &mut kept));
+        let made = made();
+        for doc in &kept {
+            let original = made.iter().find(|d| d.name == doc.name).unwrap();
+            assert_eq!(doc.vector, original.vector);
+        }
         // Another key, a cut file or a filter.
         assert!(load_documents(&bytes, "v2", "fs", |n| Some(n.to_string())).is_none());
         assert!(
