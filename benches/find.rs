@@ -171,7 +171,7 @@ fn main() {
         first.as_secs_f64() * 1000.0
     );
     println!(
-        "ferry find, cold process:   median {median_ms:6.1} ms   p90 {p90:6.1} ms   (target < 100 ms)"
+        "ferry find, cold process:   median {median_ms:6.1} ms   p90 {p90:6.1} ms   (target < 50 ms)"
     );
 
     // Warm: the proxy's index built once, then a find per call.
