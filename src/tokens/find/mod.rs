@@ -541,7 +541,7 @@ impl<T> Document<T> {
 }
 
 /// What a saved search file starts with; its key follows on the same line.
-const SAVED_MAGIC: &[u8] = b"ferry-find 4 ";
+const SAVED_MAGIC: &[u8] = b"ferry-find 5 ";
 /// What a saved file of tool vectors starts with; its key follows on the same line.
 const VECTORS_MAGIC: &[u8] = b"ferry-vectors 1 ";
 
@@ -566,12 +566,26 @@ pub fn save_documents<T>(documents: &[Document<T>], key: &str) -> Vec<u8> {
         for part in &doc.name_parts {
             out.extend_from_slice(&part.to_le_bytes());
         }
-        out.extend_from_slice(&(doc.fields.len() as u32).to_le_bytes());
-        for (term, counts) in &doc.fields {
+        // Without the server's words: the server a file is read for adds its own
+        // (load_documents), so a search need not strip them from every tool again.
+        let fields: Vec<(Term, [u8; FIELDS])> = doc
+            .fields
+            .iter()
+            .map(|(term, counts)| {
+                let mut counts = *counts;
+                counts[SERVER] = 0;
+                (*term, counts)
+            })
+            .filter(|(_, counts)| counts.iter().any(|n| *n > 0))
+            .collect();
+        out.extend_from_slice(&(fields.len() as u32).to_le_bytes());
+        for (term, counts) in &fields {
             out.extend_from_slice(&term.to_le_bytes());
             out.extend_from_slice(counts);
         }
-        for length in doc.lengths {
+        let mut lengths = doc.lengths;
+        lengths[SERVER] = 0.0;
+        for length in lengths {
             out.extend_from_slice(&length.to_le_bytes());
         }
         out.extend_from_slice(&doc.verb.to_le_bytes());
@@ -659,7 +673,8 @@ pub fn load_documents<T>(
             name_parts.push(reader.u64()?);
         }
         let fields_count = reader.u32()? as usize;
-        let mut fields: Vec<(Term, [u8; FIELDS])> = Vec::with_capacity(fields_count.min(4096));
+        let mut fields: Vec<(Term, [u8; FIELDS])> =
+            Vec::with_capacity(fields_count.min(4096) + server_terms.len());
         for _ in 0..fields_count {
             let term = reader.u64()?;
             let counts: [u8; FIELDS] = reader.take(FIELDS)?.try_into().ok()?;
@@ -675,11 +690,8 @@ pub fn load_documents<T>(
         let Some(kept) = tool(name) else {
             continue;
         };
-        // The server's words are this server's, whatever name the file was saved under.
-        fields.retain_mut(|(_, counts)| {
-            counts[SERVER] = 0;
-            counts.iter().any(|n| *n > 0)
-        });
+        // The server's words are this server's, whatever name the file was saved under (a
+        // saved file holds none).
         lengths[SERVER] = 0.0;
         for term in &server_terms {
             match fields.binary_search_by_key(term, |(t, _)| *t) {
