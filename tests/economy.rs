@@ -513,9 +513,9 @@ fn tokens_session_gives_round_trips_beside_tokens() {
             "  path                      turns       billed  round trips  per task  steps",
             "  MCP eager                    20       211255            5      1.00  call",
             "  MCP deferred                 25        14102           10      2.00  search, call",
-            "  ferry                        25         2520           10      2.00  find+help, call",
-            "  ferry proxy                  25         3676           10      2.00  find+describe, call",
-            "  ferry, find then --help      30         2728           15      3.00  find, help, call",
+            "  ferry                        25         2529           10      2.00  find+help, call",
+            "  ferry proxy                  25         3685           10      2.00  find+describe, call",
+            "  ferry, find then --help      30         2738           15      3.00  find, help, call",
         ],
         "{}",
         text.stdout
@@ -563,9 +563,9 @@ fn tokens_session_gives_round_trips_beside_tokens() {
         [
             row("MCP eager", 211255, 5, 1, "call"),
             row("MCP deferred", 14102, 10, 2, "search, call"),
-            row("ferry", 2520, 10, 2, "find+help, call"),
-            row("ferry proxy", 3676, 10, 2, "find+describe, call"),
-            row("ferry, find then --help", 2728, 15, 3, "find, help, call"),
+            row("ferry", 2529, 10, 2, "find+help, call"),
+            row("ferry proxy", 3685, 10, 2, "find+describe, call"),
+            row("ferry, find then --help", 2738, 15, 3, "find, help, call"),
         ]
     );
 }

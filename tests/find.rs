@@ -891,13 +891,16 @@ fn postings_rank_as_the_scan_does() {
 fn retrieval_sets_keep_their_measured_rates() {
     // (part, at least first, at least in the top three), measured with this test's own output.
     const FLOORS: &[(&str, usize, usize)] = &[
-        ("own tune", 14, 19),
-        ("own sealed", 10, 15),
-        ("public tune", 18, 22),
-        ("public sealed", 16, 24),
-        // benches/retrieval/fresh.json, written blind to the ranking; measured when it came.
-        ("fresh tune", 23, 35),
-        ("fresh sealed", 27, 36),
+        // Since the model distilled on sentences was fused in (issue 28): public tune @1 and
+        // public sealed @3 went one down, every other figure stayed or rose.
+        ("own tune", 16, 20),
+        ("own sealed", 15, 17),
+        ("public tune", 17, 23),
+        ("public sealed", 17, 23),
+        // benches/retrieval/fresh.json, written blind to the ranking; fresh sealed @1 went one
+        // down with the fused model (27 before), @3 two up.
+        ("fresh tune", 27, 39),
+        ("fresh sealed", 26, 38),
     ];
     let mut failed = Vec::new();
     for part in score::parts("tune")

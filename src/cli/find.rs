@@ -5,8 +5,8 @@
 //! The cache is read only for its words (each tool's name, description and parameter names,
 //! borrowed from the file's text), and what the search makes of them is kept beside it
 //! (`<cache>.find`, remade whenever the cache file changes), so a later search reads that
-//! instead; only the servers whose tools are shown are parsed in full. The tool vectors are
-//! kept apart (`<cache>.vectors`) and read only when no tool shares a word with the task. A
+//! instead; only the servers whose tools are shown are parsed in full. The tool vectors (the
+//! dense model's, which the ranking fuses with its words) are kept apart (`<cache>.vectors`). A
 //! catalog of ten thousand tools is searched in tens of milliseconds this way.
 
 use super::config::load_registry;
@@ -186,23 +186,17 @@ pub fn find(matches: &ArgMatches) -> Result<Outcome> {
         }
     }
     let mut index = Index::new(documents);
-    let text = query.join(" ");
-    let mut ranked = index.rank(&text);
-    let weak = ranked.is_empty();
-    // No tool shares a word with the task (one in another language, say): the nearest by
-    // meaning, if any is near enough, shown as weak matches (Index::search). Only then are the
-    // tool vectors read.
-    if weak {
-        drop(ranked);
-        for source in &searched {
-            if let Some((path, key)) = &source.vectors {
-                if let Ok(bytes) = std::fs::read(path) {
-                    index.load_vectors(source.documents.clone(), &bytes, key);
-                }
+    // The ranking weighs meaning too (and, when no tool shares a word with the task, offers
+    // the nearest by meaning as weak matches): the tool vectors kept apart are read in.
+    for source in &searched {
+        if let Some((path, key)) = &source.vectors {
+            if let Ok(bytes) = std::fs::read(path) {
+                index.load_vectors(source.documents.clone(), &bytes, key);
             }
         }
-        ranked = index.nearest(&text);
     }
+    let text = query.join(" ");
+    let (mut ranked, weak) = index.search(&text);
     // A hit whose full definition is unusable (the full parse refuses it) is passed over.
     let mut usable: Vec<(usize, String)> = Vec::new();
     let mut kept = Vec::new();
@@ -296,7 +290,13 @@ fn cached_documents(spec: &ServerSpec, server: usize) -> Option<Found> {
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos());
-    let key = format!("{} {} {modified}", env!("CARGO_PKG_VERSION"), meta.len());
+    // The vectors are the model's as much as the listing's: a new model remakes them.
+    let key = format!(
+        "{} {} {modified} model {}",
+        env!("CARGO_PKG_VERSION"),
+        meta.len(),
+        crate::tokens::find::dense::MODEL_VERSION
+    );
     let saved = path.with_extension("find");
     let vectors = path.with_extension("vectors");
     let keep = |name: &str| spec.allows_tool(name).then(|| (server, name.to_string()));

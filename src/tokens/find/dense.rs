@@ -3,7 +3,9 @@
 //! "网页截图" meets "Take a screenshot of the page" without a shared word.
 //!
 //! The model (`assets/find/static.bin`, made by `scripts/make_static_model.py` from
-//! multilingual-e5-small) is compiled in but only read here: its pages are mapped from the
+//! multilingual-e5-small, its pieces then fitted to the teacher's sentence vectors by
+//! `scripts/distill_static_model.py` and its languages aligned by
+//! `scripts/align_static_model.py`) is compiled in but only read here: its pages are mapped from the
 //! binary and touched when `find` first embeds a text, never by `ferry --version` or a call.
 //! Its vocabulary is a SentencePiece unigram one; a text is split into pieces by the same
 //! Viterbi search SentencePiece uses, over the pieces kept.
@@ -12,6 +14,9 @@ use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
 static MODEL_BYTES: &[u8] = include_bytes!("../../../assets/find/static.bin");
+/// Which model `static.bin` is, for the keys of saved tool vectors: vectors a former model made
+/// are remade. Raise it with the model (a test holds the model's checksum to it).
+pub const MODEL_VERSION: u32 = 2;
 
 /// The most bytes of a text embedded: what a tool is for is said early.
 const TEXT_BYTES: usize = 600;
@@ -247,6 +252,20 @@ mod tests {
 
     fn cos(a: &str, b: &str) -> f32 {
         similarity(&embed(a).unwrap(), &quantized(&embed(b).unwrap()))
+    }
+
+    /// A new static.bin with the old MODEL_VERSION would leave users' saved tool vectors, made
+    /// by the former model, beside query vectors of the new one.
+    #[test]
+    fn the_model_version_is_raised_with_the_model() {
+        let fnv = MODEL_BYTES.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ *b as u64).wrapping_mul(0x0100_0000_01b3)
+        });
+        assert_eq!(
+            (MODEL_VERSION, format!("{fnv:#x}")),
+            (2, "0x7fc6ac98c4dc8936".to_string()),
+            "assets/find/static.bin changed: raise MODEL_VERSION and record the new checksum here"
+        );
     }
 
     #[test]
