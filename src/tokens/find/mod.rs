@@ -1228,11 +1228,7 @@ impl<T> Index<T> {
         let Some(vector) = dense::embed(query) else {
             return Vec::new();
         };
-        let similar: Vec<f64> = self
-            .documents
-            .iter()
-            .map(|d| dense::similarity(&vector, &d.vector) as f64)
-            .collect();
+        let similar = self.similarities(&vector);
         let known = self
             .documents
             .iter()
@@ -1260,17 +1256,22 @@ impl<T> Index<T> {
             .collect()
     }
 
+    /// Every document's cosine to `query` (none without a vector scores 0).
+    fn similarities(&self, query: &[f32]) -> Vec<f64> {
+        let query = dense::quantized(query);
+        self.documents
+            .iter()
+            .map(|d| dense::cosine(&query, &d.vector))
+            .collect()
+    }
+
     /// The lexical scores fused with the dense model's: each side scaled so that its best
     /// document scores 1 (the dense side from the catalog's mean similarity up), then weighed.
     /// A document no query word reaches joins only when the model places it close enough to
     /// the query on its own.
     fn fuse(&self, query: &[f32], scored: &mut Vec<(usize, f64)>, share: f64) {
         let weight = DENSE_WEIGHT + DENSE_GAIN * (1.0 - share.clamp(0.0, 1.0));
-        let similar: Vec<f64> = self
-            .documents
-            .iter()
-            .map(|d| dense::similarity(query, &d.vector) as f64)
-            .collect();
+        let similar = self.similarities(query);
         let mean = similar.iter().sum::<f64>() / similar.len().max(1) as f64;
         let top = similar.iter().copied().fold(f64::MIN, f64::max);
         if top - mean < 1e-6 {
