@@ -233,19 +233,6 @@ pub fn quantized(vector: &[f32]) -> Box<[i8]> {
         .collect()
 }
 
-/// The cosine of a query's vector and a document's quantised one.
-pub fn similarity(query: &[f32], document: &[i8]) -> f32 {
-    if query.len() != document.len() {
-        return 0.0;
-    }
-    query
-        .iter()
-        .zip(document)
-        .map(|(q, d)| q * *d as f32)
-        .sum::<f32>()
-        / 127.0
-}
-
 /// The cosine of two [`quantized`] vectors, 0 when their lengths differ (a tool without one).
 pub fn cosine(a: &[i8], b: &[i8]) -> f64 {
     if a.len() != b.len() {
@@ -333,6 +320,20 @@ fn dot(a: &[i8], b: &[i8]) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cosine of an unquantised query and a document's quantised vector: what
+    /// [`cosine`] approximates with the query quantised too.
+    fn similarity(query: &[f32], document: &[i8]) -> f32 {
+        if query.len() != document.len() {
+            return 0.0;
+        }
+        query
+            .iter()
+            .zip(document)
+            .map(|(q, d)| q * *d as f32)
+            .sum::<f32>()
+            / 127.0
+    }
 
     fn cos(a: &str, b: &str) -> f32 {
         similarity(&embed(a).unwrap(), &quantized(&embed(b).unwrap()))

@@ -78,7 +78,9 @@ const QUESTION_WRITES: f64 = 0.75;
 /// The dense model's share of a fused score (the lexical ranking has the rest) when the query's
 /// words are the catalog's; [`DENSE_GAIN`] more as fewer of them are. The model distilled on
 /// sentences (scripts/distill_static_model.py) first paid here: over the tune parts and the
-/// older sets (334 tasks, scripts in the closing note of issue 28) first/top three went from
+/// older sets (334 tasks: the sums of the fresh, own and public tune parts and the issue 19,
+/// corpus and first held-out sets that `cargo test --release --test find -- --nocapture`
+/// prints) first/top three went from
 /// 246/289 with the lexical ranking alone to 253/298 at 0.1 and 0.4; 0.2 and 0.2 gave 252/296,
 /// 0.3 alone 247/296. The model made from single pieces never paid (one up, one down).
 const DENSE_WEIGHT: f64 = 0.1;
@@ -999,8 +1001,8 @@ impl<T> Index<T> {
             "create", "update", "delete", "send", "run", "stop", "restore",
         ]);
         let reads = action_bits(&["read", "list", "search"]);
-        // How much of the query (by the rarity of its words) the best document matches: when
-        // little, the words are not the catalog's, and the dense side is trusted more.
+        // The most of the query (its words weighed by rarity) that any one document matches:
+        // when little, the words are not the catalog's, and the dense side is trusted more.
         let query_idf: f64 = slots.iter().map(|s| idf[s[0].0]).sum();
         let mut best_share = 0.0f64;
         let mut scored: Vec<(usize, f64)> = matched
