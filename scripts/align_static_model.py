@@ -43,11 +43,12 @@ import glob
 import json
 import os
 import re
-import struct
 import sys
 
 import numpy as np
 import scipy.sparse as sp
+
+from static_model.model_file import Tokenizer, load, pack, ridge_cg, unpack, write
 
 LANGS = ["zh_CN", "zh_TW", "ja", "ko", "ru", "uk", "de", "fr", "es", "it", "pt_BR", "pt", "pl",
          "nl", "sv", "cs", "tr"]
@@ -56,112 +57,6 @@ ITERATIONS = 60
 # A piece is moved when the other languages use it this many times more than English does.
 FOREIGN_RATIO = 8.0
 MIN_USES = 2
-TEXT_BYTES = 600
-WORD_START = "\u2581"
-
-
-def load(path):
-    data = open(path, "rb").read()
-    assert data[:4] == b"FSM1", "not a static model"
-    count, dims = struct.unpack_from("<II", data, 4)
-    at = 12
-    pieces = []
-    for _ in range(count):
-        n = data[at]
-        pieces.append(data[at + 1: at + 1 + n].decode("utf-8"))
-        at += 1 + n
-    scores = np.frombuffer(data, np.int8, count, at).astype(np.float32) / 10.0
-    at += count
-    scales = np.frombuffer(data, "<f4", count, at).copy()
-    at += 4 * count
-    packed = np.frombuffer(data, np.uint8, count * dims // 2, at).reshape(count, dims // 2)
-    head = data[: at]
-    return pieces, scores, scales, packed, dims, head
-
-
-def unpack(scales, packed):
-    low = (packed & 0x0F).astype(np.float32) - 8.0
-    high = (packed >> 4).astype(np.float32) - 8.0
-    q = np.empty((packed.shape[0], packed.shape[1] * 2), np.float32)
-    q[:, 0::2] = low
-    q[:, 1::2] = high
-    return q * scales[:, None]
-
-
-class Tokenizer:
-    """ferry's split (src/tokens/find/dense.rs): the same normalisation and Viterbi search."""
-
-    def __init__(self, pieces, scores):
-        self.ids = {p: i for i, p in enumerate(pieces)}
-        self.scores = scores
-        self.longest = max(len(p) for p in pieces)  # in characters, a bound on bytes' search
-        self.cache = {}
-
-    @staticmethod
-    def normalized(text):
-        out = []
-        size = 0
-        previous_lower = False
-        for c in text:
-            if size >= TEXT_BYTES:
-                break
-            o = ord(c)
-            if 0xFF01 <= o <= 0xFF5E:
-                c = chr(o - 0xFEE0)
-            elif o == 0x3000:
-                c = " "
-            if c == "_" or (c == "-" and previous_lower):
-                out.append(" ")
-                size += 1
-                previous_lower = False
-                continue
-            if c.isupper() and previous_lower:
-                out.append(" ")
-                size += 1
-            previous_lower = c.islower()
-            out.append(c)
-            size += len(c.encode("utf-8"))
-        return "".join(out)
-
-    def word(self, word):
-        hit = self.cache.get(word)
-        if hit is not None:
-            return hit
-        text = WORD_START + word
-        n = len(text)
-        best = [-np.inf] * (n + 1)
-        back = [(0, None)] * (n + 1)
-        best[0] = 0.0
-        for i in range(n):
-            if best[i] == -np.inf:
-                continue
-            for e in range(i + 1, min(n, i + self.longest) + 1):
-                pid = self.ids.get(text[i:e])
-                if pid is not None:
-                    s = best[i] + self.scores[pid]
-                    if s > best[e]:
-                        best[e] = s
-                        back[e] = (i, pid)
-            unknown = best[i] - 30.0
-            if unknown > best[i + 1]:
-                best[i + 1] = unknown
-                back[i + 1] = (i, None)
-        out = []
-        i = n
-        while i > 0:
-            prev, pid = back[i]
-            if pid is not None and text[prev:i] != WORD_START:
-                out.append(pid)
-            i = prev
-        out.reverse()
-        self.cache[word] = out
-        return out
-
-    def __call__(self, text):
-        ids = []
-        for w in self.normalized(text).split():
-            ids.extend(self.word(w))
-        return ids
 
 
 def clean(text):
@@ -223,7 +118,7 @@ def nearest_rate(foreign, english, size=500):
 
 
 def main(source, target):
-    pieces, scores, scales, packed, dims, head = load(source)
+    pieces, scores, scales, packed, dims, _ = load(source)
     count = len(pieces)
     vectors = unpack(scales, packed)
     tokenize = Tokenizer(pieces, scores)
@@ -262,19 +157,7 @@ def main(source, target):
     def apply(x):
         return Af.T @ (Af @ x) + LAMBDA * x
 
-    # Conjugate gradients, every dimension at once (each column its own system).
-    x = vectors[moved].astype(np.float64)
-    r = rhs - apply(x)
-    p = r.copy()
-    rr = (r * r).sum(axis=0)
-    for step in range(ITERATIONS):
-        ap = apply(p)
-        alpha = rr / np.maximum((p * ap).sum(axis=0), 1e-30)
-        x += alpha * p
-        r -= alpha * ap
-        rr_new = (r * r).sum(axis=0)
-        p = r + (rr_new / np.maximum(rr, 1e-30)) * p
-        rr = rr_new
+    x, rr = ridge_cg(apply, rhs, vectors[moved].astype(np.float64), ITERATIONS)
     print(f"residual {np.sqrt(rr.sum()):.4f} after {ITERATIONS} steps", flush=True)
     aligned = vectors.copy()
     aligned[moved] = x.astype(np.float32)
@@ -289,23 +172,12 @@ def main(source, target):
         after = nearest_rate(F @ aligned, En)
         print(f"{lang}: held-out translation nearest its English {before:.3f} -> {after:.3f}")
 
-    # 4 bits per value with a scale per row, as make_static_model.py writes them; the rows
-    # not moved keep their bytes.
+    # 4 bits per value with a scale per row; the rows not moved keep their bytes.
     new_scales = scales.copy()
     new_packed = packed.copy()
-    part = aligned[moved]
-    scale = np.abs(part).max(axis=1) / 7.0
-    scale[scale == 0] = 1.0
-    q = np.clip(np.rint(part / scale[:, None]), -7, 7).astype(np.int8) + 8
-    new_packed[moved] = (q[:, 0::2] | (q[:, 1::2] << 4)).astype(np.uint8)
-    new_scales[moved] = scale
-    score_end = 12 + sum(1 + len(p.encode("utf-8")) for p in pieces) + count
-    out = bytearray(head[:score_end])
-    out += new_scales.astype("<f4").tobytes()
-    out += new_packed.tobytes()
-    with open(target, "wb") as f:
-        f.write(out)
-    print(f"{target}: {count} pieces x {dims} dims, {len(moved)} moved, {len(out)} bytes")
+    new_scales[moved], new_packed[moved] = pack(aligned[moved])
+    size = write(target, pieces, scores, new_scales, new_packed)
+    print(f"{target}: {count} pieces x {dims} dims, {len(moved)} moved, {size} bytes")
 
 
 if __name__ == "__main__":

@@ -51,13 +51,14 @@ import json
 import os
 import random
 import re
-import struct
 import subprocess
 import sys
 import time
 
 import numpy as np
 import scipy.sparse as sp
+
+from static_model.model_file import Tokenizer, load, pack, ridge_cg, unpack, write
 
 DIMS = 256
 LAMBDA = float(os.environ.get("LAMBDA", "0.1"))
@@ -154,26 +155,6 @@ def sentences() -> list:
     return out
 
 
-def load_base(path: str):
-    data = open(path, "rb").read()
-    assert data[:4] == b"FSM1"
-    count, dims = struct.unpack("<II", data[4:12])
-    at, pieces = 12, []
-    for _ in range(count):
-        n = data[at]
-        pieces.append(data[at + 1 : at + 1 + n].decode("utf-8"))
-        at += 1 + n
-    scores = np.frombuffer(data, np.int8, count, at).astype(np.float64) / 10.0
-    at += count
-    scale = np.frombuffer(data, "<f4", count, at).astype(np.float64)
-    at += 4 * count
-    packed = np.frombuffer(data, np.uint8, count * dims // 2, at).reshape(count, dims // 2)
-    q = np.zeros((count, dims))
-    q[:, 0::2] = (packed & 15).astype(np.float64) - 8
-    q[:, 1::2] = (packed >> 4).astype(np.float64) - 8
-    return pieces, scores, q * scale[:, None]
-
-
 def main(lib_path: str, model_path: str, base_path: str, target: str) -> None:
     lib = ctypes.CDLL(lib_path)
     lib.e5_load.restype = ctypes.c_void_p
@@ -208,7 +189,9 @@ def main(lib_path: str, model_path: str, base_path: str, target: str) -> None:
         print(f"{len(done)}/{len(texts)} in {time.time() - started:.0f} s", flush=True)
     teacher = done.astype(np.float64)
 
-    pieces, scores, base = load_base(base_path)
+    pieces, scores, scales, packed, _, _ = load(base_path)
+    base = unpack(scales, packed, np.float64)
+    scores = scores.astype(np.float64)
     index = {p: i for i, p in enumerate(pieces)}
     # Each text split as ferry splits it: the teacher's tokenizer, pieces outside the kept
     # vocabulary dropped (ferry spells them with kept ones; few are).
@@ -216,7 +199,7 @@ def main(lib_path: str, model_path: str, base_path: str, target: str) -> None:
     buf = (ctypes.c_int * 4096)()
 
     def add(text, r):
-        n = lib.st_tokenize(m, as_ferry_splits(text).encode("utf-8"), buf, 4096)
+        n = lib.st_tokenize(m, Tokenizer.normalized(text).encode("utf-8"), buf, 4096)
         ids = []
         for i in buf[:n]:
             p = ctypes.c_char_p()
@@ -262,27 +245,8 @@ def main(lib_path: str, model_path: str, base_path: str, target: str) -> None:
           f"fitted {cosines(a[test] @ fitted, t[test]).mean():.3f}", flush=True)
     fitted = solve(a, t, prior)
     print(f"all texts: base {before.mean():.3f}, fitted {cosines(a @ fitted, t).mean():.3f}")
-    write(target, pieces, scores, fitted)
-
-
-def as_ferry_splits(text: str) -> str:
-    """The text as ferry's dense.rs reads it: `_`, and `-` after a lower-case letter, are
-    spaces, and a capital after a lower-case letter starts a word."""
-    out, previous_lower = [], False
-    for c in text[:600]:
-        if 0xFF01 <= ord(c) <= 0xFF5E:
-            c = chr(ord(c) - 0xFEE0)
-        elif c == "\u3000":
-            c = " "
-        if c == "_" or (c == "-" and previous_lower):
-            out.append(" ")
-            previous_lower = False
-            continue
-        if c.isupper() and previous_lower:
-            out.append(" ")
-        previous_lower = c.islower()
-        out.append(c)
-    return "".join(out)
+    size = write(target, pieces, scores, *pack(fitted))
+    print(f"{target}: {len(pieces)} pieces x {fitted.shape[1]} dims, {size} bytes")
 
 
 def cosines(x, y):
@@ -292,41 +256,9 @@ def cosines(x, y):
 def solve(a, t, prior):
     """(AᵀA + λI) X = AᵀT + λ prior, by conjugate gradients on every column at once."""
     at = a.T.tocsr()
-    apply = lambda x: at @ (a @ x) + LAMBDA * x
-    x = prior.copy()
-    r = at @ t + LAMBDA * prior - apply(x)
-    p = r.copy()
-    rr = (r * r).sum(axis=0)
-    for _ in range(ITERATIONS):
-        ap = apply(p)
-        alpha = rr / np.maximum((p * ap).sum(axis=0), 1e-30)
-        x += p * alpha
-        r -= ap * alpha
-        new = (r * r).sum(axis=0)
-        if new.max() < 1e-10:
-            break
-        p = r + p * (new / np.maximum(rr, 1e-30))
-        rr = new
+    x, _ = ridge_cg(lambda x: at @ (a @ x) + LAMBDA * x, at @ t + LAMBDA * prior, prior.copy(),
+                    ITERATIONS, tolerance=1e-10)
     return x
-
-
-def write(target, pieces, scores, vectors):
-    scale = np.abs(vectors).max(axis=1) / 7.0
-    scale[scale == 0] = 1.0
-    q = np.clip(np.rint(vectors / scale[:, None]), -7, 7).astype(np.int8) + 8
-    packed = (q[:, 0::2] | (q[:, 1::2] << 4)).astype(np.uint8)
-    out = bytearray(b"FSM1")
-    out += struct.pack("<II", len(pieces), vectors.shape[1])
-    for p in pieces:
-        raw = p.encode("utf-8")
-        out.append(len(raw))
-        out += raw
-    out += np.clip(np.rint(scores * 10), -127, 0).astype(np.int8).tobytes()
-    out += scale.astype("<f4").tobytes()
-    out += packed.tobytes()
-    with open(target, "wb") as f:
-        f.write(out)
-    print(f"{target}: {len(pieces)} pieces x {vectors.shape[1]} dims, {len(out)} bytes")
 
 
 if __name__ == "__main__":

@@ -22,21 +22,18 @@ single-character piece of the scripts ferry's users write in (Latin, Greek, Cyri
 kana, Hangul, digits and punctuation) above a probability floor, so the tokenizer can spell
 any word; then the most probable pieces of those scripts, up to PIECES. Everything is deterministic (PCA by SVD, fixed order).
 
-File layout (little-endian): b"FSM1", u32 pieces, u32 dims, then per piece u8 length and
-its UTF-8 bytes (U+2581 marks a word start), then per piece an i8 unigram score (tenths
-of a nat), then per piece an f32 row scale, then per piece dims/2 bytes of 4-bit values
-(low nibble first, value - 8 times the scale).
+File layout: scripts/static_model/model_file.py.
 """
 import ctypes
 import json
 import os
 import re
-import struct
 import sys
 import time
-import unicodedata
 
 import numpy as np
+
+from static_model.model_file import pack, write
 
 PIECES = 32000
 DIMS = 256
@@ -141,24 +138,9 @@ def main(lib_path: str, model_path: str, target: str) -> None:
     p = np.exp(scores[keep])
     reduced *= (SIF_A / (SIF_A + p))[:, None]
     # 4 bits per value, symmetric, a scale per row.
-    scale = np.abs(reduced).max(axis=1) / 7.0
-    scale[scale == 0] = 1.0
-    q = np.clip(np.rint(reduced / scale[:, None]), -7, 7).astype(np.int8) + 8
-    packed = (q[:, 0::2] | (q[:, 1::2] << 4)).astype(np.uint8)
-
-    out = bytearray(b"FSM1")
-    out += struct.pack("<II", len(keep), DIMS)
-    for i in keep:
-        raw = texts[i].encode("utf-8")
-        out.append(len(raw))
-        out += raw
-    out += np.clip(np.rint(scores[keep] * 10), -127, 0).astype(np.int8).tobytes()
-    out += scale.astype("<f4").tobytes()
-    out += packed.tobytes()
     os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
-    with open(target, "wb") as f:
-        f.write(out)
-    print(f"{target}: {len(keep)} pieces x {DIMS} dims, {len(out)} bytes")
+    size = write(target, [texts[i] for i in keep], scores[keep], *pack(reduced))
+    print(f"{target}: {len(keep)} pieces x {DIMS} dims, {size} bytes")
 
 
 if __name__ == "__main__":
