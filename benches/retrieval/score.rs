@@ -65,7 +65,8 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every part named `which` ("tune" or "sealed") of the sets in benches/retrieval/.
+/// Every part named `which` ("tune" or "sealed") of the sets in benches/retrieval/, those with
+/// tasks.
 pub fn parts(which: &str) -> Vec<Part> {
     let mut files: Vec<_> = std::fs::read_dir(root().join("benches/retrieval"))
         .expect("benches/retrieval")
@@ -76,7 +77,7 @@ pub fn parts(which: &str) -> Vec<Part> {
     files.sort();
     files
         .iter()
-        .map(|path| {
+        .filter_map(|path| {
             let doc: serde_json::Value =
                 serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
             let strings = |v: &serde_json::Value| -> Vec<String> {
@@ -88,7 +89,7 @@ pub fn parts(which: &str) -> Vec<Part> {
                     })
                     .unwrap_or_default()
             };
-            Part {
+            let part = Part {
                 name: format!("{} {which}", path.file_stem().unwrap().to_string_lossy()),
                 tasks: doc[which]
                     .as_array()
@@ -100,7 +101,9 @@ pub fn parts(which: &str) -> Vec<Part> {
                     })
                     .collect(),
                 exclude: strings(&doc["exclude_servers"]),
-            }
+            };
+            // A set used while tuning has no sealed part.
+            (!part.tasks.is_empty()).then_some(part)
         })
         .collect()
 }

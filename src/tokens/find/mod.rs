@@ -15,6 +15,8 @@
 //!   servers), and a name part that all of one server's tools share (`jira_`, `browser_`) counts
 //!   as the server's word, not as the tool's;
 //! - a tool whose description says it is deprecated ranks below the tool it names instead.
+//! - Chinese is also read through a dictionary ([`chinese`], CC-CEDICT): a Chinese task gets
+//!   the English words of its Chinese ones, and so does a Chinese description's first sentence.
 
 use crate::protocol::tools::Tool;
 use crate::render::text::first_sentence;
@@ -23,6 +25,7 @@ use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
 
+mod chinese;
 pub mod dense;
 mod language;
 use language::{is_stopword, ACTIONS, IDIOMS, NEAR_WORDS};
@@ -446,8 +449,9 @@ impl<T> Document<T> {
         };
         let start = description_start(description);
         // The first sentence says what the tool does; the rest, how to use it.
+        let summary = first_sentence(start);
         let mut summary_words = 0;
-        terms_while(&first_sentence(start), |_| {
+        terms_while(&summary, |_| {
             summary_words += 1;
             true
         });
@@ -458,6 +462,12 @@ impl<T> Document<T> {
             add(term, if seen < summary_words { SUMMARY } else { BODY });
             seen += 1;
             seen < summary_words + BODY_WORDS
+        });
+        // A Chinese description's summary in English words too, so an English task meets it.
+        let summary_glosses = chinese::glosses(&summary);
+        terms_while(&summary_glosses, |term| {
+            add(term, SUMMARY);
+            true
         });
         for param in params {
             for term in term_hashes(param) {
@@ -484,7 +494,7 @@ impl<T> Document<T> {
         let deprecated = says_deprecated(description);
         // Made once, when a listing is read (and kept in the search file beside the cache):
         // a query is embedded only when no tool shares a word with it.
-        let vector = dense::embed(&format!("{name}. {start}"))
+        let vector = dense::embed(&format!("{name}. {summary_glosses} {start}"))
             .map(|v| dense::quantized(&v))
             .unwrap_or_default();
         Document {
@@ -546,9 +556,9 @@ impl<T> Document<T> {
 }
 
 /// What a saved search file starts with; its key follows on the same line.
-const SAVED_MAGIC: &[u8] = b"ferry-find 5 ";
+const SAVED_MAGIC: &[u8] = b"ferry-find 6 ";
 /// What a saved file of tool vectors starts with; its key follows on the same line.
-const VECTORS_MAGIC: &[u8] = b"ferry-vectors 1 ";
+const VECTORS_MAGIC: &[u8] = b"ferry-vectors 2 ";
 
 /// A server's documents as bytes, to keep beside its cached tools: a later search reads them
 /// instead of parsing and analysing the tools again. `key` says what they were made from
@@ -1003,7 +1013,11 @@ impl<T> Index<T> {
         let reads = action_bits(&["read", "list", "search"]);
         // The most of the query (its words weighed by rarity) that any one document matches:
         // when little, the words are not the catalog's, and the dense side is trusted more.
-        let query_idf: f64 = slots.iter().map(|s| idf[s[0].0]).sum();
+        // Words read through the dictionary do not count: they are its guesses, not the task's.
+        let query_idf: f64 = (query.words.iter().zip(&slots))
+            .filter(|(w, _)| !w.glossed)
+            .map(|(_, s)| idf[s[0].0])
+            .sum();
         let mut best_share = 0.0f64;
         let mut scored: Vec<(usize, f64)> = matched
             .iter()
@@ -1026,7 +1040,7 @@ impl<T> Index<T> {
                         }
                     }
                     score += word.weight * best;
-                    if best > 0.0 {
+                    if best > 0.0 && !word.glossed {
                         share += idf[slots[0].0];
                     }
                 }
@@ -1088,6 +1102,7 @@ impl<T> Index<T> {
         // Meaning weighs in once a word is shared; with none, the ranking is empty and
         // [`Index::nearest`] offers weak matches, marked as such.
         if !scored.is_empty() {
+            // The task as written: the model places a Chinese task better than its glosses.
             if let Some(vector) = dense::embed(text) {
                 self.fuse(&vector, &mut scored, best_share);
             }
@@ -1404,6 +1419,8 @@ struct QueryWord {
     text: String,
     alternatives: Vec<(Term, f64)>,
     weight: f64,
+    /// Read from a Chinese word through the dictionary, not written.
+    glossed: bool,
 }
 
 /// A parsed query: its words, the stems written (no near-words), the actions its verb names,
@@ -1463,41 +1480,48 @@ impl Query {
         // ranked word by word against every tool.
         let text: String = text.chars().take(2000).collect::<String>().to_lowercase();
         let text = text.replace(['\u{2019}', '`'], "'");
+        // A Chinese task's words in English (a dictionary's reading) go first: the first word
+        // is read for the verb, and a long query is cut at its end.
+        let glosses = read_idioms(&collapse(&chinese::glosses(&text)));
         let padded = read_idioms(&collapse(&text));
-        let question = padded
-            .split(' ')
-            .next()
+        let question = [&glosses, &padded]
+            .iter()
+            .flat_map(|p| p.split(' '))
+            .find(|w| !w.is_empty())
             .is_some_and(|w| QUESTION_WORDS.contains(&w.trim_matches('\'')));
         let mut seen = FxHashSet::default();
         let mut words = Vec::new();
         let mut verb = 0;
-        for_each_word(&padded, |w| {
-            if words.len() >= MAX_QUERY_TERMS {
-                return;
-            }
-            let term = term_of(w);
-            if !seen.insert(term) {
-                return;
-            }
-            let mut weight = 1.0;
-            if words.is_empty() {
-                verb = actions_of(term);
-                if verb != 0 {
-                    weight = QUERY_VERB_LITERAL;
+        for (part, glossed) in [(&glosses, true), (&padded, false)] {
+            for_each_word(part, |w| {
+                if words.len() >= MAX_QUERY_TERMS {
+                    return;
                 }
-            }
-            let mut alternatives = vec![(term, 1.0)];
-            for near in near_words(term) {
-                if !alternatives.iter().any(|(t, _)| t == near) {
-                    alternatives.push((*near, NEAR_WEIGHT));
+                let term = term_of(w);
+                if !seen.insert(term) {
+                    return;
                 }
-            }
-            words.push(QueryWord {
-                text: w.to_string(),
-                alternatives,
-                weight,
+                let mut weight = 1.0;
+                if words.is_empty() {
+                    verb = actions_of(term);
+                    if verb != 0 {
+                        weight = QUERY_VERB_LITERAL;
+                    }
+                }
+                let mut alternatives = vec![(term, 1.0)];
+                for near in near_words(term) {
+                    if !alternatives.iter().any(|(t, _)| t == near) {
+                        alternatives.push((*near, NEAR_WEIGHT));
+                    }
+                }
+                words.push(QueryWord {
+                    text: w.to_string(),
+                    alternatives,
+                    weight,
+                    glossed,
+                });
             });
-        });
+        }
         let written = words.iter().map(|w| w.alternatives[0].0).collect();
         Query {
             words,
