@@ -967,7 +967,8 @@ fn ctrl_c_on_a_cold_task_cancels_it_on_the_server() {
     assert_eq!(interrupted.status.code(), Some(130));
     assert!(
         wait_until(10, || processes_matching("sleep 37.25").is_empty()),
-        "the task's command still runs"
+        "the task's command still runs; ferry said: {}",
+        String::from_utf8_lossy(&interrupted.stderr)
     );
 }
 
