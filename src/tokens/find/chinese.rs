@@ -13,12 +13,12 @@ static TEXT: &str = include_str!("../../../assets/find/zh_en.txt");
 const LONGEST: usize = 4;
 
 /// Whether `c` is a Han character (CJK ideographs, their extension A and compatibility block).
-fn is_han(c: char) -> bool {
+pub(super) fn is_han(c: char) -> bool {
     matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF)
 }
 
 /// Whether `c` is hiragana or katakana.
-fn is_kana(c: char) -> bool {
+pub(super) fn is_kana(c: char) -> bool {
     matches!(c as u32, 0x3040..=0x30FF)
 }
 
@@ -28,7 +28,7 @@ fn is_kana(c: char) -> bool {
 pub(super) fn glosses(text: &str) -> String {
     // Japanese (text with kana) writes its own kanji forms ("検索", "気") and gives shared
     // words other meanings: a Chinese dictionary does not read it.
-    if text.chars().any(is_kana) {
+    if !text.chars().any(is_han) || text.chars().any(is_kana) {
         return String::new();
     }
     let mut out = String::new();

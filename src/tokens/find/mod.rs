@@ -252,8 +252,7 @@ fn raw_words(text: &str, mut each: impl FnMut(&str) -> bool) {
 
 /// Whether `c` is written without spaces between words: CJK ideographs, kana, Hangul.
 fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)
+    chinese::is_han(c) || chinese::is_kana(c) || matches!(c as u32, 0xAC00..=0xD7AF)
 }
 
 /// The stems of the words of `text` (stopwords left out), in order.
@@ -1716,6 +1715,21 @@ mod tests {
         assert_eq!(rank("delet the file", &docs)[0].0.tool, "delete_file");
         // A word that is right is not corrected into another.
         assert_eq!(rank("page", &docs).len(), 1);
+    }
+
+    #[test]
+    fn an_english_task_finds_a_tool_described_in_chinese() {
+        // "Plan a driving route", "check the weather forecast".
+        let docs = docs(&[
+            ("maps", "route", "规划驾车路线"),
+            ("maps", "forecast", "查询天气预报"),
+            ("fs", "read_file", "Read a file."),
+        ]);
+        assert_eq!(
+            rank("weather forecast for Paris", &docs)[0].0.tool,
+            "forecast"
+        );
+        assert_eq!(rank("plan a drive", &docs)[0].0.tool, "route");
     }
 
     #[test]
