@@ -1163,6 +1163,8 @@ impl<T> Index<T> {
         for (w, word) in query.words.iter().enumerate() {
             let term = word.alternatives[0].0;
             if written.get(&term) != Some(&false)
+                // A dictionary's word is spelt right: no respelling.
+                || word.glossed
                 || word.text.len() < 4
                 || !word.text.bytes().all(|b| b.is_ascii_lowercase())
             {
