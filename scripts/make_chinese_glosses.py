@@ -45,24 +45,17 @@ SKIP = re.compile(r"^(CL:|variant of|old variant of|surname |see |used in |abbr\
                   r"\(archaic\)|\(literary\))")
 
 
-def gloss(senses, keep):
-    words = []
-    taken = 0
+def gloss(senses):
+    """The words of the first sense that is a gloss, not a note or a phrase."""
     for sense in senses:
-        if taken == keep:
-            break
         if SKIP.match(sense):
             continue
         sense = re.sub(r"\([^)]*\)", " ", sense)
-        sense_words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z'-]*", sense)]
-        sense_words = [w for w in sense_words if w not in STOP]
-        if not sense_words or len(sense_words) > SENSE_WORDS:
-            continue
-        taken += 1
-        for w in sense_words:
-            if w not in words:
-                words.append(w)
-    return words[:MAX]
+        words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z'-]*", sense)]
+        words = [w for w in words if w not in STOP]
+        if words and len(words) <= SENSE_WORDS:
+            return list(dict.fromkeys(words))[:MAX]
+    return []
 
 
 def main(path):
@@ -74,7 +67,7 @@ def main(path):
         traditional, simplified, senses = m.group(1), m.group(2), m.group(3).split("/")
         if len(simplified) > MAX_CHARS or not all("\u3400" <= c <= "\u9fff" for c in simplified):
             continue
-        words = gloss(senses, 1)
+        words = gloss(senses)
         if not words or simplified in FUNCTION_WORDS:
             continue
         for head in {traditional, simplified}:
